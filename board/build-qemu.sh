@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Build qemu-system-mips 7.2 (Debian's source package) with the dimmnet1 board.
+#
+#   board/build-qemu.sh CACHE_DIR
+#
+# CACHE_DIR keeps the unpacked source and the build directory, so QEMU is
+# built once per machine: later runs copy in only the board files whose
+# contents changed and let ninja rebuild what depends on them.
+# Needs a deb-src entry for Debian's archive (scripts/setup.sh adds one).
+set -euo pipefail
+
+cache=${1:?usage: build-qemu.sh CACHE_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+# One build at a time per cache (two checkouts may share it).
+exec 9>"$cache/.lock"
+flock 9
+
+src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-7.2*' | head -n 1)
+if [ -z "$src" ] || [ ! -f "$src/.dimmnet1-unpacked" ]; then
+    echo "build-qemu: fetching QEMU 7.2 source with apt-get source" >&2
+    rm -rf "$cache"/qemu-7.2* "$cache"/qemu_7.2*
+    if ! (cd "$cache" && apt-get source -q qemu >"$cache/fetch.log" 2>&1); then
+        cat "$cache/fetch.log" >&2
+        echo "build-qemu: 'apt-get source qemu' failed; is there a deb-src entry?" \
+             "Run scripts/setup.sh once as root." >&2
+        exit 1
+    fi
+    src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-7.2*' | head -n 1)
+    [ -n "$src" ] || { echo "build-qemu: no qemu-7.2 source tree after fetch" >&2; exit 1; }
+    touch "$src/.dimmnet1-unpacked"
+fi
+
+# Copy a file only if its contents differ, so unchanged files keep their mtime.
+sync_file() {
+    mkdir -p "$(dirname "$2")"
+    cmp -s "$1" "$2" || cp "$1" "$2"
+}
+
+sync_file "$here/hw/mips/dimmnet1.c"          "$src/hw/mips/dimmnet1.c"
+for f in "$here"/hw/net/martini*.c; do
+    sync_file "$f" "$src/hw/net/$(basename "$f")"
+done
+sync_file "$here/include/hw/net/martini.h"    "$src/include/hw/net/martini.h"
+for f in "$top"/include/dimmnet1/*.h; do
+    sync_file "$f" "$src/include/dimmnet1/$(basename "$f")"
+done
+sync_file "$here/qemu/mips-softmmu-default.mak" "$src/configs/devices/mips-softmmu/default.mak"
+
+# Hook the board into QEMU's Kconfig and meson (once).
+append_once() {
+    grep -qF "$2" "$1" || printf '\n%s\n' "$3" >>"$1"
+}
+append_once "$src/hw/mips/Kconfig" "config DIMMNET1" \
+"config DIMMNET1
+    bool
+    select MARTINI
+    select SERIAL"
+append_once "$src/hw/net/Kconfig" "config MARTINI" \
+"config MARTINI
+    bool"
+append_once "$src/hw/mips/meson.build" "dimmnet1.c" \
+"mips_ss.add(when: 'CONFIG_DIMMNET1', if_true: files('dimmnet1.c'))"
+append_once "$src/hw/net/meson.build" "martini.c" \
+"softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files('martini.c', 'martini-link.c', 'martini-hostbus.c'))"
+
+build="$src/build"
+if [ ! -f "$build/build.ninja" ]; then
+    echo "build-qemu: configuring" >&2
+    mkdir -p "$build"
+    # Debian's python3 and meson, whatever else is first on PATH.
+    (cd "$build" && PATH=/usr/bin:$PATH ../configure --target-list=mips-softmmu \
+        --without-default-features --without-default-devices \
+        --disable-install-blobs --disable-docs --enable-plugins \
+        >"$cache/configure.log" 2>&1) || {
+        tail -n 40 "$cache/configure.log" >&2
+        rm -f "$build/build.ninja"
+        exit 1
+    }
+fi
+ninja -C "$build" qemu-system-mips
+ln -sf "$build/qemu-system-mips" "$cache/qemu-system-mips"

@@ -1,0 +1,290 @@
+/*
+ * DIMMnet-1 board: the Martini chip's on-chip processor and what it reaches.
+ *
+ * The real processor is an R3000-compatible core at 50 MHz; QEMU has no R3000,
+ * so the board uses a big-endian MIPS32 4Kc at the same clock. Memory map,
+ * interrupts and shared memories follow docs/hardware.md.
+ *
+ *   -M dimmnet1,node-id=N,hostmem=ID,llcm=ID,window=ID,hostbus=CHR,link=CHR
+ *
+ * hostmem/llcm/window name memory-backend-file objects shared with the host
+ * shim (omitted: private RAM); hostbus and link name chardevs.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/error-report.h"
+#include "qemu/datadir.h"
+#include "qapi/visitor.h"
+#include "qapi/error.h"
+#include "hw/boards.h"
+#include "hw/clock.h"
+#include "hw/loader.h"
+#include "hw/mips/mips.h"
+#include "hw/mips/cpudevs.h"
+#include "hw/char/serial.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "hw/net/martini.h"
+#include "chardev/char.h"
+#include "sysemu/hostmem.h"
+#include "sysemu/reset.h"
+#include "sysemu/sysemu.h"
+#include "sysemu/qtest.h"
+#include "exec/address-spaces.h"
+#include "cpu.h"
+#include "dimmnet1/memmap.h"
+
+#define TYPE_DIMMNET1_MACHINE MACHINE_TYPE_NAME("dimmnet1")
+OBJECT_DECLARE_SIMPLE_TYPE(Dimmnet1MachineState, DIMMNET1_MACHINE)
+
+struct Dimmnet1MachineState {
+    MachineState parent_obj;
+
+    uint32_t node_id;
+    char *hostmem_id;
+    char *llcm_id;
+    char *window_id;
+    char *hostbus_id;
+    char *link_id;
+};
+
+static void dimmnet1_cpu_reset(void *opaque)
+{
+    MIPSCPU *cpu = opaque;
+
+    /* The 4Kc resets to 0xbfc00000: the start of the boot flash. */
+    cpu_reset(CPU(cpu));
+}
+
+/* A memory shared with the host: a named backend, or private RAM. */
+static MemoryRegion *dimmnet1_shared_memory(Dimmnet1MachineState *m,
+                                            const char *prop, const char *id,
+                                            uint64_t size)
+{
+    HostMemoryBackend *backend;
+    MemoryRegion *mr;
+    Object *obj;
+
+    if (!id) {
+        g_autofree char *name = g_strdup_printf("dimmnet1.%s", prop);
+
+        mr = g_new(MemoryRegion, 1);
+        memory_region_init_ram(mr, NULL, name, size, &error_fatal);
+        return mr;
+    }
+    obj = object_resolve_path_component(object_get_objects_root(), id);
+    if (!obj || !object_dynamic_cast(obj, TYPE_MEMORY_BACKEND)) {
+        error_report("dimmnet1: %s=%s does not name a memory backend object",
+                     prop, id);
+        exit(1);
+    }
+    backend = MEMORY_BACKEND(obj);
+    if (host_memory_backend_is_mapped(backend)) {
+        error_report("dimmnet1: memory backend '%s' is already in use", id);
+        exit(1);
+    }
+    mr = host_memory_backend_get_memory(backend);
+    if (memory_region_size(mr) != size) {
+        error_report("dimmnet1: %s backend '%s' has %" PRIu64 " bytes; the "
+                     "board needs exactly %" PRIu64, prop, id,
+                     memory_region_size(mr), size);
+        exit(1);
+    }
+    host_memory_backend_set_mapped(backend, true);
+    return mr;
+}
+
+static Chardev *dimmnet1_chardev(const char *prop, const char *id)
+{
+    Chardev *chr;
+
+    if (!id) {
+        return NULL;
+    }
+    chr = qemu_chr_find(id);
+    if (!chr) {
+        error_report("dimmnet1: %s=%s does not name a chardev", prop, id);
+        exit(1);
+    }
+    return chr;
+}
+
+static void dimmnet1_load_firmware(MachineState *machine)
+{
+    g_autofree char *filename = NULL;
+    ssize_t size;
+
+    if (!machine->firmware) {
+        if (!qtest_enabled()) {
+            error_report("dimmnet1: no firmware; give the image with -bios");
+            exit(1);
+        }
+        return;
+    }
+    filename = qemu_find_file(QEMU_FILE_TYPE_BIOS, machine->firmware);
+    if (!filename) {
+        error_report("dimmnet1: firmware image '%s' not found",
+                     machine->firmware);
+        exit(1);
+    }
+    size = load_image_targphys(filename, DN1_FLASH_BASE, DN1_FLASH_SIZE);
+    if (size <= 0) {
+        error_report("dimmnet1: could not load firmware '%s' (empty, "
+                     "unreadable or larger than the %u-byte boot flash)",
+                     filename, DN1_FLASH_SIZE);
+        exit(1);
+    }
+}
+
+static void dimmnet1_init(MachineState *machine)
+{
+    Dimmnet1MachineState *m = DIMMNET1_MACHINE(machine);
+    MemoryRegion *sysmem = get_system_memory();
+    MemoryRegion *flash = g_new(MemoryRegion, 1);
+    MemoryRegion *hostmem, *llcm, *window;
+    Clock *cpuclk;
+    MIPSCPU *cpu;
+    DeviceState *dev;
+    SysBusDevice *sbd;
+
+    if (machine->ram_size != DN1_SRAM_SIZE) {
+        error_report("dimmnet1: the processor has %u bytes of SRAM; -m must "
+                     "not change it", DN1_SRAM_SIZE);
+        exit(1);
+    }
+
+    cpuclk = clock_new(OBJECT(machine), "cpu-refclk");
+    clock_set_hz(cpuclk, DN1_CORE_HZ);
+    cpu = mips_cpu_create_with_clock(machine->cpu_type, cpuclk);
+    qemu_register_reset(dimmnet1_cpu_reset, cpu);
+    cpu_mips_irq_init_cpu(cpu);
+    cpu_mips_clock_init(cpu);
+
+    memory_region_add_subregion(sysmem, DN1_SRAM_BASE, machine->ram);
+
+    memory_region_init_rom(flash, NULL, "dimmnet1.flash", DN1_FLASH_SIZE,
+                           &error_fatal);
+    memory_region_add_subregion(sysmem, DN1_FLASH_BASE, flash);
+    dimmnet1_load_firmware(machine);
+
+    hostmem = dimmnet1_shared_memory(m, "hostmem", m->hostmem_id,
+                                     DN1_HOSTMEM_SIZE);
+    llcm = dimmnet1_shared_memory(m, "llcm", m->llcm_id, DN1_LLCM_SIZE);
+    window = dimmnet1_shared_memory(m, "window", m->window_id,
+                                    DN1_WINDOW_SIZE);
+    memory_region_add_subregion(sysmem, DN1_HOSTMEM_BASE, hostmem);
+    memory_region_add_subregion(sysmem, DN1_LLCM_BASE, llcm);
+    memory_region_add_subregion(sysmem, DN1_WINDOW_BASE, window);
+
+    dev = qdev_new(TYPE_MARTINI);
+    qdev_prop_set_uint32(dev, "node-id", m->node_id);
+    object_property_set_link(OBJECT(dev), "hostmem", OBJECT(hostmem),
+                             &error_fatal);
+    object_property_set_link(OBJECT(dev), "llcm", OBJECT(llcm), &error_fatal);
+    object_property_set_link(OBJECT(dev), "window", OBJECT(window),
+                             &error_fatal);
+    qdev_prop_set_chr(dev, "hostbus", dimmnet1_chardev("hostbus",
+                                                       m->hostbus_id));
+    qdev_prop_set_chr(dev, "link", dimmnet1_chardev("link", m->link_id));
+    object_property_add_child(OBJECT(machine), "martini", OBJECT(dev));
+    sbd = SYS_BUS_DEVICE(dev);
+    sysbus_realize_and_unref(sbd, &error_fatal);
+    sysbus_mmio_map(sbd, 0, DN1_REGS_BASE);
+    sysbus_connect_irq(sbd, 0, cpu->env.irq[DN1_IRQ_MARTINI]);
+
+    serial_mm_init(sysmem, DN1_UART_BASE, 0, cpu->env.irq[DN1_IRQ_UART],
+                   115200, serial_hd(0), DEVICE_BIG_ENDIAN);
+}
+
+static void dimmnet1_get_node_id(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    visit_type_uint32(v, name, &DIMMNET1_MACHINE(obj)->node_id, errp);
+}
+
+static void dimmnet1_set_node_id(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    uint32_t value;
+
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value > UINT16_MAX) {
+        error_setg(errp, "node-id must be 0..65535");
+        return;
+    }
+    DIMMNET1_MACHINE(obj)->node_id = value;
+}
+
+#define DIMMNET1_STR_PROP(field)                                            \
+    static char *dimmnet1_get_##field(Object *obj, Error **errp)            \
+    {                                                                       \
+        return g_strdup(DIMMNET1_MACHINE(obj)->field##_id);                 \
+    }                                                                       \
+    static void dimmnet1_set_##field(Object *obj, const char *v,            \
+                                     Error **errp)                          \
+    {                                                                       \
+        Dimmnet1MachineState *m = DIMMNET1_MACHINE(obj);                    \
+        g_free(m->field##_id);                                              \
+        m->field##_id = g_strdup(v);                                        \
+    }
+
+DIMMNET1_STR_PROP(hostmem)
+DIMMNET1_STR_PROP(llcm)
+DIMMNET1_STR_PROP(window)
+DIMMNET1_STR_PROP(hostbus)
+DIMMNET1_STR_PROP(link)
+
+static void dimmnet1_class_init(ObjectClass *oc, void *data)
+{
+    MachineClass *mc = MACHINE_CLASS(oc);
+
+    mc->desc = "DIMMnet-1 board (Martini NIC, 4Kc in place of its R3000)";
+    mc->init = dimmnet1_init;
+    mc->max_cpus = 1;
+    mc->default_cpu_type = MIPS_CPU_TYPE_NAME("4Kc");
+    mc->default_ram_size = DN1_SRAM_SIZE;
+    mc->default_ram_id = "dimmnet1.sram";
+
+    object_class_property_add(oc, "node-id", "uint32", dimmnet1_get_node_id,
+                              dimmnet1_set_node_id, NULL, NULL);
+    object_class_property_set_description(oc, "node-id",
+                                          "This board's node number");
+    object_class_property_add_str(oc, "hostmem", dimmnet1_get_hostmem,
+                                  dimmnet1_set_hostmem);
+    object_class_property_set_description(oc, "hostmem",
+        "Memory backend id for host receive memory (16 MiB)");
+    object_class_property_add_str(oc, "llcm", dimmnet1_get_llcm,
+                                  dimmnet1_set_llcm);
+    object_class_property_set_description(oc, "llcm",
+        "Memory backend id for LLCM (64 KiB)");
+    object_class_property_add_str(oc, "window", dimmnet1_get_window,
+                                  dimmnet1_set_window);
+    object_class_property_set_description(oc, "window",
+        "Memory backend id for BOTF window memory (4 KiB)");
+    object_class_property_add_str(oc, "hostbus", dimmnet1_get_hostbus,
+                                  dimmnet1_set_hostbus);
+    object_class_property_set_description(oc, "hostbus",
+        "Chardev id carrying host bus transactions");
+    object_class_property_add_str(oc, "link", dimmnet1_get_link,
+                                  dimmnet1_set_link);
+    object_class_property_set_description(oc, "link",
+        "Chardev id of link port 0");
+}
+
+static const TypeInfo dimmnet1_machine_info = {
+    .name = TYPE_DIMMNET1_MACHINE,
+    .parent = TYPE_MACHINE,
+    .instance_size = sizeof(Dimmnet1MachineState),
+    .class_init = dimmnet1_class_init,
+};
+
+static void dimmnet1_machine_register_types(void)
+{
+    type_register_static(&dimmnet1_machine_info);
+}
+
+type_init(dimmnet1_machine_register_types)

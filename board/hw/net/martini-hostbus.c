@@ -1,0 +1,134 @@
+/*
+ * Martini host bus: the host transactions that act on the NIC (a BOTF kick,
+ * a register read), carried over a chardev stream from the host shim
+ * (docs/hardware.md, "Host bus"). One response per request, in order.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "hw/net/martini.h"
+#include "dimmnet1/packet_codec.h"
+#include "dimmnet1/shared_mem.h"
+
+/* Build a packet from what the host wrote into BOTF window @w, and send it. */
+static int martini_botf_kick(MartiniState *s, uint64_t w)
+{
+    const uint8_t *win;
+    uint8_t pkt[DN1_PKT_MAX_SIZE];
+    struct dn1_hdr h = { .version = DN1_PKT_VERSION };
+
+    if (w >= DN1_BOTF_WINDOWS) {
+        martini_count(s, DN1_CNT_ERR_BOTF);
+        return DN1_HB_EINVAL;
+    }
+    win = (const uint8_t *)memory_region_get_ram_ptr(s->window) +
+          w * DN1_BOTF_WINDOW_STRIDE;
+    h.type = win[offsetof(struct dn1_botf_hdr, type)];
+    h.flags = win[offsetof(struct dn1_botf_hdr, flags)];
+    h.dst = lduw_le_p(win + offsetof(struct dn1_botf_hdr, dst));
+    h.len = lduw_le_p(win + offsetof(struct dn1_botf_hdr, len));
+    h.seq = lduw_le_p(win + offsetof(struct dn1_botf_hdr, seq));
+    h.tag = ldl_le_p(win + offsetof(struct dn1_botf_hdr, tag));
+    h.xoff = ldl_le_p(win + offsetof(struct dn1_botf_hdr, xoff));
+    h.raddr = ldq_le_p(win + offsetof(struct dn1_botf_hdr, raddr));
+    h.src = s->node_id;
+
+    /* ACK and NACK are the hardware's answers; a host may not forge them. */
+    if (h.len > DN1_BOTF_MAX_PAYLOAD || h.type == 0 ||
+        h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
+        (h.flags & ~DN1_FLAG_ACK_REQ) ||
+        ldq_le_p(win + offsetof(struct dn1_botf_hdr, reserved)) != 0) {
+        martini_count(s, DN1_CNT_ERR_BOTF);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: BOTF window %u has a bad "
+                      "header (type 0x%x, flags 0x%x, len %u), not sent\n",
+                      s->node_id, (unsigned)w, h.type, h.flags, h.len);
+        return DN1_HB_EINVAL;
+    }
+    memcpy(pkt + DN1_PKT_HDR_SIZE, win + DN1_BOTF_PAYLOAD_OFF, h.len);
+    return martini_link_send(s, pkt, &h) == 0 ? 0 : DN1_HB_ELINKDOWN;
+}
+
+static void martini_hostbus_request(MartiniState *s,
+                                    const struct dn1_hb_req *req)
+{
+    struct dn1_hb_rsp rsp = { .magic = cpu_to_le32(DN1_HB_MAGIC) };
+    uint32_t op = le32_to_cpu(req->op);
+    uint64_t arg0 = le64_to_cpu(req->arg0);
+    int32_t status = 0;
+    uint64_t value = 0;
+
+    if (le32_to_cpu(req->magic) != DN1_HB_MAGIC) {
+        status = DN1_HB_EINVAL;
+    } else {
+        switch (op) {
+        case DN1_HB_NOP:
+            break;
+        case DN1_HB_REG_READ:
+            if (arg0 < DN1_REGS_SIZE && martini_reg_readable(arg0)) {
+                value = martini_reg_value(s, arg0);
+            } else {
+                status = DN1_HB_EINVAL;
+            }
+            break;
+        case DN1_HB_BOTF_KICK:
+            status = martini_botf_kick(s, arg0);
+            break;
+        default:
+            status = DN1_HB_EBADOP;
+            break;
+        }
+    }
+    if (status == DN1_HB_EINVAL || status == DN1_HB_EBADOP) {
+        martini_count(s, DN1_CNT_ERR_HOSTBUS);
+    }
+    rsp.status = cpu_to_le32(status);
+    rsp.value = cpu_to_le64(value);
+    qemu_chr_fe_write_all(&s->hostbus, (const uint8_t *)&rsp, sizeof(rsp));
+}
+
+static int martini_hostbus_can_receive(void *opaque)
+{
+    MartiniState *s = opaque;
+
+    return sizeof(s->hb_buf) - s->hb_fill;
+}
+
+static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
+{
+    MartiniState *s = opaque;
+
+    while (size > 0) {
+        uint32_t n = MIN((uint32_t)size, sizeof(s->hb_buf) - s->hb_fill);
+
+        memcpy(s->hb_buf + s->hb_fill, buf, n);
+        s->hb_fill += n;
+        buf += n;
+        size -= n;
+        if (s->hb_fill == sizeof(s->hb_buf)) {
+            struct dn1_hb_req req;
+
+            memcpy(&req, s->hb_buf, sizeof(req));
+            s->hb_fill = 0;
+            martini_hostbus_request(s, &req);
+        }
+    }
+}
+
+static void martini_hostbus_event(void *opaque, QEMUChrEvent event)
+{
+    MartiniState *s = opaque;
+
+    if (event == CHR_EVENT_CLOSED || event == CHR_EVENT_OPENED) {
+        s->hb_fill = 0;   /* a new host starts a new request stream */
+    }
+}
+
+void martini_hostbus_init(MartiniState *s)
+{
+    qemu_chr_fe_set_handlers(&s->hostbus, martini_hostbus_can_receive,
+                             martini_hostbus_receive, martini_hostbus_event,
+                             NULL, s, NULL, true);
+}

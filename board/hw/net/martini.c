@@ -1,0 +1,495 @@
+/*
+ * Martini: the DIMMnet-1 network interface controller — register block and
+ * receive pipeline.
+ *
+ * The hardware does remote writes (PUSH) and answers them with ACK; a packet
+ * whose type it does not implement stops the in-order receive pipeline and
+ * raises the processor's interrupt. Firmware then reads the held header,
+ * may rewrite its remote address, and CONTINUEs, DISCARDs or NACKs it
+ * (paper: remote indirect write, steps 2-4). Contract: docs/hardware.md.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/bswap.h"
+#include "qemu/atomic.h"
+#include "qapi/error.h"
+#include "hw/irq.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "exec/memory.h"
+#include "hw/net/martini.h"
+#include "dimmnet1/packet_codec.h"
+#include "dimmnet1/shared_mem.h"
+
+void martini_count(MartiniState *s, unsigned counter)
+{
+    s->counters[counter]++;
+}
+
+static void martini_update_irq(MartiniState *s)
+{
+    bool level = s->held && (s->irq_enable & DN1_IRQ_RX_HELD);
+
+    qemu_set_irq(s->irq, level);
+}
+
+static bool martini_is_hw_type(uint8_t type)
+{
+    return type == DN1_TYPE_PUSH || type == DN1_TYPE_ACK ||
+           type == DN1_TYPE_NACK;
+}
+
+/* Send an ACK or NACK for @h back to its source. */
+static void martini_reply(MartiniState *s, const struct dn1_hdr *h,
+                          uint8_t type, uint8_t reason)
+{
+    uint8_t pkt[DN1_PKT_HDR_SIZE];
+    struct dn1_hdr r = {
+        .version = DN1_PKT_VERSION,
+        .type = type,
+        .reason = reason,
+        .src = s->node_id,
+        .dst = h->src,
+        .seq = h->seq,
+        .tag = h->tag,
+        .raddr = h->raddr,
+        .xoff = h->xoff,
+    };
+
+    if (martini_link_send(s, pkt, &r) == 0) {
+        martini_count(s, type == DN1_TYPE_ACK ? DN1_CNT_TX_ACK
+                                              : DN1_CNT_TX_NACK);
+    }
+}
+
+/*
+ * Remote write of a packet's payload into host receive memory at @raddr.
+ * A target outside the memory is refused whole (never a partial write) and
+ * NACKed when the sender asked for an answer.
+ */
+static bool martini_remote_write(MartiniState *s, const MartiniPacket *p,
+                                 uint64_t raddr)
+{
+    uint64_t size = memory_region_size(s->hostmem);
+    const struct dn1_hdr *h = &p->hdr;
+
+    if (raddr > size || h->len > size - raddr) {
+        martini_count(s, DN1_CNT_ERR_RANGE);
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "martini%u: write of %u bytes at 0x%" PRIx64
+                      " outside receive memory, refused\n",
+                      s->node_id, h->len, raddr);
+        if (h->flags & DN1_FLAG_ACK_REQ) {
+            martini_reply(s, h, DN1_TYPE_NACK, DN1_NACK_RANGE);
+        }
+        return false;
+    }
+    memcpy((uint8_t *)memory_region_get_ram_ptr(s->hostmem) + raddr,
+           p->data + DN1_PKT_HDR_SIZE, h->len);
+    memory_region_set_dirty(s->hostmem, raddr, h->len);
+    /* The data must be visible to the host before the sender learns of it. */
+    smp_wmb();
+    if (h->flags & DN1_FLAG_ACK_REQ) {
+        martini_reply(s, h, DN1_TYPE_ACK, DN1_NACK_NONE);
+    }
+    return true;
+}
+
+/* Post an ACK/NACK record to the LLCM completion queue for the host. */
+static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
+{
+    uint8_t *llcm = memory_region_get_ram_ptr(s->llcm);
+    uint32_t produced = ldl_le_p(llcm + DN1_LLCM_CQ_PRODUCED);
+    uint32_t consumed = qatomic_read((uint32_t *)(llcm + DN1_LLCM_CQ_CONSUMED));
+    uint8_t *rec;
+
+    consumed = le32_to_cpu(consumed);
+    if (produced - consumed >= DN1_LLCM_CQ_ENTRIES) {
+        martini_count(s, DN1_CNT_ERR_CQ_FULL);
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "martini%u: completion queue full, record for tag "
+                      "0x%x lost\n", s->node_id, h->tag);
+        return;
+    }
+    rec = llcm + DN1_LLCM_CQ_RING +
+          (produced % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec);
+    stl_le_p(rec + offsetof(struct dn1_cq_rec, tag), h->tag);
+    rec[offsetof(struct dn1_cq_rec, kind)] =
+        h->type == DN1_TYPE_ACK ? DN1_CQ_KIND_ACK : DN1_CQ_KIND_NACK;
+    rec[offsetof(struct dn1_cq_rec, reason)] = h->reason;
+    stw_le_p(rec + offsetof(struct dn1_cq_rec, src), h->src);
+    stl_le_p(rec + offsetof(struct dn1_cq_rec, index), produced);
+    stl_le_p(rec + offsetof(struct dn1_cq_rec, reserved), 0);
+    smp_wmb();
+    stl_le_p(llcm + DN1_LLCM_CQ_PRODUCED, produced + 1);
+    memory_region_set_dirty(s->llcm, 0, memory_region_size(s->llcm));
+}
+
+/* Hardware handling of an implemented type; the packet is consumed. */
+static void martini_rx_hw(MartiniState *s, MartiniPacket *p)
+{
+    switch (p->hdr.type) {
+    case DN1_TYPE_PUSH:
+        if (martini_remote_write(s, p, p->hdr.raddr)) {
+            martini_count(s, DN1_CNT_RX_PUSH);
+        }
+        break;
+    case DN1_TYPE_ACK:
+    case DN1_TYPE_NACK:
+        martini_count(s, p->hdr.type == DN1_TYPE_ACK ? DN1_CNT_RX_ACK
+                                                     : DN1_CNT_RX_NACK);
+        martini_cq_post(s, &p->hdr);
+        break;
+    }
+}
+
+/* Run the pipeline until it is empty or a packet is held for firmware. */
+static void martini_rx_pump(MartiniState *s)
+{
+    while (!s->held && !QSIMPLEQ_EMPTY(&s->rxq)) {
+        MartiniPacket *p = QSIMPLEQ_FIRST(&s->rxq);
+
+        QSIMPLEQ_REMOVE_HEAD(&s->rxq, next);
+        s->rxq_len--;
+        if (martini_is_hw_type(p->hdr.type)) {
+            martini_rx_hw(s, p);
+            g_free(p);
+            continue;
+        }
+        s->held = p;
+        s->held_raddr = p->hdr.raddr;
+        s->nack_reason = DN1_NACK_NONE;
+        martini_count(s, DN1_CNT_RX_HELD);
+    }
+    martini_update_irq(s);
+    if (s->rxq_len < MARTINI_RXQ_MAX) {
+        qemu_chr_fe_accept_input(&s->link);
+    }
+}
+
+bool martini_rx_can_accept(MartiniState *s)
+{
+    return s->rxq_len < MARTINI_RXQ_MAX;
+}
+
+/* A packet from the link: check it, then queue it in arrival order. */
+void martini_rx_enqueue(MartiniState *s, const uint8_t *pkt, uint32_t size)
+{
+    static const unsigned check_counter[] = {
+        [DN1_PKT_SHORT] = DN1_CNT_ERR_SHORT,
+        [DN1_PKT_BAD_VERSION] = DN1_CNT_ERR_VERSION,
+        [DN1_PKT_BAD_LENGTH] = DN1_CNT_ERR_LENGTH,
+        [DN1_PKT_BAD_CRC] = DN1_CNT_ERR_CRC,
+    };
+    enum dn1_pkt_check check = dn1_packet_check(pkt, size);
+    MartiniPacket *p;
+
+    if (check != DN1_PKT_OK) {
+        martini_count(s, check_counter[check]);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: malformed packet "
+                      "(check %d), dropped\n", s->node_id, check);
+        return;
+    }
+    p = g_new(MartiniPacket, 1);
+    dn1_packet_parse(pkt, &p->hdr);
+    if (p->hdr.dst != s->node_id) {
+        martini_count(s, DN1_CNT_ERR_DST);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: packet for node %u, "
+                      "dropped\n", s->node_id, p->hdr.dst);
+        g_free(p);
+        return;
+    }
+    if ((p->hdr.type == DN1_TYPE_ACK || p->hdr.type == DN1_TYPE_NACK) &&
+        p->hdr.len != 0) {
+        martini_count(s, DN1_CNT_ERR_STRAY_ACK);
+        g_free(p);
+        return;
+    }
+    p->size = size;
+    memcpy(p->data, pkt, size);
+    QSIMPLEQ_INSERT_TAIL(&s->rxq, p, next);
+    s->rxq_len++;
+    martini_rx_pump(s);
+}
+
+/* Firmware's decision on the held packet (RX_CMD). */
+static void martini_rx_command(MartiniState *s, uint32_t cmd)
+{
+    MartiniPacket *p = s->held;
+
+    if (!p) {
+        s->cmd_result = DN1_RX_RESULT_NO_PACKET;
+        martini_count(s, DN1_CNT_ERR_REG);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: RX_CMD %u with no packet "
+                      "held\n", s->node_id, cmd);
+        return;
+    }
+    switch (cmd) {
+    case DN1_RX_CMD_CONTINUE:
+        if (martini_remote_write(s, p, s->held_raddr)) {
+            s->cmd_result = DN1_RX_RESULT_OK;
+            martini_count(s, DN1_CNT_RX_CONTINUED);
+        } else {
+            s->cmd_result = DN1_RX_RESULT_RANGE;
+        }
+        break;
+    case DN1_RX_CMD_DISCARD:
+        s->cmd_result = DN1_RX_RESULT_OK;
+        martini_count(s, DN1_CNT_RX_DISCARDED);
+        break;
+    case DN1_RX_CMD_NACK:
+        s->cmd_result = DN1_RX_RESULT_OK;
+        martini_reply(s, &p->hdr, DN1_TYPE_NACK, s->nack_reason);
+        martini_count(s, DN1_CNT_RX_NACKED);
+        break;
+    default:
+        /* The packet stays held: firmware may still decide. */
+        s->cmd_result = DN1_RX_RESULT_BAD_CMD;
+        martini_count(s, DN1_CNT_ERR_REG);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: unknown RX_CMD %u\n",
+                      s->node_id, cmd);
+        return;
+    }
+    s->held = NULL;
+    g_free(p);
+    martini_rx_pump(s);
+}
+
+/* Register contents; reads have no side effects (the host may read too). */
+uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
+{
+    const struct dn1_hdr *h = s->held ? &s->held->hdr : NULL;
+
+    if (offset >= DN1_REG_CNT_BASE &&
+        offset < DN1_REG_CNT(DN1_CNT_COUNT)) {
+        return s->counters[(offset - DN1_REG_CNT_BASE) / 4];
+    }
+    switch (offset) {
+    case DN1_REG_ID:
+        return DN1_ID_VALUE;
+    case DN1_REG_VERSION:
+        return DN1_CONTRACT_VERSION;
+    case DN1_REG_NODE_ID:
+        return s->node_id;
+    case DN1_REG_LINK_STATUS:
+        return s->link_up ? DN1_LINK_UP : 0;
+    case DN1_REG_FW_STATUS:
+        return s->fw_status;
+    case DN1_REG_IRQ_STATUS:
+        return s->held ? DN1_IRQ_RX_HELD : 0;
+    case DN1_REG_IRQ_ENABLE:
+        return s->irq_enable;
+    case DN1_REG_RX_HDR0:
+        return h ? (uint32_t)h->version << 24 | (uint32_t)h->type << 16 |
+                   (uint32_t)h->flags << 8 | h->reason : 0;
+    case DN1_REG_RX_HDR1:
+        return h ? (uint32_t)h->src << 16 | h->dst : 0;
+    case DN1_REG_RX_HDR2:
+        return h ? (uint32_t)h->len << 16 | h->seq : 0;
+    case DN1_REG_RX_TAG:
+        return h ? h->tag : 0;
+    case DN1_REG_RX_RADDR_HI:
+        return h ? s->held_raddr >> 32 : 0;
+    case DN1_REG_RX_RADDR_LO:
+        return h ? (uint32_t)s->held_raddr : 0;
+    case DN1_REG_RX_XOFF:
+        return h ? h->xoff : 0;
+    case DN1_REG_RX_NACK_REASON:
+        return s->nack_reason;
+    case DN1_REG_RX_CMD_RESULT:
+        return s->cmd_result;
+    }
+    return 0;
+}
+
+bool martini_reg_readable(hwaddr offset)
+{
+    if (offset & 3) {
+        return false;
+    }
+    if (offset >= DN1_REG_CNT_BASE && offset < DN1_REG_CNT(DN1_CNT_COUNT)) {
+        return true;
+    }
+    /* 0x01c is a hole; RX_CMD is write-only. */
+    return offset <= DN1_REG_RX_CMD_RESULT && offset != 0x01c &&
+           offset != DN1_REG_RX_CMD;
+}
+
+static uint64_t martini_read(void *opaque, hwaddr offset, unsigned size)
+{
+    MartiniState *s = opaque;
+
+    if (offset >= DN1_REG_RX_PAYLOAD) {
+        /* Held payload, memory-like: bytes in address order (big-endian). */
+        hwaddr base = offset - DN1_REG_RX_PAYLOAD;
+        uint64_t v = 0;
+
+        for (unsigned i = 0; i < size; i++) {
+            hwaddr at = base + i;
+            uint8_t b = 0;
+
+            if (s->held && at < s->held->hdr.len) {
+                b = s->held->data[DN1_PKT_HDR_SIZE + at];
+            }
+            v = v << 8 | b;
+        }
+        return v;
+    }
+    if (size != 4 || !martini_reg_readable(offset)) {
+        martini_count(s, DN1_CNT_ERR_REG);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: bad read of %u bytes at "
+                      "0x%" HWADDR_PRIx ", returns 0\n",
+                      s->node_id, size, offset);
+        return 0;
+    }
+    return martini_reg_value(s, offset);
+}
+
+static void martini_write(void *opaque, hwaddr offset, uint64_t value,
+                          unsigned size)
+{
+    MartiniState *s = opaque;
+
+    if (size != 4 || (offset & 3)) {
+        goto bad;
+    }
+    switch (offset) {
+    case DN1_REG_FW_STATUS:
+        s->fw_status = value;
+        return;
+    case DN1_REG_IRQ_ENABLE:
+        s->irq_enable = value & DN1_IRQ_RX_HELD;
+        martini_update_irq(s);
+        return;
+    case DN1_REG_RX_RADDR_HI:
+    case DN1_REG_RX_RADDR_LO:
+        if (!s->held) {
+            goto bad;
+        }
+        if (offset == DN1_REG_RX_RADDR_HI) {
+            s->held_raddr = deposit64(s->held_raddr, 32, 32, value);
+        } else {
+            s->held_raddr = deposit64(s->held_raddr, 0, 32, value);
+        }
+        return;
+    case DN1_REG_RX_NACK_REASON:
+        s->nack_reason = value & 0xff;
+        return;
+    case DN1_REG_RX_CMD:
+        martini_rx_command(s, value);
+        return;
+    }
+bad:
+    martini_count(s, DN1_CNT_ERR_REG);
+    qemu_log_mask(LOG_GUEST_ERROR, "martini%u: bad write of %u bytes at "
+                  "0x%" HWADDR_PRIx ", ignored\n", s->node_id, size, offset);
+}
+
+static const MemoryRegionOps martini_ops = {
+    .read = martini_read,
+    .write = martini_write,
+    .endianness = DEVICE_BIG_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 4,
+    },
+};
+
+static void martini_reset(DeviceState *dev)
+{
+    MartiniState *s = MARTINI(dev);
+    MartiniPacket *p, *tmp;
+
+    QSIMPLEQ_FOREACH_SAFE(p, &s->rxq, next, tmp) {
+        g_free(p);
+    }
+    QSIMPLEQ_INIT(&s->rxq);
+    s->rxq_len = 0;
+    g_free(s->held);
+    s->held = NULL;
+    s->held_raddr = 0;
+    s->nack_reason = 0;
+    s->cmd_result = 0;
+    s->fw_status = 0;
+    s->irq_enable = 0;
+    memset(s->counters, 0, sizeof(s->counters));
+    martini_update_irq(s);
+}
+
+static void martini_realize(DeviceState *dev, Error **errp)
+{
+    MartiniState *s = MARTINI(dev);
+
+    if (!s->hostmem || !s->llcm || !s->window) {
+        error_setg(errp, "martini: hostmem, llcm and window must be set");
+        return;
+    }
+    if (!memory_region_get_ram_ptr(s->hostmem) ||
+        !memory_region_get_ram_ptr(s->llcm) ||
+        !memory_region_get_ram_ptr(s->window)) {
+        error_setg(errp, "martini: shared memories must be RAM");
+        return;
+    }
+    if (s->node_id > UINT16_MAX) {
+        error_setg(errp, "martini: node-id %u does not fit a packet's "
+                   "16-bit node field", s->node_id);
+        return;
+    }
+    QSIMPLEQ_INIT(&s->rxq);
+    martini_link_init(s);
+    martini_hostbus_init(s);
+}
+
+static void martini_init(Object *obj)
+{
+    MartiniState *s = MARTINI(obj);
+
+    memory_region_init_io(&s->regs, obj, &martini_ops, s, "martini.regs",
+                          DN1_REGS_SIZE);
+    sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->regs);
+    sysbus_init_irq(SYS_BUS_DEVICE(obj), &s->irq);
+}
+
+static Property martini_properties[] = {
+    DEFINE_PROP_UINT32("node-id", MartiniState, node_id, 0),
+    DEFINE_PROP_LINK("hostmem", MartiniState, hostmem, TYPE_MEMORY_REGION,
+                     MemoryRegion *),
+    DEFINE_PROP_LINK("llcm", MartiniState, llcm, TYPE_MEMORY_REGION,
+                     MemoryRegion *),
+    DEFINE_PROP_LINK("window", MartiniState, window, TYPE_MEMORY_REGION,
+                     MemoryRegion *),
+    DEFINE_PROP_CHR("hostbus", MartiniState, hostbus),
+    DEFINE_PROP_CHR("link", MartiniState, link),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void martini_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+
+    dc->desc = "DIMMnet-1 Martini network interface controller";
+    dc->realize = martini_realize;
+    dc->reset = martini_reset;
+    /* Part of the dimmnet1 board; its memories are wired by the machine. */
+    dc->user_creatable = false;
+    device_class_set_props(dc, martini_properties);
+}
+
+static const TypeInfo martini_info = {
+    .name = TYPE_MARTINI,
+    .parent = TYPE_SYS_BUS_DEVICE,
+    .instance_size = sizeof(MartiniState),
+    .instance_init = martini_init,
+    .class_init = martini_class_init,
+};
+
+static void martini_register_types(void)
+{
+    type_register_static(&martini_info);
+}
+
+type_init(martini_register_types)

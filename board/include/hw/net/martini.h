@@ -1,0 +1,81 @@
+/*
+ * Martini: the DIMMnet-1 network interface controller.
+ * Contract: docs/hardware.md in the dimmnet1 project.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_NET_MARTINI_H
+#define HW_NET_MARTINI_H
+
+#include "hw/sysbus.h"
+#include "chardev/char-fe.h"
+#include "qemu/queue.h"
+#include "qom/object.h"
+#include "dimmnet1/packet.h"
+#include "dimmnet1/regs.h"
+#include "dimmnet1/link.h"
+#include "dimmnet1/hostbus.h"
+#include "dimmnet1/memmap.h"
+
+#define TYPE_MARTINI "martini"
+OBJECT_DECLARE_SIMPLE_TYPE(MartiniState, MARTINI)
+
+/* Packets the link may deliver while one is held for firmware. */
+#define MARTINI_RXQ_MAX 64
+
+typedef struct MartiniPacket {
+    QSIMPLEQ_ENTRY(MartiniPacket) next;
+    struct dn1_hdr hdr;
+    uint32_t size;
+    uint8_t data[DN1_PKT_MAX_SIZE];
+} MartiniPacket;
+
+struct MartiniState {
+    SysBusDevice parent_obj;
+
+    MemoryRegion regs;
+    qemu_irq irq;
+
+    /* Properties */
+    uint32_t node_id;
+    MemoryRegion *hostmem;   /* host receive memory */
+    MemoryRegion *llcm;
+    MemoryRegion *window;    /* BOTF window memory */
+    CharBackend hostbus;
+    CharBackend link;
+
+    /* Receive pipeline: in order; stops while a packet is held. */
+    QSIMPLEQ_HEAD(, MartiniPacket) rxq;
+    uint32_t rxq_len;
+    MartiniPacket *held;
+    uint64_t held_raddr;     /* firmware may rewrite this */
+    uint32_t nack_reason;
+    uint32_t cmd_result;
+
+    uint32_t fw_status;
+    uint32_t irq_enable;
+    bool link_up;
+    uint32_t counters[DN1_CNT_COUNT];
+
+    /* Stream reassembly */
+    uint8_t link_buf[DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE];
+    uint32_t link_fill;
+    uint8_t hb_buf[sizeof(struct dn1_hb_req)];
+    uint32_t hb_fill;
+};
+
+/* martini.c */
+void martini_count(MartiniState *s, unsigned counter);
+bool martini_reg_readable(hwaddr offset);
+uint32_t martini_reg_value(MartiniState *s, hwaddr offset);
+void martini_rx_enqueue(MartiniState *s, const uint8_t *pkt, uint32_t size);
+bool martini_rx_can_accept(MartiniState *s);
+
+/* martini-link.c */
+void martini_link_init(MartiniState *s);
+int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
+
+/* martini-hostbus.c */
+void martini_hostbus_init(MartiniState *s);
+
+#endif

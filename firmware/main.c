@@ -1,0 +1,41 @@
+/*
+ * Martini firmware entry: banner, handler table, then idle; all packet work
+ * happens in the Martini interrupt (board_irq -> dispatch_service).
+ */
+#include <stdio.h>
+#include "hal/cpu.h"
+#include "hal/martini.h"
+#include "hal/uart.h"
+#include "dispatch.h"
+#include "indirect_write/indirect_write.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/packet.h"
+#include "fw_version.h"
+
+int main(void)
+{
+    uart_init();
+    printf("DIMMnet-1 Martini firmware %s (%s)\n", FW_VERSION_STRING,
+           cpu_port_name);
+    if (hal_martini_probe() != 0) {
+        printf("FATAL: no Martini with register contract %u.x here\n",
+               (unsigned)(DN1_CONTRACT_VERSION >> 16));
+        hal_fw_failed();
+        for (;;) {
+            cpu_idle();
+        }
+    }
+    printf("node %lu: handlers: indirect-write=0x%02x\n",
+           (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE);
+
+    dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
+
+    hal_martini_irq_enable();
+    cpu_irq_unmask(DN1_IRQ_MARTINI);
+    hal_fw_ready(FW_VERSION_CODE);
+    printf("ready\n");
+
+    for (;;) {
+        cpu_idle();
+    }
+}

@@ -1,0 +1,63 @@
+/*
+ * MIPS32 (4Kc) CPU port: Status register set-up, interrupt unmasking, idle.
+ */
+#include "hal/cpu.h"
+#include "hal/cpu_frame.h"
+#include "hal/board_irq.h"
+
+#define ST_IE     0x00000001u
+#define ST_EXL    0x00000002u
+#define ST_ERL    0x00000004u
+#define ST_IM(n)  (1u << (8 + (n)))
+#define ST_BEV    0x00400000u
+
+const char cpu_port_name[] = "mips32-4kc";
+
+static inline uint32_t read_status(void)
+{
+    uint32_t v;
+    __asm__ volatile("mfc0 %0, $12" : "=r"(v));
+    return v;
+}
+
+static inline void write_status(uint32_t v)
+{
+    /* Three ssnops cover the 4Kc's CP0 hazard. */
+    __asm__ volatile("mtc0 %0, $12\n\tssnop\n\tssnop\n\tssnop" : : "r"(v) : "memory");
+}
+
+void cpu_early_init(void)
+{
+    /* Leave reset's error level; keep the vectors in flash; all masked. */
+    write_status(ST_BEV);
+    __asm__ volatile("mtc0 $0, $13" ::: "memory");   /* Cause: IV=0, no soft irqs */
+}
+
+void cpu_irq_unmask(unsigned ip)
+{
+    write_status(read_status() | ST_IM(ip) | ST_IE);
+}
+
+void cpu_idle(void)
+{
+    __asm__ volatile("wait" ::: "memory");
+}
+
+void cpu_exception(uint32_t cause, struct cpu_frame *frame)
+{
+    uint32_t exccode = (cause >> 2) & 0x1f;
+
+    if (exccode == 0) {
+        uint32_t pending = (cause & read_status()) >> 8 & 0xff;
+
+        for (unsigned ip = 0; ip < 8; ip++) {
+            if (pending & (1u << ip)) {
+                board_irq(ip);
+            }
+        }
+        return;
+    }
+    uint32_t badvaddr;
+    __asm__ volatile("mfc0 %0, $8" : "=r"(badvaddr));
+    board_fatal(exccode, frame->epc, badvaddr);
+}

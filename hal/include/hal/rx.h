@@ -1,0 +1,34 @@
+/*
+ * The packet held in Martini's receive pipeline, as handlers see it, and the
+ * decisions a handler can return. Handlers depend only on this header (and
+ * hal/hostmem.h), so unit tests can run them over a fake HAL.
+ */
+#ifndef HAL_RX_H
+#define HAL_RX_H
+
+#include <stdint.h>
+#include "dimmnet1/packet.h"
+#include "dimmnet1/regs.h"
+
+struct rx_packet {
+    struct dn1_hdr hdr;      /* as received (crc field not loaded) */
+    uint64_t raddr;          /* where CONTINUE writes; starts as hdr.raddr */
+    uint8_t nack_reason;     /* sent with RX_NACK */
+};
+
+enum rx_action {
+    RX_CONTINUE = DN1_RX_CMD_CONTINUE,   /* hardware writes payload at raddr */
+    RX_DISCARD = DN1_RX_CMD_DISCARD,     /* drop silently (counted) */
+    RX_NACK = DN1_RX_CMD_NACK,           /* drop, NACK the source */
+};
+
+/* True while a packet waits in the pipeline. */
+int hal_rx_held(void);
+
+/* Load the held packet's header. */
+void hal_rx_read(struct rx_packet *p);
+
+/* Hand the held packet back to the hardware with the handler's decision. */
+void hal_rx_finish(const struct rx_packet *p, enum rx_action action);
+
+#endif

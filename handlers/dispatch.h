@@ -1,0 +1,30 @@
+/*
+ * Dispatcher: the firmware's entry for packets the hardware does not
+ * implement, keyed on packet type (paper, step 2: "check the type and jump
+ * to the matching code").
+ */
+#ifndef HANDLERS_DISPATCH_H
+#define HANDLERS_DISPATCH_H
+
+#include <stdint.h>
+#include "hal/rx.h"
+
+typedef enum rx_action (*rx_handler_fn)(struct rx_packet *p);
+
+struct dispatch_stats {
+    uint32_t dispatched;     /* packets given to a handler */
+    uint32_t no_handler;     /* packets of a type with no handler: NACKed */
+};
+
+/* Install @fn for @type (replacing any earlier one; NULL removes it). */
+void dispatch_register(uint8_t type, rx_handler_fn fn);
+
+/* Decide the fate of @p. Types without a handler are NACKed (NO_HANDLER). */
+enum rx_action dispatch_packet(struct rx_packet *p);
+
+/* Serve every packet held in the pipeline (the Martini interrupt). */
+void dispatch_service(void);
+
+const struct dispatch_stats *dispatch_get_stats(void);
+
+#endif

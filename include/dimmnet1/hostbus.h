@@ -1,0 +1,37 @@
+/*
+ * Host-bus protocol (docs/hardware.md, "Host bus"): host bus transactions that
+ * must act on the NIC, carried over a stream socket (a QEMU chardev). Fields
+ * are little-endian, the host's order. Every request gets one response, in
+ * order; a host that reads the response knows the NIC has acted.
+ */
+#ifndef DIMMNET1_HOSTBUS_H
+#define DIMMNET1_HOSTBUS_H
+
+#include <stdint.h>
+
+#define DN1_HB_MAGIC      0x31484e44u  /* "DNH1" read as little-endian bytes */
+
+enum dn1_hb_op {
+    DN1_HB_NOP        = 0,  /* no action; response proves the NIC is there */
+    DN1_HB_REG_READ   = 1,  /* arg0 = register offset; value = contents */
+    DN1_HB_BOTF_KICK  = 2,  /* arg0 = window (0 or 1): send what it holds */
+};
+
+struct dn1_hb_req {
+    uint32_t magic;
+    uint32_t op;
+    uint64_t arg0;
+    uint64_t arg1;
+};
+
+struct dn1_hb_rsp {
+    uint32_t magic;
+    int32_t  status;   /* 0, or a negative DN1_HB_E* */
+    uint64_t value;
+};
+
+#define DN1_HB_EBADOP     (-1)   /* unknown op */
+#define DN1_HB_EINVAL     (-2)   /* bad argument (register, window, header) */
+#define DN1_HB_ELINKDOWN  (-3)   /* link not connected: nothing sent */
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * DIMMnet-1 board: physical memory map of the Martini on-chip processor.
+ * Contract: docs/hardware.md, "Memory map". Shared by firmware, board model and
+ * host shim; plain C11, no dependencies.
+ */
+#ifndef DIMMNET1_MEMMAP_H
+#define DIMMNET1_MEMMAP_H
+
+/* Processor-local SRAM: firmware .data, .bss, heap and stack. */
+#define DN1_SRAM_BASE        0x00000000u
+#define DN1_SRAM_SIZE        0x00100000u   /* 1 MiB */
+
+/* Host receive memory (DIMM side), seen by the processor through an aperture. */
+#define DN1_HOSTMEM_BASE     0x04000000u
+#define DN1_HOSTMEM_SIZE     0x01000000u   /* 16 MiB */
+
+/* Martini register block (32-bit accesses only). */
+#define DN1_REGS_BASE        0x10000000u
+#define DN1_REGS_SIZE        0x00001000u
+
+/* Low-latency common memory (LLCM), shared with the host. */
+#define DN1_LLCM_BASE        0x11000000u
+#define DN1_LLCM_SIZE        0x00010000u   /* 64 KiB */
+
+/* BOTF window memory, shared with the host: two windows used alternately. */
+#define DN1_WINDOW_BASE      0x12000000u
+#define DN1_WINDOW_SIZE      0x00001000u   /* 4 KiB, two 512-byte windows used */
+
+/* Console UART: 16550-compatible, byte registers at stride 1. */
+#define DN1_UART_BASE        0x1f100000u
+#define DN1_UART_SIZE        0x00000008u
+
+/* Boot flash: the firmware image (-bios) is loaded here; reset vector at its start. */
+#define DN1_FLASH_BASE       0x1fc00000u
+#define DN1_FLASH_SIZE       0x00400000u   /* 4 MiB */
+
+/* CPU interrupt lines (MIPS Cause.IP bit numbers). */
+#define DN1_IRQ_MARTINI      2             /* IP2: packet held for firmware */
+#define DN1_IRQ_UART         3             /* IP3: console UART */
+
+/* Core clock of the Martini chip (and of its processor). */
+#define DN1_CORE_HZ          50000000u
+
+#endif

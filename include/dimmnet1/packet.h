@@ -1,0 +1,67 @@
+/*
+ * DIMMnet-1 packet format on the link (docs/hardware.md, "Packet format").
+ * All multi-byte fields on the wire are big-endian (network order).
+ */
+#ifndef DIMMNET1_PACKET_H
+#define DIMMNET1_PACKET_H
+
+#include <stdint.h>
+
+#define DN1_PKT_VERSION        1u
+#define DN1_PKT_HDR_SIZE       32u
+#define DN1_BOTF_MAX_PAYLOAD   464u     /* bound set by window memory (paper, Sec. 5) */
+#define DN1_PKT_MAX_PAYLOAD    DN1_BOTF_MAX_PAYLOAD
+#define DN1_PKT_MAX_SIZE       (DN1_PKT_HDR_SIZE + DN1_PKT_MAX_PAYLOAD)
+
+/* Byte offsets of header fields on the wire. */
+#define DN1_OFF_VERSION   0   /* u8  */
+#define DN1_OFF_TYPE      1   /* u8  */
+#define DN1_OFF_FLAGS     2   /* u8  */
+#define DN1_OFF_REASON    3   /* u8: NACK reason, 0 otherwise */
+#define DN1_OFF_SRC       4   /* u16 source node */
+#define DN1_OFF_DST       6   /* u16 destination node */
+#define DN1_OFF_LEN       8   /* u16 payload length */
+#define DN1_OFF_SEQ       10  /* u16 sender's sequence number */
+#define DN1_OFF_TAG       12  /* u32 sender's cookie, echoed by ACK/NACK */
+#define DN1_OFF_RADDR     16  /* u64 remote address */
+#define DN1_OFF_XOFF      24  /* u32 byte offset of this payload in its transfer */
+#define DN1_OFF_CRC       28  /* u32 CRC-32 of header (this field as 0) + payload */
+
+/*
+ * Packet types. The hardware implements PUSH, ACK and NACK; every other value
+ * stops the receive pipeline and interrupts the processor (paper, step 2).
+ */
+#define DN1_TYPE_PUSH            0x01u  /* remote direct write */
+#define DN1_TYPE_ACK             0x02u  /* write done at the receiver */
+#define DN1_TYPE_NACK            0x03u  /* refused; reason in DN1_OFF_REASON */
+#define DN1_TYPE_INDIRECT_WRITE  0x40u  /* firmware: remote indirect write */
+#define DN1_TYPE_MESSAGE         0x41u  /* firmware: message exchange (reserved) */
+#define DN1_TYPE_BARRIER         0x42u  /* firmware: counting barrier (reserved) */
+
+/* Flags. */
+#define DN1_FLAG_ACK_REQ   0x01u  /* receiver answers ACK after the write */
+
+/* NACK reasons. */
+#define DN1_NACK_NONE          0u
+#define DN1_NACK_RANGE         1u  /* write outside the receiver's memory */
+#define DN1_NACK_BAD_POINTER   2u  /* indirect write: pointer slot unreadable */
+#define DN1_NACK_NO_HANDLER    3u  /* no firmware handler for this type */
+#define DN1_NACK_NO_FIRMWARE   4u  /* reserved: firmware not running */
+
+/* Unpacked header: the form every component works with. */
+struct dn1_hdr {
+    uint8_t  version;
+    uint8_t  type;
+    uint8_t  flags;
+    uint8_t  reason;
+    uint16_t src;
+    uint16_t dst;
+    uint16_t len;
+    uint16_t seq;
+    uint32_t tag;
+    uint64_t raddr;
+    uint32_t xoff;
+    uint32_t crc;
+};
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * Martini register block (docs/hardware.md, "Registers"). Offsets from
+ * DN1_REGS_BASE for the processor; the host reads the same offsets through
+ * the host bus (DN1_HB_REG_READ). All registers are 32 bits wide.
+ */
+#ifndef DIMMNET1_REGS_H
+#define DIMMNET1_REGS_H
+
+#define DN1_REG_ID            0x000u  /* RO  DN1_ID_VALUE */
+#define DN1_REG_VERSION       0x004u  /* RO  contract version, major << 16 | minor */
+#define DN1_REG_NODE_ID       0x008u  /* RO  this board's node number */
+#define DN1_REG_LINK_STATUS   0x00cu  /* RO  bit 0: link port 0 connected */
+#define DN1_REG_FW_STATUS     0x010u  /* RW  written by firmware, read by host */
+#define DN1_REG_IRQ_STATUS    0x014u  /* RO  DN1_IRQ_RX_HELD */
+#define DN1_REG_IRQ_ENABLE    0x018u  /* RW  mask for IRQ_STATUS */
+
+/* The packet held in the receive pipeline (valid while IRQ_STATUS.RX_HELD). */
+#define DN1_REG_RX_HDR0       0x020u  /* RO  version<<24 | type<<16 | flags<<8 | reason */
+#define DN1_REG_RX_HDR1       0x024u  /* RO  src<<16 | dst */
+#define DN1_REG_RX_HDR2       0x028u  /* RO  len<<16 | seq */
+#define DN1_REG_RX_TAG        0x02cu  /* RO  */
+#define DN1_REG_RX_RADDR_HI   0x030u  /* RW  remote address, firmware may rewrite */
+#define DN1_REG_RX_RADDR_LO   0x034u  /* RW  */
+#define DN1_REG_RX_XOFF       0x038u  /* RO  offset of this payload in its transfer */
+#define DN1_REG_RX_CMD        0x03cu  /* WO  DN1_RX_CMD_* */
+#define DN1_REG_RX_NACK_REASON 0x040u /* RW  reason sent by DN1_RX_CMD_NACK */
+#define DN1_REG_RX_CMD_RESULT 0x044u  /* RO  DN1_RX_RESULT_* of the last command */
+
+/* Counters (RO, wrap at 2^32): what was done, and what was refused and why. */
+#define DN1_REG_CNT_BASE      0x100u
+#define DN1_CNT_RX_FRAMES        0   /* frames taken from the link */
+#define DN1_CNT_RX_PUSH          1   /* hardware PUSH writes done */
+#define DN1_CNT_RX_HELD          2   /* packets stopped for firmware */
+#define DN1_CNT_RX_CONTINUED     3   /* ... continued by firmware */
+#define DN1_CNT_RX_DISCARDED     4   /* ... discarded by firmware */
+#define DN1_CNT_RX_NACKED        5   /* ... refused by firmware with a NACK */
+#define DN1_CNT_RX_ACK           6   /* ACKs received */
+#define DN1_CNT_RX_NACK          7   /* NACKs received */
+#define DN1_CNT_TX_PACKETS       8   /* packets sent on the link */
+#define DN1_CNT_TX_ACK           9   /* ACKs sent */
+#define DN1_CNT_TX_NACK          10  /* NACKs sent */
+#define DN1_CNT_ERR_FRAMING      11  /* link frames with a bad magic or size */
+#define DN1_CNT_ERR_SHORT        12  /* packets shorter than a header */
+#define DN1_CNT_ERR_VERSION      13  /* unknown packet version */
+#define DN1_CNT_ERR_LENGTH       14  /* length field disagrees with frame */
+#define DN1_CNT_ERR_CRC          15  /* integrity check failed */
+#define DN1_CNT_ERR_DST          16  /* packet for another node */
+#define DN1_CNT_ERR_RANGE        17  /* write outside receive memory: refused */
+#define DN1_CNT_ERR_CQ_FULL      18  /* completion lost: host did not consume */
+#define DN1_CNT_ERR_HOSTBUS      19  /* malformed host-bus requests */
+#define DN1_CNT_ERR_REG          20  /* register accesses the contract forbids */
+#define DN1_CNT_ERR_LINK_DOWN    21  /* packets not sent: link not connected */
+#define DN1_CNT_ERR_BOTF         22  /* BOTF kicks refused (bad window header) */
+#define DN1_CNT_ERR_STRAY_ACK    23  /* ACK/NACK carrying a payload: refused */
+#define DN1_CNT_COUNT            24
+#define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
+
+/* Payload of the held packet, byte-addressed, read-only. */
+#define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 */
+
+#define DN1_ID_VALUE          0x4d415254u  /* "MART" */
+#define DN1_CONTRACT_VERSION  0x00010000u  /* 1.0 */
+
+#define DN1_LINK_UP           0x1u
+#define DN1_IRQ_RX_HELD       0x1u
+
+/* FW_STATUS as written by firmware: version in the high half, state below. */
+#define DN1_FW_READY          0x1u
+#define DN1_FW_VERSION_SHIFT  16
+
+#define DN1_RX_CMD_CONTINUE   1u  /* do the write at RX_RADDR, ACK if requested */
+#define DN1_RX_CMD_DISCARD    2u  /* drop the packet silently (counted) */
+#define DN1_RX_CMD_NACK       3u  /* drop it and NACK the source with RX_NACK_REASON */
+
+#define DN1_RX_RESULT_OK       0u
+#define DN1_RX_RESULT_NO_PACKET 1u  /* command written while nothing was held */
+#define DN1_RX_RESULT_BAD_CMD  2u  /* unknown command value */
+#define DN1_RX_RESULT_RANGE    3u  /* CONTINUE target outside memory: NACKed */
+
+#endif

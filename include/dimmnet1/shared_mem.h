@@ -1,0 +1,48 @@
+/*
+ * Layout of the memories the host shares with the NIC (docs/hardware.md,
+ * "Shared memories"). Multi-byte values in them are little-endian (host order);
+ * the big-endian processor byte-swaps when it reads them.
+ */
+#ifndef DIMMNET1_SHARED_MEM_H
+#define DIMMNET1_SHARED_MEM_H
+
+#include <stdint.h>
+#include "dimmnet1/packet.h"
+
+/* ---- BOTF window memory: two windows used alternately ---- */
+#define DN1_BOTF_WINDOWS        2u
+#define DN1_BOTF_WINDOW_STRIDE  512u
+#define DN1_BOTF_PAYLOAD_OFF    32u
+
+struct dn1_botf_hdr {          /* at the start of each window */
+    uint8_t  type;
+    uint8_t  flags;
+    uint16_t dst;
+    uint16_t len;              /* payload bytes at DN1_BOTF_PAYLOAD_OFF */
+    uint16_t seq;
+    uint32_t tag;
+    uint32_t xoff;
+    uint64_t raddr;
+    uint64_t reserved;         /* must be 0 */
+};
+
+/* ---- LLCM: completion queue written by the NIC, consumed by the host ---- */
+#define DN1_LLCM_CQ_PRODUCED    0x0000u  /* u32, NIC: records written so far */
+#define DN1_LLCM_CQ_CONSUMED    0x0004u  /* u32, host: records consumed so far */
+#define DN1_LLCM_CQ_RING        0x0100u
+#define DN1_LLCM_CQ_ENTRIES     256u
+#define DN1_LLCM_USER_BASE      0x2000u  /* free for host use */
+
+#define DN1_CQ_KIND_ACK   1u
+#define DN1_CQ_KIND_NACK  2u
+
+struct dn1_cq_rec {
+    uint32_t tag;       /* tag of the packet ACKed/NACKed */
+    uint8_t  kind;      /* DN1_CQ_KIND_* */
+    uint8_t  reason;    /* NACK reason */
+    uint16_t src;       /* node that answered */
+    uint32_t index;     /* producer index of this record (for checking) */
+    uint32_t reserved;
+};
+
+#endif

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Build newlib 3.3.0 (Debian's newlib-source) for the firmware.
+#
+#   build-newlib.sh BUILD_DIR PREFIX "CPU_FLAGS"
+#
+# newlib is configured as a mips-elf target but compiled by Debian's
+# mips-linux-gnu cross gcc, freestanding, with nano formatted I/O and no
+# supplied syscalls (libc/newlib/syscalls.c provides them).
+set -euo pipefail
+build=${1:?build dir}; prefix=${2:?prefix}; cpuflags=${3:?cpu flags}
+tarball=$(ls /usr/src/newlib/newlib-3.3.0.tar.* 2>/dev/null | head -n 1)
+[ -n "$tarball" ] || { echo "build-newlib: /usr/src/newlib/newlib-3.3.0.tar.* missing; install newlib-source (scripts/setup.sh)" >&2; exit 1; }
+if [ -f "$prefix/mips-elf/lib/libc.a" ] && [ "$(cat "$prefix/.flags" 2>/dev/null)" = "$cpuflags" ]; then
+    exit 0
+fi
+rm -rf "$build" "$prefix"
+mkdir -p "$build/src" "$prefix"
+tar -xf "$tarball" -C "$build/src" --strip-components=1
+cross=mips-linux-gnu
+tflags="$cpuflags -Os -ffunction-sections -fdata-sections -ffreestanding -U__linux__ -U__gnu_linux__ -Ulinux"
+mkdir -p "$build/obj"
+cd "$build/obj"
+../src/configure --target=mips-elf --prefix="$prefix" \
+    CC_FOR_TARGET="$cross-gcc" AR_FOR_TARGET="$cross-ar" AS_FOR_TARGET="$cross-as" \
+    LD_FOR_TARGET="$cross-ld" NM_FOR_TARGET="$cross-nm" RANLIB_FOR_TARGET="$cross-ranlib" \
+    OBJDUMP_FOR_TARGET="$cross-objdump" STRIP_FOR_TARGET="$cross-strip" \
+    READELF_FOR_TARGET="$cross-readelf" \
+    CFLAGS_FOR_TARGET="$tflags" \
+    --disable-multilib --disable-nls --disable-newlib-supplied-syscalls \
+    --enable-newlib-nano-formatted-io --enable-newlib-nano-malloc \
+    --enable-newlib-reent-small --disable-newlib-fvwrite-in-streamio \
+    --disable-newlib-wide-orient --enable-lite-exit --disable-newlib-multithread \
+    --disable-newlib-io-float >"$build/configure.log" 2>&1 \
+  || { tail -n 30 "$build/configure.log" >&2; exit 1; }
+make -j"$(nproc)" all-target-newlib >"$build/make.log" 2>&1 \
+  || { tail -n 40 "$build/make.log" >&2; exit 1; }
+make install-target-newlib >"$build/install.log" 2>&1 \
+  || { tail -n 30 "$build/install.log" >&2; exit 1; }
+printf '%s' "$cpuflags" >"$prefix/.flags"
