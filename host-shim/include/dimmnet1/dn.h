@@ -1,0 +1,107 @@
+/*
+ * DIMMnet-1 host shim: the library an MPI layer calls to drive a Martini NIC.
+ *
+ * A node is opened on the NIC's shared memories (receive memory, LLCM, BOTF
+ * windows) and its host-bus socket. Sends are split into packets of at most
+ * DN_BOTF_MAX_PAYLOAD bytes, built in the two BOTF windows alternately, each
+ * asking for an ACK; dn_wait() returns when every packet of a transfer has
+ * been ACKed (or one was NACKed). Contract: docs/hardware.md.
+ *
+ * Every call returns DN_OK (0) or a negative DN_E* code; dn_strerror() names
+ * it. Calls on one node are not thread-safe: use one node per thread.
+ */
+#ifndef DIMMNET1_DN_H
+#define DIMMNET1_DN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum dn_status {
+    DN_OK = 0,
+    DN_EINVAL = -1,      /* bad argument */
+    DN_ERANGE = -2,      /* address or length outside what the NIC can reach */
+    DN_ETIMEDOUT = -3,   /* no answer in time */
+    DN_EIO = -4,         /* host-bus or shared-memory failure */
+    DN_ELINKDOWN = -5,   /* link not connected: nothing sent */
+    DN_ENACK = -6,       /* the receiver refused a packet (see dn_xfer) */
+    DN_ENOMEM = -7,
+    DN_ENODEV = -8,      /* not a Martini, wrong contract version or node */
+    DN_ENOFW = -9,       /* firmware not running (or stopped on an error) */
+    DN_ESTALE = -10,     /* transfer too old: its completions were recycled */
+};
+
+#define DN_BOTF_MAX_PAYLOAD 464u
+
+typedef struct dn_node dn_node;
+
+struct dn_config {
+    unsigned node_id;          /* the node this must be (checked) */
+    const char *hostmem_path;  /* shared receive memory file */
+    const char *llcm_path;     /* shared LLCM file */
+    const char *window_path;   /* shared BOTF window file */
+    const char *hostbus_path;  /* host-bus unix socket */
+    int timeout_ms;            /* for connecting and for firmware ready */
+    int wait_link;             /* also wait until link port 0 is up */
+};
+
+/* A transfer in flight: its packets' tags, and its outcome once waited for. */
+typedef struct dn_xfer {
+    uint32_t first_tag;
+    uint32_t packets;
+    uint32_t acked;            /* filled in by dn_wait() */
+    uint32_t nacked;
+    uint8_t nack_reason;       /* DN1_NACK_* of the first NACK seen */
+    uint16_t nack_from;
+} dn_xfer;
+
+int dn_open(const struct dn_config *cfg, dn_node **out);
+
+/*
+ * Open the node a launcher (tools/dimmnet-cluster) prepared for this process,
+ * from DIMMNET_NODE_ID, DIMMNET_NODES, DIMMNET_HOSTMEM, DIMMNET_LLCM,
+ * DIMMNET_WINDOW and DIMMNET_HOSTBUS.
+ */
+int dn_open_env(dn_node **out, int timeout_ms);
+
+void dn_close(dn_node *n);
+
+unsigned dn_node_id(const dn_node *n);
+
+/* This node's receive memory (written by remote PUSHes), and its size. */
+uint8_t *dn_hostmem(dn_node *n, size_t *size);
+
+/* Read a Martini register (docs/hardware.md, "Registers") over the host bus. */
+int dn_reg_read(dn_node *n, uint32_t reg, uint32_t *value);
+
+/* Remote direct write of @len bytes to @raddr in node @dst's receive memory. */
+int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
+                size_t len, dn_xfer *x);
+
+/*
+ * Remote indirect write: @ptr_addr in node @dst's receive memory holds a
+ * little-endian 64-bit pointer; the data lands at that pointer (paper, Sec. 3).
+ */
+int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
+                      const void *buf, size_t len, dn_xfer *x);
+
+/* Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT. */
+int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
+
+const char *dn_strerror(int status);
+
+/*
+ * Launcher rendezvous (like PMI put/get): publish a value under a key for
+ * the other processes of this run, and wait for one to appear.
+ */
+int dn_publish(const char *key, const char *value);
+int dn_lookup(const char *key, char *value, size_t size, int timeout_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

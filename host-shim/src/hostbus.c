@@ -1,0 +1,107 @@
+/* Host-bus client: one request, one response (docs/hardware.md, "Host bus"). */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+/* The NIC answers at once; this bounds a wedged or vanished board. */
+#define HB_TIMEOUT_MS 10000
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    put_le32(p, (uint32_t)v);
+    put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t get_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--) {
+        v = v << 8 | p[i];
+    }
+    return v;
+}
+
+static int io_full(int fd, void *buf, size_t len, int writing)
+{
+    uint8_t *p = buf;
+    int64_t deadline = dn_now_ms() + HB_TIMEOUT_MS;
+
+    while (len > 0) {
+        struct pollfd pfd = { .fd = fd, .events = writing ? POLLOUT : POLLIN };
+        int left = (int)(deadline - dn_now_ms());
+
+        if (left <= 0) {
+            return DN_ETIMEDOUT;
+        }
+        int r = poll(&pfd, 1, left);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return r == 0 ? DN_ETIMEDOUT : DN_EIO;
+        }
+        ssize_t k = writing ? write(fd, p, len) : read(fd, p, len);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN)) {
+            continue;
+        }
+        if (k <= 0) {
+            return DN_EIO;   /* board gone */
+        }
+        p += k;
+        len -= (size_t)k;
+    }
+    return DN_OK;
+}
+
+int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value)
+{
+    uint8_t req[sizeof(struct dn1_hb_req)] = { 0 };
+    uint8_t rsp[sizeof(struct dn1_hb_rsp)];
+    int rc;
+
+    put_le32(req + offsetof(struct dn1_hb_req, magic), DN1_HB_MAGIC);
+    put_le32(req + offsetof(struct dn1_hb_req, op), op);
+    put_le64(req + offsetof(struct dn1_hb_req, arg0), arg0);
+    rc = io_full(n->hb_fd, req, sizeof(req), 1);
+    if (rc == DN_OK) {
+        rc = io_full(n->hb_fd, rsp, sizeof(rsp), 0);
+    }
+    if (rc != DN_OK) {
+        return rc;
+    }
+    if (get_le(rsp + offsetof(struct dn1_hb_rsp, magic), 4) != DN1_HB_MAGIC) {
+        return DN_EIO;
+    }
+    int32_t status = (int32_t)get_le(rsp + offsetof(struct dn1_hb_rsp, status), 4);
+    if (value) {
+        *value = get_le(rsp + offsetof(struct dn1_hb_rsp, value), 8);
+    }
+    switch (status) {
+    case 0:                 return DN_OK;
+    case DN1_HB_ELINKDOWN:  return DN_ELINKDOWN;
+    case DN1_HB_EINVAL:     return DN_EINVAL;
+    default:                return DN_EIO;
+    }
+}
+
+int dn_reg_read(dn_node *n, uint32_t reg, uint32_t *value)
+{
+    uint64_t v = 0;
+    int rc;
+
+    if (!n || !value || (reg & 3) != 0) {
+        return DN_EINVAL;
+    }
+    rc = dn_hb_call(n, DN1_HB_REG_READ, reg, &v);
+    *value = (uint32_t)v;
+    return rc;
+}

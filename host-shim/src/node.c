@@ -1,0 +1,223 @@
+/* Opening a node: shared memories, host-bus socket, NIC and firmware checks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/regs.h"
+
+int64_t dn_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* Map a shared memory file that must be exactly @size bytes. */
+static int map_shared(const char *path, size_t size, uint8_t **out)
+{
+    struct stat st;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+
+    if (fd < 0) {
+        return DN_ENODEV;
+    }
+    if (fstat(fd, &st) != 0 || (size_t)st.st_size != size) {
+        close(fd);
+        return DN_ENODEV;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        return DN_EIO;
+    }
+    *out = p;
+    return DN_OK;
+}
+
+static int connect_hostbus(const char *path, int timeout_ms)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int64_t deadline = dn_now_ms() + timeout_ms;
+
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        return DN_EINVAL;
+    }
+    strcpy(sa.sun_path, path);
+    for (;;) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            return DN_EIO;
+        }
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            return fd;
+        }
+        close(fd);
+        if (dn_now_ms() >= deadline) {
+            return DN_ETIMEDOUT;
+        }
+        sleep_ms(20);   /* the board may still be starting */
+    }
+}
+
+/* Wait for the firmware's READY (and link-up if asked). */
+static int wait_ready(dn_node *n, int timeout_ms, int wait_link)
+{
+    int64_t deadline = dn_now_ms() + timeout_ms;
+
+    for (;;) {
+        uint32_t fw, link;
+        int rc = dn_reg_read(n, DN1_REG_FW_STATUS, &fw);
+        if (rc == DN_OK) {
+            rc = dn_reg_read(n, DN1_REG_LINK_STATUS, &link);
+        }
+        if (rc != DN_OK) {
+            return rc;
+        }
+        if ((fw & DN1_FW_READY) && (!wait_link || (link & DN1_LINK_UP))) {
+            return DN_OK;
+        }
+        if (dn_now_ms() >= deadline) {
+            return (fw & DN1_FW_READY) ? DN_ELINKDOWN : DN_ENOFW;
+        }
+        sleep_ms(20);
+    }
+}
+
+int dn_open(const struct dn_config *cfg, dn_node **out)
+{
+    dn_node *n;
+    uint32_t id, version, node;
+    int rc;
+
+    if (!cfg || !out || !cfg->hostmem_path || !cfg->llcm_path ||
+        !cfg->window_path || !cfg->hostbus_path || cfg->timeout_ms < 0 ||
+        cfg->node_id > 0xffffu) {
+        return DN_EINVAL;
+    }
+    *out = NULL;
+    n = calloc(1, sizeof(*n));
+    if (!n) {
+        return DN_ENOMEM;
+    }
+    n->hb_fd = -1;
+    n->hostmem_size = DN1_HOSTMEM_SIZE;
+    n->llcm_size = DN1_LLCM_SIZE;
+    n->window_size = DN1_WINDOW_SIZE;
+    if ((rc = map_shared(cfg->hostmem_path, n->hostmem_size, &n->hostmem)) ||
+        (rc = map_shared(cfg->llcm_path, n->llcm_size, &n->llcm)) ||
+        (rc = map_shared(cfg->window_path, n->window_size, &n->window))) {
+        goto fail;
+    }
+    rc = connect_hostbus(cfg->hostbus_path, cfg->timeout_ms);
+    if (rc < 0) {
+        goto fail;
+    }
+    n->hb_fd = rc;
+    if ((rc = dn_reg_read(n, DN1_REG_ID, &id)) ||
+        (rc = dn_reg_read(n, DN1_REG_VERSION, &version)) ||
+        (rc = dn_reg_read(n, DN1_REG_NODE_ID, &node))) {
+        goto fail;
+    }
+    if (id != DN1_ID_VALUE || version >> 16 != DN1_CONTRACT_VERSION >> 16 ||
+        node != cfg->node_id) {
+        rc = DN_ENODEV;
+        goto fail;
+    }
+    n->node_id = node;
+    rc = wait_ready(n, cfg->timeout_ms, cfg->wait_link);
+    if (rc != DN_OK) {
+        goto fail;
+    }
+    /* Completions before this open are not ours. */
+    n->cq_consumed = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
+                                     __ATOMIC_ACQUIRE);
+    __atomic_store_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_CONSUMED), n->cq_consumed,
+                     __ATOMIC_RELEASE);
+    *out = n;
+    return DN_OK;
+fail:
+    dn_close(n);
+    return rc;
+}
+
+static const char *env_or_null(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+int dn_open_env(dn_node **out, int timeout_ms)
+{
+    const char *id = env_or_null("DIMMNET_NODE_ID");
+    const char *nodes = env_or_null("DIMMNET_NODES");
+    char *end;
+
+    if (!id) {
+        return DN_EINVAL;
+    }
+    errno = 0;
+    unsigned long node = strtoul(id, &end, 10);
+    if (errno || *end || node > 0xffffu) {
+        return DN_EINVAL;
+    }
+    struct dn_config cfg = {
+        .node_id = (unsigned)node,
+        .hostmem_path = env_or_null("DIMMNET_HOSTMEM"),
+        .llcm_path = env_or_null("DIMMNET_LLCM"),
+        .window_path = env_or_null("DIMMNET_WINDOW"),
+        .hostbus_path = env_or_null("DIMMNET_HOSTBUS"),
+        .timeout_ms = timeout_ms,
+        .wait_link = nodes && strtoul(nodes, NULL, 10) > 1,
+    };
+    return dn_open(&cfg, out);
+}
+
+void dn_close(dn_node *n)
+{
+    if (!n) {
+        return;
+    }
+    if (n->hb_fd >= 0) {
+        close(n->hb_fd);
+    }
+    if (n->hostmem) {
+        munmap(n->hostmem, n->hostmem_size);
+    }
+    if (n->llcm) {
+        munmap(n->llcm, n->llcm_size);
+    }
+    if (n->window) {
+        munmap(n->window, n->window_size);
+    }
+    free(n);
+}
+
+unsigned dn_node_id(const dn_node *n)
+{
+    return n ? n->node_id : 0;
+}
+
+uint8_t *dn_hostmem(dn_node *n, size_t *size)
+{
+    if (!n) {
+        return NULL;
+    }
+    if (size) {
+        *size = n->hostmem_size;
+    }
+    return n->hostmem;
+}

@@ -1,0 +1,77 @@
+/*
+ * Launcher rendezvous: key/value files in the run directory the launcher
+ * made (DIMMNET_RUN_DIR). Written to a temporary name and renamed, so a
+ * reader sees a whole value or none.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "internal.h"
+
+static int key_path(const char *key, char *path, size_t size, const char *suffix)
+{
+    const char *dir = getenv("DIMMNET_RUN_DIR");
+
+    if (!dir || !*dir || !key || !*key || strchr(key, '/') || key[0] == '.') {
+        return DN_EINVAL;
+    }
+    int k = snprintf(path, size, "%s/kv.%s%s", dir, key, suffix);
+    return k > 0 && (size_t)k < size ? DN_OK : DN_EINVAL;
+}
+
+int dn_publish(const char *key, const char *value)
+{
+    char path[4096], tmp[4096];
+    FILE *f;
+
+    if (!value || key_path(key, path, sizeof(path), "") ||
+        key_path(key, tmp, sizeof(tmp), ".tmp")) {
+        return DN_EINVAL;
+    }
+    f = fopen(tmp, "w");
+    if (!f) {
+        return DN_EIO;
+    }
+    int ok = fputs(value, f) >= 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return DN_EIO;
+    }
+    return DN_OK;
+}
+
+int dn_lookup(const char *key, char *value, size_t size, int timeout_ms)
+{
+    char path[4096];
+    int64_t deadline = dn_now_ms() + timeout_ms;
+
+    if (!value || size == 0 || timeout_ms < 0 ||
+        key_path(key, path, sizeof(path), "")) {
+        return DN_EINVAL;
+    }
+    for (;;) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            size_t k = fread(value, 1, size - 1, f);
+            int complete = feof(f);
+            fclose(f);
+            if (!complete) {
+                return DN_ERANGE;   /* value longer than the buffer */
+            }
+            value[k] = '\0';
+            return DN_OK;
+        }
+        if (errno != ENOENT) {
+            return DN_EIO;
+        }
+        if (dn_now_ms() >= deadline) {
+            return DN_ETIMEDOUT;
+        }
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}

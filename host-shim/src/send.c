@@ -1,0 +1,126 @@
+/*
+ * Sends: a transfer is cut into packets of at most DN_BOTF_MAX_PAYLOAD bytes,
+ * each built in a BOTF window (the two used alternately) and kicked over the
+ * host bus, each asking for an ACK (paper, Sec. 5: 464-byte packets).
+ */
+#include <string.h>
+#include "internal.h"
+#include "dimmnet1/memmap.h"
+
+/* How long a send may wait for room among the packets in flight. */
+#define SEND_ROOM_TIMEOUT_MS 10000
+
+static void put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+static int botf_send(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                     uint32_t xoff, const uint8_t *payload, uint16_t len,
+                     uint32_t tag)
+{
+    unsigned w = n->next_window;
+    uint8_t *win = n->window + w * DN1_BOTF_WINDOW_STRIDE;
+
+    memset(win, 0, DN1_BOTF_PAYLOAD_OFF);
+    win[offsetof(struct dn1_botf_hdr, type)] = type;
+    win[offsetof(struct dn1_botf_hdr, flags)] = DN1_FLAG_ACK_REQ;
+    put_le(win + offsetof(struct dn1_botf_hdr, dst), dst, 2);
+    put_le(win + offsetof(struct dn1_botf_hdr, len), len, 2);
+    put_le(win + offsetof(struct dn1_botf_hdr, seq), n->next_seq, 2);
+    put_le(win + offsetof(struct dn1_botf_hdr, tag), tag, 4);
+    put_le(win + offsetof(struct dn1_botf_hdr, xoff), xoff, 4);
+    put_le(win + offsetof(struct dn1_botf_hdr, raddr), raddr, 8);
+    if (len) {
+        memcpy(win + DN1_BOTF_PAYLOAD_OFF, payload, len);
+    }
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    int rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, NULL);
+    if (rc == DN_OK) {
+        n->next_window ^= 1u;
+        n->next_seq++;
+    }
+    return rc;
+}
+
+/* Send @len bytes as packets of @type; direct writes advance the address. */
+static int send_transfer(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                         int advance, const void *buf, size_t len, dn_xfer *x)
+{
+    const uint8_t *p = buf;
+    size_t done = 0;
+
+    x->first_tag = n->next_tag;
+    x->packets = x->acked = x->nacked = 0;
+    x->nack_reason = 0;
+    x->nack_from = 0;
+    do {
+        uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
+                                    ? len - done : DN_BOTF_MAX_PAYLOAD);
+        uint32_t tag = n->next_tag;
+        struct dn_slot *s = &n->slots[tag % DN_TAG_SLOTS];
+        int rc = dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES, SEND_ROOM_TIMEOUT_MS);
+
+        if (rc != DN_OK) {
+            return rc;
+        }
+        s->tag = tag;
+        s->state = SLOT_PENDING;
+        rc = botf_send(n, type, dst, advance ? raddr + done : raddr,
+                       (uint32_t)done, p + done, chunk, tag);
+        if (rc != DN_OK) {
+            s->tag = tag - DN_TAG_SLOTS;   /* never matches: not sent */
+            return rc;                     /* x->packets were sent */
+        }
+        n->next_tag++;
+        x->packets++;
+        done += chunk;
+    } while (done < len);
+    return DN_OK;
+}
+
+static int check_common(dn_node *n, unsigned dst, const void *buf, size_t len,
+                        dn_xfer *x)
+{
+    if (!n || !x || dst > 0xffffu || (!buf && len > 0)) {
+        return DN_EINVAL;
+    }
+    if (len > DN1_HOSTMEM_SIZE) {
+        return DN_ERANGE;
+    }
+    return DN_OK;
+}
+
+int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
+                size_t len, dn_xfer *x)
+{
+    int rc = check_common(n, dst, buf, len, x);
+
+    if (rc != DN_OK) {
+        return rc;
+    }
+    if (raddr > DN1_HOSTMEM_SIZE || len > DN1_HOSTMEM_SIZE - raddr) {
+        return DN_ERANGE;
+    }
+    return send_transfer(n, DN1_TYPE_PUSH, dst, raddr, 1, buf, len, x);
+}
+
+int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
+                      const void *buf, size_t len, dn_xfer *x)
+{
+    int rc = check_common(n, dst, buf, len, x);
+
+    if (rc != DN_OK) {
+        return rc;
+    }
+    if ((ptr_addr & 7u) != 0) {
+        return DN_EINVAL;   /* the pointer slot is a 64-bit word */
+    }
+    if (ptr_addr > DN1_HOSTMEM_SIZE - 8u) {
+        return DN_ERANGE;
+    }
+    return send_transfer(n, DN1_TYPE_INDIRECT_WRITE, dst, ptr_addr, 0, buf,
+                         len, x);
+}
