@@ -192,7 +192,7 @@ static void dimmnet1_init(MachineState *machine)
     sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize_and_unref(sbd, &error_fatal);
     sysbus_mmio_map(sbd, 0, DN1_REGS_BASE);
-    sysbus_connect_irq(sbd, 0, cpu->env.irq[DN1_IRQ_MARTINI]);
+    qdev_connect_gpio_out(dev, 0, cpu->env.irq[DN1_IRQ_MARTINI]);
 
     serial_mm_init(sysmem, DN1_UART_BASE, 0, cpu->env.irq[DN1_IRQ_UART],
                    115200, serial_hd(0), DEVICE_BIG_ENDIAN);

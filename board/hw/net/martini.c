@@ -451,7 +451,8 @@ static void martini_init(Object *obj)
     memory_region_init_io(&s->regs, obj, &martini_ops, s, "martini.regs",
                           DN1_REGS_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->regs);
-    sysbus_init_irq(SYS_BUS_DEVICE(obj), &s->irq);
+    /* An unnamed GPIO out, so qtest's irq_intercept_out can watch it. */
+    qdev_init_gpio_out(DEVICE(obj), &s->irq, 1);
 }
 
 static Property martini_properties[] = {

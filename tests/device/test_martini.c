@@ -1,0 +1,493 @@
+/*
+ * Martini device tests, without firmware: the test is the processor (qtest
+ * register accesses), the host (host-bus socket, shared memories) and the
+ * peer board (link socket). The board under test is node 1; the peer is 0.
+ *
+ *   test_martini QEMU [CASE]
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "../common/check.h"
+#include "qtest_board.h"
+#include "dimmnet1/hostbus.h"
+#include "dimmnet1/link.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/packet_codec.h"
+#include "dimmnet1/regs.h"
+#include "dimmnet1/shared_mem.h"
+
+#define ME    1
+#define PEER  0
+#define QUIET_MS 300     /* how long "nothing arrives" is watched for */
+
+static const char *qemu;
+static struct qtest_board b;
+
+static struct dn1_hdr pkt(uint8_t type, uint8_t flags, uint64_t raddr,
+                          uint16_t len, uint32_t tag)
+{
+    struct dn1_hdr h = {
+        .version = DN1_PKT_VERSION, .type = type, .flags = flags,
+        .src = PEER, .dst = ME, .len = len, .seq = 1, .tag = tag,
+        .raddr = raddr,
+    };
+    return h;
+}
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        p[i] = (uint8_t)(seed + i * 7);
+    }
+}
+
+/* Count bytes of receive memory that are not zero outside [from, to). */
+static size_t dirty_outside(size_t from, size_t to)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < DN1_HOSTMEM_SIZE; i++) {
+        if ((i < from || i >= to) && b.hostmem[i]) {
+            n++;
+        }
+    }
+    return n;
+}
+
+static void expect_reply(uint8_t type, uint32_t tag, uint8_t reason)
+{
+    struct dn1_hdr r;
+    CHECK(qb_link_recv(&b, &r, NULL, 5000) == 0);
+    CHECK_EQ(r.type, type);
+    CHECK_EQ(r.src, ME);
+    CHECK_EQ(r.dst, PEER);
+    CHECK_EQ(r.tag, tag);
+    CHECK_EQ(r.reason, reason);
+    CHECK_EQ(r.len, 0);
+}
+
+static void expect_no_packet(void)
+{
+    struct dn1_hdr r;
+    CHECK(qb_link_recv(&b, &r, NULL, QUIET_MS) != 0);
+}
+
+static void hold_one(uint8_t type, uint64_t raddr, const uint8_t *data,
+                     uint16_t len, uint32_t tag)
+{
+    struct dn1_hdr h = pkt(type, DN1_FLAG_ACK_REQ, raddr, len, tag);
+    uint32_t before = qb_counter(&b, DN1_CNT_RX_HELD);
+
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_HELD, before + 1, 5000) == 0);
+}
+
+static void t_identity(void)
+{
+    CHECK_EQ(qb_reg(&b, DN1_REG_ID), DN1_ID_VALUE);
+    CHECK_EQ(qb_reg(&b, DN1_REG_VERSION), DN1_CONTRACT_VERSION);
+    CHECK_EQ(qb_reg(&b, DN1_REG_NODE_ID), ME);
+    CHECK_EQ(qb_reg(&b, DN1_REG_LINK_STATUS), DN1_LINK_UP);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), 0);
+    for (unsigned i = 0; i < DN1_CNT_COUNT; i++) {
+        CHECK_EQ(qb_counter(&b, i), 0);
+    }
+}
+
+/* Hardware PUSH: written in place, ACKed, and no interrupt. */
+static void t_push_ack(void)
+{
+    uint8_t data[100];
+    fill(data, sizeof(data), 3);
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x3000, sizeof(data), 0x1234);
+
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_PUSH, 1, 5000) == 0);
+    CHECK(memcmp(b.hostmem + 0x3000, data, sizeof(data)) == 0);
+    CHECK_EQ(dirty_outside(0x3000, 0x3000 + sizeof(data)), 0);
+    expect_reply(DN1_TYPE_ACK, 0x1234, 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_HELD), 0);
+    CHECK_EQ(b.irq_level, 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_ACK), 1);
+}
+
+static void t_push_no_ack(void)
+{
+    uint8_t data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, 0, 0x10, sizeof(data), 1);
+
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_PUSH, 1, 5000) == 0);
+    CHECK(memcmp(b.hostmem + 0x10, data, 8) == 0);
+    expect_no_packet();
+}
+
+/* The paper's indirect-write procedure, done by hand: hold, IRQ, rewrite, continue. */
+static void t_hold_irq_continue(void)
+{
+    uint8_t data[64];
+    fill(data, sizeof(data), 9);
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RX_HELD);
+
+    struct dn1_hdr h = pkt(DN1_TYPE_INDIRECT_WRITE, DN1_FLAG_ACK_REQ, 0x100, sizeof(data), 7);
+    h.xoff = 0x40;
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_HELD, 1, 5000) == 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);
+    CHECK_EQ(b.irq_level, 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HDR0),
+             DN1_PKT_VERSION << 24 | DN1_TYPE_INDIRECT_WRITE << 16 | DN1_FLAG_ACK_REQ << 8);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HDR1), PEER << 16 | ME);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HDR2), sizeof(data) << 16 | 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_TAG), 7);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_RADDR_HI), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_RADDR_LO), 0x100);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_XOFF), 0x40);
+    for (unsigned i = 0; i < sizeof(data); i++) {
+        CHECK_EQ(qb_readb(&b, DN1_REGS_BASE + DN1_REG_RX_PAYLOAD + i), data[i]);
+    }
+    /* Word reads of the payload are in address order (big-endian). */
+    CHECK_EQ(qb_readl(&b, DN1_REGS_BASE + DN1_REG_RX_PAYLOAD),
+             (uint32_t)data[0] << 24 | data[1] << 16 | data[2] << 8 | data[3]);
+    /* Nothing written before firmware decides. */
+    CHECK_EQ(dirty_outside(0, 0), 0);
+
+    qb_set_reg(&b, DN1_REG_RX_RADDR_LO, 0x5000);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+    CHECK(memcmp(b.hostmem + 0x5000, data, sizeof(data)) == 0);
+    CHECK_EQ(dirty_outside(0x5000, 0x5000 + sizeof(data)), 0);
+    expect_reply(DN1_TYPE_ACK, 7, 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    CHECK_EQ(b.irq_level, 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_CONTINUED), 1);
+}
+
+static void t_irq_masked(void)
+{
+    uint8_t d = 0x5a;
+    hold_one(DN1_TYPE_INDIRECT_WRITE, 0, &d, 1, 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);
+    CHECK_EQ(b.irq_level, 0);               /* masked */
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RX_HELD);
+    qb_reg(&b, DN1_REG_ID);                 /* sync: collect async IRQ lines */
+    CHECK_EQ(b.irq_level, 1);
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, 0);
+    qb_reg(&b, DN1_REG_ID);
+    CHECK_EQ(b.irq_level, 0);
+}
+
+static void t_discard(void)
+{
+    uint8_t data[16];
+    fill(data, sizeof(data), 1);
+    hold_one(DN1_TYPE_MESSAGE, 0x200, data, sizeof(data), 3);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_DISCARD);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_DISCARDED), 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+    expect_no_packet();
+}
+
+static void t_nack_cmd(void)
+{
+    uint8_t d = 1;
+    hold_one(DN1_TYPE_MESSAGE, 0x200, &d, 1, 0xabcd);
+    qb_set_reg(&b, DN1_REG_RX_NACK_REASON, DN1_NACK_BAD_POINTER);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_NACK);
+    expect_reply(DN1_TYPE_NACK, 0xabcd, DN1_NACK_BAD_POINTER);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_NACKED), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_NACK), 1);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+}
+
+/* Firmware aims a write outside receive memory: refused whole, NACKed. */
+static void t_continue_out_of_range(void)
+{
+    uint8_t data[32];
+    fill(data, sizeof(data), 2);
+    hold_one(DN1_TYPE_INDIRECT_WRITE, 0, data, sizeof(data), 11);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_LO, DN1_HOSTMEM_SIZE - 16);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_RANGE);
+    expect_reply(DN1_TYPE_NACK, 11, DN1_NACK_RANGE);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 1);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+
+    hold_one(DN1_TYPE_INDIRECT_WRITE, 0, data, sizeof(data), 12);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_HI, 1);           /* 4 GiB up */
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);
+    expect_reply(DN1_TYPE_NACK, 12, DN1_NACK_RANGE);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 2);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+}
+
+static void t_push_out_of_range(void)
+{
+    uint8_t data[20];
+    fill(data, sizeof(data), 4);
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, DN1_HOSTMEM_SIZE - 10,
+                           sizeof(data), 21);
+    qb_link_send(&b, &h, data);
+    expect_reply(DN1_TYPE_NACK, 21, DN1_NACK_RANGE);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_PUSH), 0);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+}
+
+/* The pipeline is in order: a PUSH behind a held packet waits for it. */
+static void t_in_order(void)
+{
+    uint8_t a = 0xa1, push[4] = { 0xb1, 0xb2, 0xb3, 0xb4 }, c = 0xc1;
+    struct dn1_hdr ha = pkt(DN1_TYPE_INDIRECT_WRITE, DN1_FLAG_ACK_REQ, 0, 1, 1);
+    struct dn1_hdr hb = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x800, 4, 2);
+    struct dn1_hdr hc = pkt(DN1_TYPE_INDIRECT_WRITE, DN1_FLAG_ACK_REQ, 0, 1, 3);
+
+    qb_link_send(&b, &ha, &a);
+    qb_link_send(&b, &hb, push);
+    qb_link_send(&b, &hc, &c);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_FRAMES, 3, 5000) == 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_TAG), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_PUSH), 0);      /* stopped behind A */
+    qb_set_reg(&b, DN1_REG_RX_RADDR_LO, 0x900);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);
+    expect_reply(DN1_TYPE_ACK, 1, 0);
+    expect_reply(DN1_TYPE_ACK, 2, 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_PUSH), 1);
+    CHECK(memcmp(b.hostmem + 0x800, push, 4) == 0);
+    CHECK_EQ(b.hostmem[0x900], a);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_TAG), 3);           /* C now held */
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_HELD), 2);
+}
+
+/* Malformed packets are dropped and counted; the link keeps working. */
+static void t_malformed(void)
+{
+    uint8_t frame[DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + 8];
+    uint8_t *p = frame + DN1_LINK_FRAME_HDR;
+    uint8_t data[8] = { 0 };
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x40, 8, 1);
+
+    dn1_put_be32(frame, DN1_LINK_MAGIC);
+    dn1_put_be32(frame + 4, sizeof(frame));
+    dn1_put_be64(frame + 8, 0);
+    memset(p + DN1_PKT_HDR_SIZE, 0x77, 8);
+
+    dn1_packet_seal(p, &h);
+    p[DN1_PKT_HDR_SIZE + 3] ^= 0x10;                 /* corrupt payload */
+    qb_link_send_raw(&b, frame, sizeof(frame));
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_CRC, 1, 5000) == 0);
+
+    dn1_packet_seal(p, &h);
+    p[DN1_OFF_VERSION] = 9;                          /* unknown version */
+    qb_link_send_raw(&b, frame, sizeof(frame));
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_VERSION, 1, 5000) == 0);
+
+    h.len = 4;                                       /* len disagrees with frame */
+    dn1_packet_seal(p, &h);
+    qb_link_send_raw(&b, frame, sizeof(frame));
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_LENGTH, 1, 5000) == 0);
+
+    h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x40, 8, 1);
+    h.dst = 5;                                       /* someone else's */
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_DST, 1, 5000) == 0);
+
+    h = pkt(DN1_TYPE_ACK, 0, 0, 8, 1);               /* ACK with a payload */
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_STRAY_ACK, 1, 5000) == 0);
+
+    uint8_t junk[DN1_LINK_FRAME_HDR] = { 'j', 'u', 'n', 'k' };
+    qb_link_send_raw(&b, junk, sizeof(junk));        /* bad frame magic */
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_FRAMING, 1, 5000) == 0);
+
+    CHECK_EQ(dirty_outside(0, 0), 0);
+    expect_no_packet();
+
+    uint8_t good[8] = { 1, 1, 2, 3, 5, 8, 13, 21 };
+    h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x40, 8, 2);
+    qb_link_send(&b, &h, good);
+    expect_reply(DN1_TYPE_ACK, 2, 0);
+    CHECK(memcmp(b.hostmem + 0x40, good, 8) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_FRAMES), 6);  /* junk was no frame */
+}
+
+static void t_completion_queue(void)
+{
+    struct dn1_hdr h = pkt(DN1_TYPE_ACK, 0, 0, 0, 99);
+    qb_link_send(&b, &h, NULL);
+    h = pkt(DN1_TYPE_NACK, 0, 0, 0, 100);
+    h.reason = DN1_NACK_NO_HANDLER;
+    qb_link_send(&b, &h, NULL);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_NACK, 1, 5000) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_ACK), 1);
+
+    struct dn1_cq_rec r[2];
+    memcpy(r, b.llcm + DN1_LLCM_CQ_RING, sizeof(r));
+    CHECK_EQ(*(uint32_t *)(b.llcm + DN1_LLCM_CQ_PRODUCED), 2);
+    CHECK_EQ(r[0].tag, 99);
+    CHECK_EQ(r[0].kind, DN1_CQ_KIND_ACK);
+    CHECK_EQ(r[0].src, PEER);
+    CHECK_EQ(r[0].index, 0);
+    CHECK_EQ(r[1].tag, 100);
+    CHECK_EQ(r[1].kind, DN1_CQ_KIND_NACK);
+    CHECK_EQ(r[1].reason, DN1_NACK_NO_HANDLER);
+    CHECK_EQ(r[1].index, 1);
+
+    /* The host consumed nothing: the queue fills, the rest are counted lost. */
+    for (unsigned i = 0; i < DN1_LLCM_CQ_ENTRIES; i++) {
+        h = pkt(DN1_TYPE_ACK, 0, 0, 0, 1000 + i);
+        qb_link_send(&b, &h, NULL);
+    }
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_ACK, 1 + DN1_LLCM_CQ_ENTRIES, 5000) == 0);
+    CHECK_EQ(*(uint32_t *)(b.llcm + DN1_LLCM_CQ_PRODUCED), DN1_LLCM_CQ_ENTRIES);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_CQ_FULL), 2);
+}
+
+static void t_botf_kick(void)
+{
+    uint8_t *w = b.window + DN1_BOTF_WINDOW_STRIDE;      /* window 1 */
+    struct dn1_botf_hdr hdr = {
+        .type = DN1_TYPE_PUSH, .flags = DN1_FLAG_ACK_REQ, .dst = PEER,
+        .len = 10, .seq = 77, .tag = 5, .xoff = 0x20, .raddr = 0x1234567890ull,
+    };
+    uint8_t payload[10], got[DN1_PKT_MAX_PAYLOAD];
+    fill(payload, sizeof(payload), 8);
+    memcpy(w, &hdr, sizeof(hdr));                        /* host is little-endian */
+    memcpy(w + DN1_BOTF_PAYLOAD_OFF, payload, sizeof(payload));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 1, NULL), 0);
+
+    struct dn1_hdr r;
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.type, DN1_TYPE_PUSH);
+    CHECK_EQ(r.flags, DN1_FLAG_ACK_REQ);
+    CHECK_EQ(r.src, ME);
+    CHECK_EQ(r.dst, PEER);
+    CHECK_EQ(r.len, 10);
+    CHECK_EQ(r.seq, 77);
+    CHECK_EQ(r.tag, 5);
+    CHECK_EQ(r.xoff, 0x20);
+    CHECK_EQ(r.raddr, 0x1234567890ull);
+    CHECK(memcmp(got, payload, sizeof(payload)) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 1);
+
+    /* A full 464-byte packet from window 0. */
+    hdr.len = DN1_BOTF_MAX_PAYLOAD;
+    memcpy(b.window, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), 0);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.len, DN1_BOTF_MAX_PAYLOAD);
+
+    /* Refused: no such window, too long, a forged ACK, stray flags, reserved set. */
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 2, NULL), DN1_HB_EINVAL);
+    hdr.len = DN1_BOTF_MAX_PAYLOAD + 1;
+    memcpy(b.window, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
+    hdr.len = 1;
+    hdr.type = DN1_TYPE_ACK;
+    memcpy(b.window, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
+    hdr.type = DN1_TYPE_PUSH;
+    hdr.flags = 0x80;
+    memcpy(b.window, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
+    hdr.flags = 0;
+    hdr.reserved = 1;
+    memcpy(b.window, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_BOTF), 5);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 2);
+    expect_no_packet();
+}
+
+static void t_hostbus_errors(void)
+{
+    uint64_t v = 0;
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NOP, 0, NULL), 0);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_ID, &v), 0);
+    CHECK_EQ(v, DN1_ID_VALUE);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, 2, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REGS_SIZE, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_RX_CMD, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, 99, 0, NULL), DN1_HB_EBADOP);
+    struct dn1_hb_req bad = { .magic = 0x12345678, .op = DN1_HB_NOP };
+    CHECK_EQ(qb_hostbus_raw(&b, &bad, sizeof(bad)), DN1_HB_EINVAL);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_HOSTBUS), 5);
+    /* Still in step after the errors. */
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_NODE_ID, &v), 0);
+    CHECK_EQ(v, ME);
+}
+
+static void t_register_errors(void)
+{
+    qb_set_reg(&b, DN1_REG_ID, 1);                          /* read-only */
+    CHECK_EQ(qb_reg(&b, DN1_REG_ID), DN1_ID_VALUE);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_REG), 1);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_LO, 5);                 /* nothing held */
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_REG), 2);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);    /* nothing held */
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_NO_PACKET);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_REG), 3);
+    CHECK_EQ(qb_reg(&b, 0x01c), 0);                         /* hole */
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_REG), 4);
+    CHECK_EQ(qb_readb(&b, DN1_REGS_BASE + DN1_REG_ID), 0);  /* byte read */
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_REG), 5);
+
+    uint8_t d = 1;
+    hold_one(DN1_TYPE_INDIRECT_WRITE, 0, &d, 1, 4);
+    qb_set_reg(&b, DN1_REG_RX_CMD, 42);                     /* unknown command */
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_BAD_CMD);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD); /* still held */
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_DISCARD);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+}
+
+static void t_link_down(void)
+{
+    close(b.link_fd);
+    b.link_fd = -1;
+    for (int i = 0; i < 1000 && (qb_reg(&b, DN1_REG_LINK_STATUS) & DN1_LINK_UP); i++) {
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+    }
+    CHECK_EQ(qb_reg(&b, DN1_REG_LINK_STATUS), 0);
+    struct dn1_botf_hdr hdr = { .type = DN1_TYPE_PUSH, .dst = PEER, .len = 1 };
+    memcpy(b.window, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_ELINKDOWN);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_LINK_DOWN), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 0);
+}
+
+#define CASE(n) { #n, t_##n }
+static const struct test_case cases[] = {
+    CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
+    CASE(irq_masked), CASE(discard), CASE(nack_cmd), CASE(continue_out_of_range),
+    CASE(push_out_of_range), CASE(in_order), CASE(malformed),
+    CASE(completion_queue), CASE(botf_kick), CASE(hostbus_errors),
+    CASE(register_errors), CASE(link_down),
+    { NULL, NULL },
+};
+
+/* Each case gets a fresh board. */
+static void setup(void)
+{
+    qb_start(&b, qemu, ME);
+}
+
+static void teardown(void)
+{
+    qb_stop(&b);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s QEMU [CASE]\n", argv[0]);
+        return 2;
+    }
+    qemu = argv[1];
+    return run_cases(cases, argc, argv, 2, setup, teardown);
+}
