@@ -17,14 +17,16 @@ uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem)
     uint64_t q = 0;
 
     if (d == 0) {
-        /* Division by zero: trap as the hardware divide would (break 7). */
-        __asm__ volatile("break 7");
-        return 0;
+        __builtin_trap();   /* as the hardware divide would */
     }
     if (d <= n) {
-        int shift = __builtin_clzll(d) - __builtin_clzll(n);
+        int shift = 0;
 
-        d <<= shift;
+        /* Align d's top bit under n's (no clz: the R3000 has none). */
+        while (!(d >> 63) && (d << 1) <= n) {
+            d <<= 1;
+            shift++;
+        }
         for (; shift >= 0; shift--) {
             q <<= 1;
             if (n >= d) {

@@ -1,0 +1,124 @@
+/* Host shim argument checking and launcher rendezvous, without a board. */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../common/check.h"
+#include "dimmnet1/dn.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/dn-shim-test.XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    setenv("DIMMNET_RUN_DIR", dir, 1);
+}
+
+static void teardown(void)
+{
+    char cmd[96];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
+static void t_open_bad_arguments(void)
+{
+    dn_node *n = (dn_node *)1;
+    struct dn_config cfg = { 0 };
+    CHECK_EQ(dn_open(NULL, &n), DN_EINVAL);
+    CHECK_EQ(dn_open(&cfg, NULL), DN_EINVAL);
+    CHECK_EQ(dn_open(&cfg, &n), DN_EINVAL);               /* no paths */
+    cfg = (struct dn_config){ .hostmem_path = "/nonexistent/a", .llcm_path = "/nonexistent/b",
+                              .window_path = "/nonexistent/c", .hostbus_path = "/nonexistent/d",
+                              .timeout_ms = 10 };
+    CHECK_EQ(dn_open(&cfg, &n), DN_ENODEV);               /* no such files */
+    CHECK(n == NULL);
+    cfg.node_id = 70000;
+    CHECK_EQ(dn_open(&cfg, &n), DN_EINVAL);
+    cfg.node_id = 0;
+    cfg.timeout_ms = -1;
+    CHECK_EQ(dn_open(&cfg, &n), DN_EINVAL);
+}
+
+static void t_open_wrong_sized_memory(void)
+{
+    char path[96];
+    snprintf(path, sizeof(path), "%s/hostmem", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fclose(f);
+    CHECK(truncate(path, 4096) == 0);                     /* not 16 MiB */
+    struct dn_config cfg = { .hostmem_path = path, .llcm_path = path,
+                             .window_path = path, .hostbus_path = "/nonexistent",
+                             .timeout_ms = 10 };
+    dn_node *n;
+    CHECK_EQ(dn_open(&cfg, &n), DN_ENODEV);
+}
+
+static void t_open_env_requires_launcher(void)
+{
+    dn_node *n;
+    unsetenv("DIMMNET_NODE_ID");
+    CHECK_EQ(dn_open_env(&n, 10), DN_EINVAL);
+    setenv("DIMMNET_NODE_ID", "x1", 1);
+    CHECK_EQ(dn_open_env(&n, 10), DN_EINVAL);
+    setenv("DIMMNET_NODE_ID", "1", 1);
+    CHECK_EQ(dn_open_env(&n, 10), DN_EINVAL);             /* no paths */
+    unsetenv("DIMMNET_NODE_ID");
+}
+
+static void t_calls_without_node(void)
+{
+    dn_xfer x;
+    uint32_t v;
+    char buf[4] = { 0 };
+    CHECK_EQ(dn_botf_put(NULL, 1, 0, buf, 4, &x), DN_EINVAL);
+    CHECK_EQ(dn_indirect_write(NULL, 1, 0, buf, 4, &x), DN_EINVAL);
+    CHECK_EQ(dn_wait(NULL, &x, 0), DN_EINVAL);
+    CHECK_EQ(dn_reg_read(NULL, 0, &v), DN_EINVAL);
+    CHECK(dn_hostmem(NULL, NULL) == NULL);
+    dn_close(NULL);
+}
+
+static void t_strerror_names_every_status(void)
+{
+    for (int s = DN_ESTALE; s <= DN_OK; s++) {
+        CHECK(strcmp(dn_strerror(s), "unknown status") != 0);
+    }
+    CHECK(strcmp(dn_strerror(-99), "unknown status") == 0);
+}
+
+static void t_rendezvous(void)
+{
+    char v[16];
+    CHECK_EQ(dn_publish("slot", "0x1000"), DN_OK);
+    CHECK_EQ(dn_lookup("slot", v, sizeof(v), 0), DN_OK);
+    CHECK(strcmp(v, "0x1000") == 0);
+    CHECK_EQ(dn_publish("slot", "0x2000"), DN_OK);        /* replaced whole */
+    CHECK_EQ(dn_lookup("slot", v, sizeof(v), 0), DN_OK);
+    CHECK(strcmp(v, "0x2000") == 0);
+    CHECK_EQ(dn_lookup("missing", v, sizeof(v), 50), DN_ETIMEDOUT);
+    CHECK_EQ(dn_publish("../escape", "x"), DN_EINVAL);
+    CHECK_EQ(dn_publish("", "x"), DN_EINVAL);
+    CHECK_EQ(dn_publish("k", NULL), DN_EINVAL);
+    CHECK_EQ(dn_publish("long", "0123456789abcdefXYZ"), DN_OK);
+    CHECK_EQ(dn_lookup("long", v, sizeof(v), 0), DN_ERANGE);
+    unsetenv("DIMMNET_RUN_DIR");
+    CHECK_EQ(dn_publish("slot", "1"), DN_EINVAL);
+    setenv("DIMMNET_RUN_DIR", dir, 1);
+}
+
+static const struct test_case cases[] = {
+    { "open_bad_arguments", t_open_bad_arguments },
+    { "open_wrong_sized_memory", t_open_wrong_sized_memory },
+    { "open_env_requires_launcher", t_open_env_requires_launcher },
+    { "calls_without_node", t_calls_without_node },
+    { "strerror_names_every_status", t_strerror_names_every_status },
+    { "rendezvous", t_rendezvous },
+    { NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+    return run_cases(cases, argc, argv, 1, setup, teardown);
+}
