@@ -107,6 +107,21 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
     return send_transfer(n, DN1_TYPE_PUSH, dst, raddr, 1, buf, len, x);
 }
 
+int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                  const void *buf, size_t len, dn_xfer *x)
+{
+    int rc = check_common(n, dst, buf, len, x);
+
+    if (rc != DN_OK) {
+        return rc;
+    }
+    if (type == 0 || type == DN1_TYPE_PUSH || type == DN1_TYPE_ACK ||
+        type == DN1_TYPE_NACK) {
+        return DN_EINVAL;
+    }
+    return send_transfer(n, type, dst, raddr, 0, buf, len, x);
+}
+
 int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
                       const void *buf, size_t len, dn_xfer *x)
 {
@@ -121,6 +136,5 @@ int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
     if (ptr_addr > DN1_HOSTMEM_SIZE - 8u) {
         return DN_ERANGE;
     }
-    return send_transfer(n, DN1_TYPE_INDIRECT_WRITE, dst, ptr_addr, 0, buf,
-                         len, x);
+    return dn_send_typed(n, DN1_TYPE_INDIRECT_WRITE, dst, ptr_addr, buf, len, x);
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int check_failures;
+static int check_failures __attribute__((unused));
 
 #define CHECK(cond)                                                         \
     do {                                                                    \
@@ -36,7 +36,7 @@ struct test_case {
 
 /* Run the case named by argv[case_arg] (all cases if absent), each between
  * @setup and @teardown (either may be NULL). */
-static int run_cases(const struct test_case *cases, int argc, char **argv,
+static inline int run_cases(const struct test_case *cases, int argc, char **argv,
                      int case_arg, void (*setup)(void), void (*teardown)(void))
 {
     int ran = 0, failed = 0;

@@ -88,6 +88,15 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
 int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
                       const void *buf, size_t len, dn_xfer *x);
 
+/*
+ * Send a transfer of a firmware-implemented packet @type (one the hardware
+ * stops for and hands to the NIC processor, e.g. DN1_TYPE_INDIRECT_WRITE):
+ * every packet carries @raddr unchanged and its byte offset in the transfer.
+ * The hardware types PUSH, ACK and NACK are refused (DN_EINVAL).
+ */
+int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                  const void *buf, size_t len, dn_xfer *x);
+
 /* Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT. */
 int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
 

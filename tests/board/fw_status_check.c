@@ -1,0 +1,37 @@
+/*
+ * Firmware-on-board check, run under the launcher on one board: the firmware
+ * reports READY with its version in FW_STATUS, nothing is held, no errors.
+ *
+ *   fw_status_check MAJOR.MINOR.PATCH
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "../common/check.h"
+#include "dimmnet1/dn.h"
+#include "dimmnet1/regs.h"
+
+int main(int argc, char **argv)
+{
+    unsigned major, minor, patch;
+    dn_node *n;
+    uint32_t fw, irq, reg_errors;
+
+    if (argc != 2 || sscanf(argv[1], "%u.%u.%u", &major, &minor, &patch) != 3) {
+        fprintf(stderr, "usage: %s MAJOR.MINOR.PATCH\n", argv[0]);
+        return 2;
+    }
+    int rc = dn_open_env(&n, 30000);
+    if (rc != DN_OK) {
+        fprintf(stderr, "dn_open_env: %s\n", dn_strerror(rc));
+        return 1;
+    }
+    CHECK_EQ(dn_reg_read(n, DN1_REG_FW_STATUS, &fw), DN_OK);
+    CHECK_EQ(fw, (major << 8 | minor) << DN1_FW_VERSION_SHIFT | DN1_FW_READY);
+    CHECK_EQ(dn_reg_read(n, DN1_REG_IRQ_STATUS, &irq), DN_OK);
+    CHECK_EQ(irq, 0);
+    CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(DN1_CNT_ERR_REG), &reg_errors), DN_OK);
+    CHECK_EQ(reg_errors, 0);   /* the firmware made no access the contract forbids */
+    dn_close(n);
+    printf("FW_STATUS 0x%08x\n", fw);
+    return check_failures ? 1 : 0;
+}

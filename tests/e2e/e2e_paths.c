@@ -1,0 +1,223 @@
+/*
+ * End-to-end paths over two boards with firmware, run by the launcher on
+ * each node. Node 1 lays out its receive memory (sentinel everywhere, pointer
+ * slots aimed at chosen places) and waits; node 0 runs the scenarios below
+ * and says "done"; node 1 then checks that every byte is where it should be
+ * and nowhere else, and that its NIC counted each refusal.
+ *
+ *   e2e_paths
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../common/check.h"
+#include "dimmnet1/dn.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/packet.h"
+#include "dimmnet1/regs.h"
+
+#define TIMEOUT_MS 30000
+#define SENTINEL   0x5au
+
+/* Node 1's layout: pointer slots and where they point. */
+#define SLOT_SMALL   0x1000u   /* -> LAND_SMALL */
+#define SLOT_464     0x1008u   /* -> LAND_464   */
+#define SLOT_465     0x1010u   /* -> LAND_465   */
+#define SLOT_BIG     0x1018u   /* -> LAND_BIG   */
+#define SLOT_OUTSIDE 0x1020u   /* -> past receive memory */
+#define SLOT_EMPTY   0x1028u   /* -> LAND_EMPTY, zero-byte transfer */
+#define LAND_SMALL   0x20003u  /* odd on purpose: no alignment needed */
+#define LAND_464     0x21000u
+#define LAND_465     0x22000u
+#define LAND_BIG     0x100000u
+#define LAND_EMPTY   0x23000u
+#define DIRECT_ADDR  0x30000u
+#define SMALL_LEN    100u
+#define BIG_LEN      (200u * 1024u)   /* 442 packets: more than the CQ holds */
+#define DIRECT_LEN   2000u
+
+struct region {
+    uint64_t addr;
+    size_t len;
+    unsigned seed;
+};
+
+static const struct region written[] = {
+    { LAND_SMALL, SMALL_LEN, 1 },
+    { LAND_464, 464, 2 },
+    { LAND_465, 465, 3 },
+    { LAND_BIG, BIG_LEN, 4 },
+    { DIRECT_ADDR, DIRECT_LEN, 5 },
+};
+
+static const struct { uint64_t slot, target; } slots[] = {
+    { SLOT_SMALL, LAND_SMALL }, { SLOT_464, LAND_464 }, { SLOT_465, LAND_465 },
+    { SLOT_BIG, LAND_BIG }, { SLOT_OUTSIDE, DN1_HOSTMEM_SIZE + 0x1000u },
+    { SLOT_EMPTY, LAND_EMPTY },
+};
+
+static uint8_t pattern(size_t i, unsigned seed)
+{
+    uint32_t x = (uint32_t)i * 2246822519u + seed * 374761393u;
+    return (uint8_t)(x >> 24 ^ x >> 13);
+}
+
+static uint8_t *make(size_t len, unsigned seed)
+{
+    uint8_t *p = malloc(len ? len : 1);
+    for (size_t i = 0; i < len; i++) {
+        p[i] = pattern(i, seed);
+    }
+    return p;
+}
+
+static dn_node *n;
+
+static int send_wait(int rc, dn_xfer *x, uint32_t packets)
+{
+    if (rc != DN_OK) {
+        return rc;
+    }
+    CHECK_EQ(x->packets, packets);
+    return dn_wait(n, x, TIMEOUT_MS);
+}
+
+static void sender(void)
+{
+    char v[32];
+    dn_xfer x;
+    uint8_t *buf;
+
+    CHECK_EQ(dn_lookup("layout", v, sizeof(v), TIMEOUT_MS), DN_OK);
+
+    /* Indirect writes of several sizes; each lands where node 1 pointed. */
+    buf = make(SMALL_LEN, 1);
+    CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_SMALL, buf, SMALL_LEN, &x), &x, 1), DN_OK);
+    CHECK_EQ(x.acked, 1);
+    free(buf);
+    buf = make(464, 2);
+    CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_464, buf, 464, &x), &x, 1), DN_OK);
+    free(buf);
+    buf = make(465, 3);
+    CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_465, buf, 465, &x), &x, 2), DN_OK);
+    CHECK_EQ(x.acked, 2);
+    free(buf);
+    CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_EMPTY, NULL, 0, &x), &x, 1), DN_OK);
+
+    /* More packets than the completion queue holds: the shim throttles. */
+    buf = make(BIG_LEN, 4);
+    CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_BIG, buf, BIG_LEN, &x), &x,
+                       (BIG_LEN + 463) / 464), DN_OK);
+    CHECK_EQ(x.acked, (BIG_LEN + 463) / 464);
+    free(buf);
+
+    /* Hardware direct write (PUSH) for comparison. */
+    buf = make(DIRECT_LEN, 5);
+    CHECK_EQ(send_wait(dn_botf_put(n, 1, DIRECT_ADDR, buf, DIRECT_LEN, &x), &x, 5), DN_OK);
+    free(buf);
+
+    /* The pointer aims outside node 1's memory: the NIC refuses, NACKs. */
+    uint8_t small[16] = { 0 };
+    CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_OUTSIDE, small, 16, &x), &x, 1), DN_ENACK);
+    CHECK_EQ(x.nack_reason, DN1_NACK_RANGE);
+    CHECK_EQ(x.nack_from, 1);
+    CHECK_EQ(x.nacked, 1);
+
+    /* A type no firmware handler serves: the dispatcher NACKs it. */
+    CHECK_EQ(send_wait(dn_send_typed(n, 0x7f, 1, 0, small, 16, &x), &x, 1), DN_ENACK);
+    CHECK_EQ(x.nack_reason, DN1_NACK_NO_HANDLER);
+
+    /* Bad arguments: refused locally, nothing sent. */
+    CHECK_EQ(dn_indirect_write(n, 1, 0x1004, small, 16, &x), DN_EINVAL);
+    CHECK_EQ(dn_indirect_write(n, 1, DN1_HOSTMEM_SIZE, small, 16, &x), DN_ERANGE);
+    CHECK_EQ(dn_botf_put(n, 1, DN1_HOSTMEM_SIZE - 8, small, 16, &x), DN_ERANGE);
+    CHECK_EQ(dn_botf_put(n, 70000, 0, small, 16, &x), DN_EINVAL);
+    CHECK_EQ(dn_botf_put(n, 1, 0, NULL, 16, &x), DN_EINVAL);
+    CHECK_EQ(dn_send_typed(n, 2 /* ACK */, 1, 0, small, 1, &x), DN_EINVAL);
+
+    /* A node that is not there: the packet is dropped (and counted) by the
+     * board that gets it; the wait times out instead of hanging. */
+    CHECK_EQ(dn_botf_put(n, 5, 0, small, 16, &x), DN_OK);
+    CHECK_EQ(dn_wait(n, &x, 500), DN_ETIMEDOUT);
+
+    uint32_t botf_errors;
+    CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(DN1_CNT_ERR_BOTF), &botf_errors), DN_OK);
+    CHECK_EQ(botf_errors, 0);
+    CHECK_EQ(dn_publish("done", check_failures ? "fail" : "ok"), DN_OK);
+}
+
+static void receiver(void)
+{
+    size_t size;
+    uint8_t *mem = dn_hostmem(n, &size);
+    char v[32];
+
+    memset(mem, SENTINEL, size);
+    for (size_t s = 0; s < sizeof(slots) / sizeof(slots[0]); s++) {
+        for (int i = 0; i < 8; i++) {
+            mem[slots[s].slot + i] = (uint8_t)(slots[s].target >> (8 * i));
+        }
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    CHECK_EQ(dn_publish("layout", "ready"), DN_OK);
+    CHECK_EQ(dn_lookup("done", v, sizeof(v), 4 * TIMEOUT_MS), DN_OK);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < size; i++) {
+        uint8_t want = SENTINEL;
+        int slot = 0;
+        for (size_t s = 0; s < sizeof(slots) / sizeof(slots[0]); s++) {
+            slot |= i >= slots[s].slot && i < slots[s].slot + 8;
+        }
+        if (slot) {
+            continue;
+        }
+        for (size_t r = 0; r < sizeof(written) / sizeof(written[0]); r++) {
+            if (i >= written[r].addr && i < written[r].addr + written[r].len) {
+                want = pattern(i - written[r].addr, written[r].seed);
+            }
+        }
+        if (mem[i] != want && wrong++ == 0) {
+            first = i;
+        }
+    }
+    if (wrong) {
+        fprintf(stderr, "node 1: %zu bytes wrong, first at 0x%zx\n", wrong, first);
+    }
+    CHECK_EQ(wrong, 0);
+
+    uint32_t c[DN1_CNT_COUNT];
+    for (unsigned i = 0; i < DN1_CNT_COUNT; i++) {
+        CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(i), &c[i]), DN_OK);
+    }
+    uint32_t indirect_packets = 1 + 1 + 2 + 1 + (BIG_LEN + 463) / 464;
+    CHECK_EQ(c[DN1_CNT_RX_CONTINUED], indirect_packets);
+    CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 2);  /* + outside + unknown type */
+    CHECK_EQ(c[DN1_CNT_RX_NACKED], 1);                   /* unknown type, by firmware */
+    CHECK_EQ(c[DN1_CNT_ERR_RANGE], 1);                   /* pointer outside */
+    CHECK_EQ(c[DN1_CNT_RX_PUSH], 5);
+    CHECK_EQ(c[DN1_CNT_ERR_DST], 1);                     /* the packet for node 5 */
+    CHECK_EQ(c[DN1_CNT_ERR_CRC], 0);
+    CHECK_EQ(c[DN1_CNT_RX_DISCARDED], 0);
+    CHECK(strcmp(v, "ok") == 0);
+}
+
+int main(void)
+{
+    int rc = dn_open_env(&n, TIMEOUT_MS);
+    if (rc != DN_OK) {
+        fprintf(stderr, "dn_open_env: %s\n", dn_strerror(rc));
+        return 1;
+    }
+    unsigned me = dn_node_id(n);
+    if (me == 0) {
+        sender();
+    } else if (me == 1) {
+        receiver();
+    }
+    dn_close(n);
+    printf("node %u: %s\n", me, check_failures ? "FAILED" : "all paths as expected");
+    return check_failures ? 1 : 0;
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The launcher removes every process and shared-memory file it made: after
+# success, after a failing program, after its own timeout, when it is
+# terminated, and when a board cannot start.
+#   test_launcher_cleanup.sh LAUNCHER QEMU FIRMWARE
+set -uo pipefail
+launcher=$1 qemu=$2 firmware=$3
+work=$(mktemp -d /tmp/dn-cleanup-test.XXXXXX)
+export TMPDIR=$work          # the launcher's run dir, hence every QEMU argv, lives here
+fails=0
+trap 'pkill -KILL -f "$work/" 2>/dev/null; rm -rf "$work"' EXIT
+
+shm_list() { ls /dev/shm 2>/dev/null | grep '^dimmnet1-' | sort; }
+before=$(shm_list)
+
+check_clean() {   # $1: what just happened
+    local left
+    for _ in $(seq 50); do pgrep -f "$work/" >/dev/null || break; sleep 0.1; done
+    left=$(pgrep -af "$work/")
+    if [ -n "$left" ]; then echo "FAIL $1: processes left: $left" >&2; fails=$((fails + 1)); fi
+    if [ "$(shm_list)" != "$before" ]; then
+        echo "FAIL $1: shared-memory files left: $(comm -13 <(echo "$before") <(shm_list))" >&2
+        fails=$((fails + 1))
+    fi
+    if ls -d "$work"/dimmnet1-run.* >/dev/null 2>&1; then
+        echo "FAIL $1: run directory left" >&2; fails=$((fails + 1))
+    fi
+}
+
+expect_status() {   # $1 what, $2 expected, $3 got
+    if [ "$2" != "$3" ]; then echo "FAIL $1: exit status $3, expected $2" >&2; fails=$((fails + 1)); fi
+}
+
+run() { "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" "$@" 2>"$work/stderr.txt"; }
+
+run -n 2 -- true; expect_status success 0 $?; check_clean success
+run -n 2 -- false; expect_status failing-program 1 $?; check_clean failing-program
+
+printf '#!/bin/sh\nexec sleep 300\n' >"$work/sleeper.sh"; chmod +x "$work/sleeper.sh"
+start=$SECONDS
+run -n 2 --timeout 2 -- "$work/sleeper.sh"; expect_status timeout 1 $?
+[ $((SECONDS - start)) -lt 30 ] || { echo "FAIL timeout: took $((SECONDS - start)) s" >&2; fails=$((fails + 1)); }
+check_clean timeout
+
+"$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 -- "$work/sleeper.sh" 2>/dev/null & lpid=$!
+for _ in $(seq 200); do [ "$(pgrep -fc "$work/sleeper.sh")" -ge 2 ] && break; sleep 0.05; done
+kill -TERM "$lpid"; wait "$lpid"; expect_status terminated 143 $?
+check_clean terminated
+
+: >"$work/empty.bin"
+"$launcher" --quiet --qemu "$qemu" --firmware "$work/empty.bin" -n 2 -- true 2>"$work/stderr.txt"
+expect_status bad-firmware 1 $?
+grep -q "could not load firmware" "$work/stderr.txt" || { echo "FAIL bad-firmware: no clear error" >&2; cat "$work/stderr.txt" >&2; fails=$((fails + 1)); }
+check_clean bad-firmware
+
+"$launcher" --qemu "$qemu" --firmware "$work/missing.bin" -- true 2>/dev/null
+expect_status missing-firmware 2 $?
+"$launcher" --qemu "$qemu" --firmware "$firmware" -n 3 -- true 2>/dev/null
+expect_status three-nodes 2 $?
+
+echo "$((6 - 0)) scenarios run, $fails failures"
+[ "$fails" = 0 ]
