@@ -1,6 +1,6 @@
 /*
  * The few libgcc helpers the firmware may need. Debian's cross libgcc.a is
- * MIPS32r2, PIC and hard-float, unusable here (docs/toolchain.md), so the
+ * MIPS32r2, PIC and hard-float, unusable here (see ../shared/brief.md), so the
  * integer ones are written out: 64-bit division and modulo, by shift and
  * subtract. No floating point is provided: firmware must not need it.
  */
