@@ -8,6 +8,27 @@ static uint32_t le32(const uint8_t *p)
            (uint32_t)p[3] << 24;
 }
 
+/* Credit a completion to the transfer whose tag range holds @tag, if any. */
+static void credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
+                   uint16_t from)
+{
+    for (unsigned i = 0; i < DN_XFER_SLOTS; i++) {
+        struct dn_xfer_rec *r = &n->xfers[i];
+
+        if (!r->in_use || tag - r->first_tag >= r->packets) {
+            continue;
+        }
+        if (kind == DN1_CQ_KIND_ACK) {
+            r->acked++;
+        } else if (r->nacked++ == 0) {
+            r->reason = reason;
+            r->from = from;
+        }
+        return;
+    }
+    /* A transfer already waited for, or forgotten: nothing to credit. */
+}
+
 void dn_cq_drain(dn_node *n)
 {
     uint32_t produced = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
@@ -17,18 +38,15 @@ void dn_cq_drain(dn_node *n)
         const uint8_t *rec = n->llcm + DN1_LLCM_CQ_RING +
             (n->cq_consumed % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec);
         uint32_t tag = le32(rec + offsetof(struct dn1_cq_rec, tag));
-        struct dn_slot *s = &n->slots[tag % DN_TAG_SLOTS];
+        const uint8_t *src = rec + offsetof(struct dn1_cq_rec, src);
 
-        if (s->tag == tag && s->state == SLOT_PENDING) {
-            s->state = rec[offsetof(struct dn1_cq_rec, kind)] == DN1_CQ_KIND_ACK
-                       ? SLOT_ACKED : SLOT_NACKED;
-            s->reason = rec[offsetof(struct dn1_cq_rec, reason)];
-            s->from = (uint16_t)(rec[offsetof(struct dn1_cq_rec, src)] |
-                                 rec[offsetof(struct dn1_cq_rec, src) + 1] << 8);
+        /* Only answers to packets sent since dn_open count as in flight. */
+        if (tag - n->first_tag < n->next_tag - n->first_tag) {
             n->completed++;
+            credit(n, tag, rec[offsetof(struct dn1_cq_rec, kind)],
+                   rec[offsetof(struct dn1_cq_rec, reason)],
+                   (uint16_t)(src[0] | src[1] << 8));
         }
-        /* A record for a tag we do not wait on (duplicate, or one from
-         * before dn_open) is consumed and ignored. */
         n->cq_consumed++;
     }
     __atomic_store_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_CONSUMED), n->cq_consumed,
@@ -41,7 +59,7 @@ int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms)
 
     for (;;) {
         dn_cq_drain(n);
-        if (n->next_tag - n->completed < limit) {
+        if (n->next_tag - n->first_tag - n->completed < limit) {
             return DN_OK;
         }
         if (dn_now_ms() >= deadline) {
@@ -53,36 +71,27 @@ int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms)
 
 int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms)
 {
+    struct dn_xfer_rec *r;
     int64_t deadline;
 
     if (!n || !x || timeout_ms < 0) {
         return DN_EINVAL;
     }
-    if (n->next_tag - x->first_tag > DN_TAG_SLOTS ||
-        x->packets > n->next_tag - x->first_tag) {
+    r = &n->xfers[x->id % DN_XFER_SLOTS];
+    if (!r->in_use || r->id != x->id) {
         return DN_ESTALE;
     }
     deadline = dn_now_ms() + timeout_ms;
     for (;;) {
         dn_cq_drain(n);
-        x->acked = x->nacked = 0;
-        for (uint32_t i = 0; i < x->packets; i++) {
-            const struct dn_slot *s = &n->slots[(x->first_tag + i) % DN_TAG_SLOTS];
-
-            if (s->tag != x->first_tag + i) {
-                return DN_ESTALE;
-            }
-            if (s->state == SLOT_ACKED) {
-                x->acked++;
-            } else if (s->state == SLOT_NACKED) {
-                if (x->nacked++ == 0) {
-                    x->nack_reason = s->reason;
-                    x->nack_from = s->from;
-                }
-            }
-        }
-        if (x->acked + x->nacked == x->packets) {
-            return x->nacked ? DN_ENACK : DN_OK;
+        x->packets = r->packets;
+        x->acked = r->acked;
+        x->nacked = r->nacked;
+        x->nack_reason = r->reason;
+        x->nack_from = r->from;
+        if (r->acked + r->nacked >= r->packets) {
+            r->in_use = 0;   /* done: its record may be reused */
+            return r->nacked ? DN_ENACK : DN_OK;
         }
         if (dn_now_ms() >= deadline) {
             return DN_ETIMEDOUT;

@@ -7,16 +7,19 @@
 #include "dimmnet1/hostbus.h"
 #include "dimmnet1/shared_mem.h"
 
-/* Completions remembered per tag; a transfer must be waited for before
- * this many later packets complete, or dn_wait() says DN_ESTALE. */
-#define DN_TAG_SLOTS 4096u
+/* Transfers remembered until waited for; a transfer must be waited for
+ * before this many later ones start, or dn_wait() says DN_ESTALE. */
+#define DN_XFER_SLOTS 64u
 
-enum dn_slot_state { SLOT_PENDING = 0, SLOT_ACKED = 1, SLOT_NACKED = 2 };
-
-struct dn_slot {
-    uint32_t tag;
-    uint8_t state;
-    uint8_t reason;
+/* A transfer's packets carry the consecutive tags first_tag.. */
+struct dn_xfer_rec {
+    int in_use;
+    uint32_t id;
+    uint32_t first_tag;
+    uint32_t packets;          /* sent so far */
+    uint32_t acked;
+    uint32_t nacked;
+    uint8_t reason;            /* of the first NACK */
     uint16_t from;
 };
 
@@ -31,11 +34,13 @@ struct dn_node {
     size_t window_size;
 
     unsigned next_window;      /* BOTF windows are used alternately */
+    uint32_t first_tag;        /* tag of the first packet since dn_open */
     uint32_t next_tag;
     uint16_t next_seq;
     uint32_t cq_consumed;
-    uint32_t completed;        /* ACK/NACK records consumed */
-    struct dn_slot slots[DN_TAG_SLOTS];
+    uint32_t completed;        /* ACK/NACKs consumed for our packets */
+    uint32_t next_xfer_id;
+    struct dn_xfer_rec xfers[DN_XFER_SLOTS];
 };
 
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value);

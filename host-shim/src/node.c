@@ -138,6 +138,9 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         goto fail;
     }
     n->node_id = node;
+    /* Tags start somewhere new at each open, so that late answers to an
+     * earlier process's packets do not match ours. */
+    n->first_tag = n->next_tag = (uint32_t)dn_now_ms();
     rc = wait_ready(n, cfg->timeout_ms, cfg->wait_link);
     if (rc != DN_OK) {
         goto fail;

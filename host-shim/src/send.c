@@ -51,30 +51,26 @@ static int send_transfer(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
 {
     const uint8_t *p = buf;
     size_t done = 0;
+    uint32_t id = n->next_xfer_id++;
+    struct dn_xfer_rec *r = &n->xfers[id % DN_XFER_SLOTS];
 
-    x->first_tag = n->next_tag;
-    x->packets = x->acked = x->nacked = 0;
-    x->nack_reason = 0;
-    x->nack_from = 0;
+    /* Reusing the slot forgets the transfer 64 before this one. */
+    *r = (struct dn_xfer_rec){ .in_use = 1, .id = id, .first_tag = n->next_tag };
+    *x = (dn_xfer){ .id = id };
     do {
         uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
                                     ? len - done : DN_BOTF_MAX_PAYLOAD);
-        uint32_t tag = n->next_tag;
-        struct dn_slot *s = &n->slots[tag % DN_TAG_SLOTS];
         int rc = dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES, SEND_ROOM_TIMEOUT_MS);
 
-        if (rc != DN_OK) {
-            return rc;
+        if (rc == DN_OK) {
+            rc = botf_send(n, type, dst, advance ? raddr + done : raddr,
+                           (uint32_t)done, p + done, chunk, n->next_tag);
         }
-        s->tag = tag;
-        s->state = SLOT_PENDING;
-        rc = botf_send(n, type, dst, advance ? raddr + done : raddr,
-                       (uint32_t)done, p + done, chunk, tag);
         if (rc != DN_OK) {
-            s->tag = tag - DN_TAG_SLOTS;   /* never matches: not sent */
-            return rc;                     /* x->packets were sent */
+            return rc;      /* x->packets were sent; dn_wait() can wait for them */
         }
         n->next_tag++;
+        r->packets++;
         x->packets++;
         done += chunk;
     } while (done < len);

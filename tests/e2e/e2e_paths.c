@@ -34,8 +34,11 @@
 #define LAND_EMPTY   0x23000u
 #define DIRECT_ADDR  0x30000u
 #define SMALL_LEN    100u
-#define BIG_LEN      (200u * 1024u)   /* 442 packets: more than the CQ holds */
+#define BIG_LEN      (2560u * 1024u)  /* 5650 packets: more than the CQ holds,
+                                         more than 4096 tags */
 #define DIRECT_LEN   2000u
+#define MANY_ADDR    0x40000u  /* 65 one-byte puts, not waited for in turn */
+#define MANY         65u
 
 struct region {
     uint64_t addr;
@@ -49,6 +52,7 @@ static const struct region written[] = {
     { LAND_465, 465, 3 },
     { LAND_BIG, BIG_LEN, 4 },
     { DIRECT_ADDR, DIRECT_LEN, 5 },
+    { MANY_ADDR, MANY, 6 },
 };
 
 static const struct { uint64_t slot, target; } slots[] = {
@@ -116,6 +120,20 @@ static void sender(void)
     buf = make(DIRECT_LEN, 5);
     CHECK_EQ(send_wait(dn_botf_put(n, 1, DIRECT_ADDR, buf, DIRECT_LEN, &x), &x, 5), DN_OK);
     free(buf);
+
+    /* 65 transfers outstanding: the oldest is forgotten (DN_ESTALE), never
+     * confused with a newer one; the newest complete normally. */
+    dn_xfer many[MANY];
+    buf = make(MANY, 6);
+    for (unsigned i = 0; i < MANY; i++) {
+        CHECK_EQ(dn_botf_put(n, 1, MANY_ADDR + i, buf + i, 1, &many[i]), DN_OK);
+    }
+    free(buf);
+    CHECK_EQ(dn_wait(n, &many[0], TIMEOUT_MS), DN_ESTALE);
+    for (unsigned i = 1; i < MANY; i++) {
+        CHECK_EQ(dn_wait(n, &many[i], TIMEOUT_MS), DN_OK);
+    }
+    CHECK_EQ(dn_wait(n, &many[1], TIMEOUT_MS), DN_ESTALE);   /* waited for already */
 
     /* The pointer aims outside node 1's memory: the NIC refuses, NACKs. */
     uint8_t small[16] = { 0 };
@@ -197,7 +215,7 @@ static void receiver(void)
     CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 2);  /* + outside + unknown type */
     CHECK_EQ(c[DN1_CNT_RX_NACKED], 1);                   /* unknown type, by firmware */
     CHECK_EQ(c[DN1_CNT_ERR_RANGE], 1);                   /* pointer outside */
-    CHECK_EQ(c[DN1_CNT_RX_PUSH], 5);
+    CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY);
     CHECK_EQ(c[DN1_CNT_ERR_DST], 1);                     /* the packet for node 5 */
     CHECK_EQ(c[DN1_CNT_ERR_CRC], 0);
     CHECK_EQ(c[DN1_CNT_RX_DISCARDED], 0);

@@ -48,10 +48,16 @@ struct dn_config {
     int wait_link;             /* also wait until link port 0 is up */
 };
 
-/* A transfer in flight: its packets' tags, and its outcome once waited for. */
+/*
+ * A transfer in flight, and its outcome once waited for. Up to 64 transfers
+ * may be outstanding (sent, not yet waited for) per node; an older one is
+ * forgotten, and dn_wait() on it (or on one already waited for) answers
+ * DN_ESTALE. A transfer may have any number of packets; at most 256 are in
+ * flight at once (the LLCM completion queue's size), the rest wait to go.
+ */
 typedef struct dn_xfer {
-    uint32_t first_tag;
-    uint32_t packets;
+    uint32_t id;
+    uint32_t packets;          /* packets sent */
     uint32_t acked;            /* filled in by dn_wait() */
     uint32_t nacked;
     uint8_t nack_reason;       /* DN1_NACK_* of the first NACK seen */
