@@ -2,12 +2,6 @@
 #include <sched.h>
 #include "internal.h"
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
-}
-
 /* Credit a completion to the transfer whose tag range holds @tag, if any. */
 static void credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
                    uint16_t from)
@@ -37,15 +31,14 @@ void dn_cq_drain(dn_node *n)
     while (n->cq_consumed != produced) {
         const uint8_t *rec = n->llcm + DN1_LLCM_CQ_RING +
             (n->cq_consumed % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec);
-        uint32_t tag = le32(rec + offsetof(struct dn1_cq_rec, tag));
-        const uint8_t *src = rec + offsetof(struct dn1_cq_rec, src);
+        uint32_t tag = (uint32_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, tag), 4);
 
         /* Only answers to packets sent since dn_open count as in flight. */
         if (tag - n->first_tag < n->next_tag - n->first_tag) {
             n->completed++;
             credit(n, tag, rec[offsetof(struct dn1_cq_rec, kind)],
                    rec[offsetof(struct dn1_cq_rec, reason)],
-                   (uint16_t)(src[0] | src[1] << 8));
+                   (uint16_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, src), 2));
         }
         n->cq_consumed++;
     }

@@ -8,28 +8,6 @@
 /* The NIC answers at once; this bounds a wedged or vanished board. */
 #define HB_TIMEOUT_MS 10000
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    put_le32(p, (uint32_t)v);
-    put_le32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint64_t get_le(const uint8_t *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--) {
-        v = v << 8 | p[i];
-    }
-    return v;
-}
-
 static int io_full(int fd, void *buf, size_t len, int writing)
 {
     uint8_t *p = buf;
@@ -68,9 +46,9 @@ int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value)
     uint8_t rsp[sizeof(struct dn1_hb_rsp)];
     int rc;
 
-    put_le32(req + offsetof(struct dn1_hb_req, magic), DN1_HB_MAGIC);
-    put_le32(req + offsetof(struct dn1_hb_req, op), op);
-    put_le64(req + offsetof(struct dn1_hb_req, arg0), arg0);
+    dn_put_le(req + offsetof(struct dn1_hb_req, magic), DN1_HB_MAGIC, 4);
+    dn_put_le(req + offsetof(struct dn1_hb_req, op), op, 4);
+    dn_put_le(req + offsetof(struct dn1_hb_req, arg0), arg0, 8);
     rc = io_full(n->hb_fd, req, sizeof(req), 1);
     if (rc == DN_OK) {
         rc = io_full(n->hb_fd, rsp, sizeof(rsp), 0);
@@ -78,12 +56,12 @@ int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value)
     if (rc != DN_OK) {
         return rc;
     }
-    if (get_le(rsp + offsetof(struct dn1_hb_rsp, magic), 4) != DN1_HB_MAGIC) {
+    if (dn_get_le(rsp + offsetof(struct dn1_hb_rsp, magic), 4) != DN1_HB_MAGIC) {
         return DN_EIO;
     }
-    int32_t status = (int32_t)get_le(rsp + offsetof(struct dn1_hb_rsp, status), 4);
+    int32_t status = (int32_t)dn_get_le(rsp + offsetof(struct dn1_hb_rsp, status), 4);
     if (value) {
-        *value = get_le(rsp + offsetof(struct dn1_hb_rsp, value), 8);
+        *value = dn_get_le(rsp + offsetof(struct dn1_hb_rsp, value), 8);
     }
     switch (status) {
     case 0:                 return DN_OK;

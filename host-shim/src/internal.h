@@ -43,6 +43,23 @@ struct dn_node {
     struct dn_xfer_rec xfers[DN_XFER_SLOTS];
 };
 
+/* Little-endian fields of shared memories and the host bus. */
+static inline void dn_put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+static inline uint64_t dn_get_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--) {
+        v = v << 8 | p[i];
+    }
+    return v;
+}
+
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value);
 void dn_cq_drain(dn_node *n);
 /* Wait until fewer than @limit packets are in flight. */

@@ -10,13 +10,6 @@
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000
 
-static void put_le(uint8_t *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
 static int botf_send(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                      uint32_t xoff, const uint8_t *payload, uint16_t len,
                      uint32_t tag)
@@ -27,12 +20,12 @@ static int botf_send(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     memset(win, 0, DN1_BOTF_PAYLOAD_OFF);
     win[offsetof(struct dn1_botf_hdr, type)] = type;
     win[offsetof(struct dn1_botf_hdr, flags)] = DN1_FLAG_ACK_REQ;
-    put_le(win + offsetof(struct dn1_botf_hdr, dst), dst, 2);
-    put_le(win + offsetof(struct dn1_botf_hdr, len), len, 2);
-    put_le(win + offsetof(struct dn1_botf_hdr, seq), n->next_seq, 2);
-    put_le(win + offsetof(struct dn1_botf_hdr, tag), tag, 4);
-    put_le(win + offsetof(struct dn1_botf_hdr, xoff), xoff, 4);
-    put_le(win + offsetof(struct dn1_botf_hdr, raddr), raddr, 8);
+    dn_put_le(win + offsetof(struct dn1_botf_hdr, dst), dst, 2);
+    dn_put_le(win + offsetof(struct dn1_botf_hdr, len), len, 2);
+    dn_put_le(win + offsetof(struct dn1_botf_hdr, seq), n->next_seq, 2);
+    dn_put_le(win + offsetof(struct dn1_botf_hdr, tag), tag, 4);
+    dn_put_le(win + offsetof(struct dn1_botf_hdr, xoff), xoff, 4);
+    dn_put_le(win + offsetof(struct dn1_botf_hdr, raddr), raddr, 8);
     if (len) {
         memcpy(win + DN1_BOTF_PAYLOAD_OFF, payload, len);
     }

@@ -238,6 +238,26 @@ DIMMNET1_STR_PROP(window)
 DIMMNET1_STR_PROP(hostbus)
 DIMMNET1_STR_PROP(link)
 
+typedef struct Dimmnet1StrProp {
+    const char *name;
+    char *(*get)(Object *, Error **);
+    void (*set)(Object *, const char *, Error **);
+    const char *desc;
+} Dimmnet1StrProp;
+
+static const Dimmnet1StrProp dimmnet1_str_props[] = {
+    { "hostmem", dimmnet1_get_hostmem, dimmnet1_set_hostmem,
+      "Memory backend id for host receive memory (16 MiB)" },
+    { "llcm", dimmnet1_get_llcm, dimmnet1_set_llcm,
+      "Memory backend id for LLCM (64 KiB)" },
+    { "window", dimmnet1_get_window, dimmnet1_set_window,
+      "Memory backend id for BOTF window memory (4 KiB)" },
+    { "hostbus", dimmnet1_get_hostbus, dimmnet1_set_hostbus,
+      "Chardev id carrying host bus transactions" },
+    { "link", dimmnet1_get_link, dimmnet1_set_link,
+      "Chardev id of link port 0" },
+};
+
 static void dimmnet1_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -253,26 +273,12 @@ static void dimmnet1_class_init(ObjectClass *oc, void *data)
                               dimmnet1_set_node_id, NULL, NULL);
     object_class_property_set_description(oc, "node-id",
                                           "This board's node number");
-    object_class_property_add_str(oc, "hostmem", dimmnet1_get_hostmem,
-                                  dimmnet1_set_hostmem);
-    object_class_property_set_description(oc, "hostmem",
-        "Memory backend id for host receive memory (16 MiB)");
-    object_class_property_add_str(oc, "llcm", dimmnet1_get_llcm,
-                                  dimmnet1_set_llcm);
-    object_class_property_set_description(oc, "llcm",
-        "Memory backend id for LLCM (64 KiB)");
-    object_class_property_add_str(oc, "window", dimmnet1_get_window,
-                                  dimmnet1_set_window);
-    object_class_property_set_description(oc, "window",
-        "Memory backend id for BOTF window memory (4 KiB)");
-    object_class_property_add_str(oc, "hostbus", dimmnet1_get_hostbus,
-                                  dimmnet1_set_hostbus);
-    object_class_property_set_description(oc, "hostbus",
-        "Chardev id carrying host bus transactions");
-    object_class_property_add_str(oc, "link", dimmnet1_get_link,
-                                  dimmnet1_set_link);
-    object_class_property_set_description(oc, "link",
-        "Chardev id of link port 0");
+    for (size_t i = 0; i < ARRAY_SIZE(dimmnet1_str_props); i++) {
+        const Dimmnet1StrProp *p = &dimmnet1_str_props[i];
+
+        object_class_property_add_str(oc, p->name, p->get, p->set);
+        object_class_property_set_description(oc, p->name, p->desc);
+    }
 }
 
 static const TypeInfo dimmnet1_machine_info = {
