@@ -1,0 +1,61 @@
+/*
+ * R3000 (MIPS I) CPU port: Status set-up, interrupt unmasking, idle. The
+ * R3000 keeps a three-deep interrupt-enable/kernel-mode stack in Status
+ * bits 0..5 (popped by rfe) and has no wait instruction.
+ */
+#include "hal/cpu.h"
+#include "hal/cpu_frame.h"
+#include "hal/board_irq.h"
+
+#define ST_IEC    0x00000001u   /* current interrupt enable */
+#define ST_IM(n)  (1u << (8 + (n)))
+#define ST_BEV    0x00400000u
+
+const char cpu_port_name[] = "r3000";
+
+static inline uint32_t read_status(void)
+{
+    uint32_t v;
+    __asm__ volatile("mfc0 %0, $12\n\tnop" : "=r"(v));
+    return v;
+}
+
+static inline void write_status(uint32_t v)
+{
+    __asm__ volatile("mtc0 %0, $12\n\tnop\n\tnop" : : "r"(v) : "memory");
+}
+
+void cpu_early_init(void)
+{
+    write_status(ST_BEV);                          /* kernel mode, all masked */
+    __asm__ volatile("mtc0 $0, $13\n\tnop" ::: "memory");   /* no soft irqs */
+}
+
+void cpu_irq_unmask(unsigned ip)
+{
+    write_status(read_status() | ST_IM(ip) | ST_IEC);
+}
+
+void cpu_idle(void)
+{
+    /* No wait instruction on MIPS I: the caller's loop spins. */
+}
+
+void cpu_exception(uint32_t cause, struct cpu_frame *frame)
+{
+    uint32_t exccode = (cause >> 2) & 0x1f;
+
+    if (exccode == 0) {
+        uint32_t pending = (cause & read_status()) >> 8 & 0xff;
+
+        for (unsigned ip = 0; ip < 8; ip++) {
+            if (pending & (1u << ip)) {
+                board_irq(ip);
+            }
+        }
+        return;
+    }
+    uint32_t badvaddr;
+    __asm__ volatile("mfc0 %0, $8\n\tnop" : "=r"(badvaddr));
+    board_fatal(exccode, frame->epc, badvaddr);
+}
