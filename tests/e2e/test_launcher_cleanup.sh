@@ -53,10 +53,15 @@ expect_status bad-firmware 1 $?
 grep -q "could not load firmware" "$work/stderr.txt" || { echo "FAIL bad-firmware: no clear error" >&2; cat "$work/stderr.txt" >&2; fails=$((fails + 1)); }
 check_clean bad-firmware
 
+# --qemu-arg reaches every board: the program finds both boards by the name.
+marker="dn-test-marker-$$"
+run -n 2 --qemu-arg -name --qemu-arg "$marker" -- sh -c "[ \$(pgrep -fc -- '^[^ ]*qemu-system-mips .*-name $marker') = 2 ]"
+expect_status qemu-arg 0 $?; check_clean qemu-arg
+
 "$launcher" --qemu "$qemu" --firmware "$work/missing.bin" -- true 2>/dev/null
 expect_status missing-firmware 2 $?
 "$launcher" --qemu "$qemu" --firmware "$firmware" -n 3 -- true 2>/dev/null
 expect_status three-nodes 2 $?
 
-echo "$((6 - 0)) scenarios run, $fails failures"
+echo "8 scenarios run, $fails failures"
 [ "$fails" = 0 ]
