@@ -108,7 +108,24 @@ static void t_rendezvous(void)
     setenv("DIMMNET_RUN_DIR", dir, 1);
 }
 
+static void t_counter_names(void)
+{
+    uint32_t v;
+    CHECK(dn_counter_count() > 0);
+    for (unsigned i = 0; i < dn_counter_count(); i++) {
+        CHECK(dn_counter_name(i) != NULL);
+        for (unsigned j = 0; j < i && dn_counter_name(i); j++) {
+            CHECK(strcmp(dn_counter_name(i), dn_counter_name(j)) != 0);
+        }
+    }
+    CHECK(dn_counter_name(dn_counter_count()) == NULL);
+    CHECK(strcmp(dn_counter_name(15), "err_crc") == 0);   /* CNT[15] per docs */
+    CHECK_EQ(dn_counter_read(NULL, 0, &v), DN_EINVAL);
+    CHECK_EQ(dn_counter_read(NULL, dn_counter_count(), &v), DN_EINVAL);
+}
+
 static const struct test_case cases[] = {
+    { "counter_names", t_counter_names },
     { "open_bad_arguments", t_open_bad_arguments },
     { "open_wrong_sized_memory", t_open_wrong_sized_memory },
     { "open_env_requires_launcher", t_open_env_requires_launcher },

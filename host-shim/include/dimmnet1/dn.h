@@ -83,6 +83,14 @@ uint8_t *dn_hostmem(dn_node *n, size_t *size);
 /* Read a Martini register (docs/hardware.md, "Registers") over the host bus. */
 int dn_reg_read(dn_node *n, uint32_t reg, uint32_t *value);
 
+/*
+ * The NIC's counters (docs/hardware.md): how many there are, the name of
+ * counter @i ("rx_push", "err_crc", ...; NULL past the end), and its value.
+ */
+unsigned dn_counter_count(void);
+const char *dn_counter_name(unsigned i);
+int dn_counter_read(dn_node *n, unsigned i, uint32_t *value);
+
 /* Remote direct write of @len bytes to @raddr in node @dst's receive memory. */
 int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
                 size_t len, dn_xfer *x);

@@ -1,0 +1,54 @@
+/*
+ * dnctl: show a node's NIC state: identity, firmware status, link, and every
+ * counter by name. Run under the launcher (it opens the node from the
+ * environment), e.g.  tools/dimmnet-cluster ... -- build/dnctl
+ *
+ *   dnctl [--nonzero]
+ */
+#include <stdio.h>
+#include <string.h>
+#include "dimmnet1/dn.h"
+#include "dimmnet1/regs.h"
+
+int main(int argc, char **argv)
+{
+    int nonzero = argc == 2 && !strcmp(argv[1], "--nonzero");
+    uint32_t fw, link, irq, version;
+    dn_node *n;
+
+    if (argc > 2 || (argc == 2 && !nonzero)) {
+        fprintf(stderr, "usage: %s [--nonzero]\n", argv[0]);
+        return 2;
+    }
+    int rc = dn_open_env(&n, 30000);
+    if (rc != DN_OK) {
+        fprintf(stderr, "dnctl: cannot open this node: %s\n", dn_strerror(rc));
+        return 1;
+    }
+    if ((rc = dn_reg_read(n, DN1_REG_VERSION, &version)) ||
+        (rc = dn_reg_read(n, DN1_REG_FW_STATUS, &fw)) ||
+        (rc = dn_reg_read(n, DN1_REG_LINK_STATUS, &link)) ||
+        (rc = dn_reg_read(n, DN1_REG_IRQ_STATUS, &irq))) {
+        fprintf(stderr, "dnctl: %s\n", dn_strerror(rc));
+        dn_close(n);
+        return 1;
+    }
+    printf("node %u: contract %u.%u, firmware %u.%u %s%s, link %s, %s\n",
+           dn_node_id(n), version >> 16, version & 0xffff,
+           fw >> 24, (fw >> 16) & 0xff, fw & DN1_FW_READY ? "ready" : "not ready",
+           fw & 2 ? " FAILED" : "", link & DN1_LINK_UP ? "up" : "down",
+           irq & DN1_IRQ_RX_HELD ? "a packet is held" : "nothing held");
+    for (unsigned i = 0; i < dn_counter_count(); i++) {
+        uint32_t v;
+        if ((rc = dn_counter_read(n, i, &v)) != DN_OK) {
+            fprintf(stderr, "dnctl: %s\n", dn_strerror(rc));
+            dn_close(n);
+            return 1;
+        }
+        if (v || !nonzero) {
+            printf("node %u: %-14s %u\n", dn_node_id(n), dn_counter_name(i), v);
+        }
+    }
+    dn_close(n);
+    return 0;
+}
