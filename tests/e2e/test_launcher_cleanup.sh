@@ -53,9 +53,12 @@ expect_status bad-firmware 1 $?
 grep -q "could not load firmware" "$work/stderr.txt" || { echo "FAIL bad-firmware: no clear error" >&2; cat "$work/stderr.txt" >&2; fails=$((fails + 1)); }
 check_clean bad-firmware
 
-# --qemu-arg reaches every board: the program finds both boards by the name.
+# --qemu-arg reaches every board, {node} becoming its node id: the program
+# finds each board by its name.
 marker="dn-test-marker-$$"
-run -n 2 --qemu-arg -name --qemu-arg "$marker" -- sh -c "[ \$(pgrep -fc -- '^[^ ]*qemu-system-mips .*-name $marker') = 2 ]"
+run -n 2 --qemu-arg -name --qemu-arg "$marker-{node}" -- sh -c \
+    "[ \$(pgrep -fc -- '^[^ ]*qemu-system-mips .*-name $marker-0') = 1 ] &&
+     [ \$(pgrep -fc -- '^[^ ]*qemu-system-mips .*-name $marker-1') = 1 ]"
 expect_status qemu-arg 0 $?; check_clean qemu-arg
 
 "$launcher" --qemu "$qemu" --firmware "$work/missing.bin" -- true 2>/dev/null
