@@ -214,6 +214,17 @@ unsigned dn_node_id(const dn_node *n)
     return n ? n->node_id : 0;
 }
 
+uint8_t *dn_llcm_user(dn_node *n, size_t *size)
+{
+    if (!n) {
+        return NULL;
+    }
+    if (size) {
+        *size = n->llcm_size - DN1_LLCM_USER_BASE;
+    }
+    return n->llcm + DN1_LLCM_USER_BASE;
+}
+
 uint8_t *dn_hostmem(dn_node *n, size_t *size)
 {
     if (!n) {

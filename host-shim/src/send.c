@@ -90,7 +90,7 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
     if (rc != DN_OK) {
         return rc;
     }
-    if (raddr > DN1_HOSTMEM_SIZE || len > DN1_HOSTMEM_SIZE - raddr) {
+    if (!dn1_raddr_writable(raddr, len)) {
         return DN_ERANGE;
     }
     return send_transfer(n, DN1_TYPE_PUSH, dst, raddr, 1, buf, len, x);

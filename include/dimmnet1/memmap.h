@@ -34,6 +34,28 @@
 #define DN1_FLASH_BASE       0x1fc00000u
 #define DN1_FLASH_SIZE       0x00400000u   /* 4 MiB */
 
+/*
+ * NIC address space: what a packet's remote address names at the receiver.
+ * Host receive memory at 0; LLCM at 4 GiB, whose first DN1_LLCM_NIC_RESERVED
+ * bytes (the NIC's own completion queue) no packet may write.
+ */
+#define DN1_RADDR_HOSTMEM        0x000000000ull
+#define DN1_RADDR_LLCM           0x100000000ull
+#define DN1_LLCM_NIC_RESERVED    0x2000u
+
+/* Does [raddr, raddr + len) lie wholly in one writable memory? */
+static inline int dn1_raddr_writable(unsigned long long raddr, unsigned long len)
+{
+    if (raddr <= DN1_HOSTMEM_SIZE) {
+        return len <= DN1_HOSTMEM_SIZE - raddr;
+    }
+    if (raddr >= DN1_RADDR_LLCM + DN1_LLCM_NIC_RESERVED &&
+        raddr <= DN1_RADDR_LLCM + DN1_LLCM_SIZE) {
+        return len <= DN1_RADDR_LLCM + DN1_LLCM_SIZE - raddr;
+    }
+    return 0;
+}
+
 /* CPU interrupt lines (MIPS Cause.IP bit numbers). */
 #define DN1_IRQ_MARTINI      2             /* IP2: packet held for firmware */
 #define DN1_IRQ_UART         3             /* IP3: console UART */

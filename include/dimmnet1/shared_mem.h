@@ -31,7 +31,8 @@ struct dn1_botf_hdr {          /* at the start of each window */
 #define DN1_LLCM_CQ_CONSUMED    0x0004u  /* u32, host: records consumed so far */
 #define DN1_LLCM_CQ_RING        0x0100u
 #define DN1_LLCM_CQ_ENTRIES     256u
-#define DN1_LLCM_USER_BASE      0x2000u  /* free for host use */
+#define DN1_LLCM_USER_BASE      0x2000u  /* free for host use; remote writes
+                                            may land here (DN1_RADDR_LLCM) */
 
 #define DN1_CQ_KIND_ACK   1u
 #define DN1_CQ_KIND_NACK  2u

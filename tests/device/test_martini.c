@@ -238,6 +238,47 @@ static void t_push_out_of_range(void)
     CHECK_EQ(dirty_outside(0, 0), 0);
 }
 
+/* PUSH into the LLCM user area; the NIC's own completion queue is off limits. */
+static void t_push_llcm(void)
+{
+    uint8_t data[24];
+    fill(data, sizeof(data), 6);
+    uint8_t before[DN1_LLCM_NIC_RESERVED];
+    memcpy(before, b.llcm, sizeof(before));
+
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ,
+                           DN1_RADDR_LLCM + DN1_LLCM_USER_BASE + 0x10, sizeof(data), 31);
+    qb_link_send(&b, &h, data);
+    expect_reply(DN1_TYPE_ACK, 31, 0);
+    CHECK(memcmp(b.llcm + DN1_LLCM_USER_BASE + 0x10, data, sizeof(data)) == 0);
+    CHECK_EQ(dirty_outside(0, 0), 0);                  /* receive memory untouched */
+
+    /* Refused whole: the completion queue area, past the end, the gap. */
+    const uint64_t refused[] = {
+        DN1_RADDR_LLCM,                                /* CQ counters */
+        DN1_RADDR_LLCM + DN1_LLCM_NIC_RESERVED - 8,    /* straddles into user area */
+        DN1_RADDR_LLCM + DN1_LLCM_SIZE - 8,            /* runs past the end */
+        DN1_HOSTMEM_SIZE + 0x1000,                     /* between the memories */
+    };
+    for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, refused[i], sizeof(data), 40 + i);
+        qb_link_send(&b, &h, data);
+        expect_reply(DN1_TYPE_NACK, 40 + i, DN1_NACK_RANGE);
+    }
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 4);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_PUSH), 1);
+    /* The CQ area holds exactly what it held (no ACK/NACK arrived here). */
+    CHECK(memcmp(before, b.llcm, sizeof(before)) == 0);
+    for (size_t i = DN1_LLCM_USER_BASE; i < DN1_LLCM_SIZE; i++) {
+        if (i < DN1_LLCM_USER_BASE + 0x10 || i >= DN1_LLCM_USER_BASE + 0x10 + sizeof(data)) {
+            if (b.llcm[i]) {
+                CHECK(!"LLCM written outside the target");
+                break;
+            }
+        }
+    }
+}
+
 /* The pipeline is in order: a PUSH behind a held packet waits for it. */
 static void t_in_order(void)
 {
@@ -465,7 +506,7 @@ static void t_link_down(void)
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
     CASE(irq_masked), CASE(discard), CASE(nack_cmd), CASE(continue_out_of_range),
-    CASE(push_out_of_range), CASE(in_order), CASE(malformed),
+    CASE(push_out_of_range), CASE(push_llcm), CASE(in_order), CASE(malformed),
     CASE(completion_queue), CASE(botf_kick), CASE(hostbus_errors),
     CASE(register_errors), CASE(link_down),
     { NULL, NULL },

@@ -39,6 +39,8 @@
 #define DIRECT_LEN   2000u
 #define MANY_ADDR    0x40000u  /* 65 one-byte puts, not waited for in turn */
 #define MANY         65u
+#define LLCM_OFF     0x100u    /* in node 1's LLCM user area */
+#define LLCM_LEN     600u      /* two packets */
 
 struct region {
     uint64_t addr;
@@ -135,6 +137,12 @@ static void sender(void)
     }
     CHECK_EQ(dn_wait(n, &many[1], TIMEOUT_MS), DN_ESTALE);   /* waited for already */
 
+    /* Direct write into node 1's LLCM user area. */
+    buf = make(LLCM_LEN, 7);
+    CHECK_EQ(send_wait(dn_botf_put(n, 1, DN_RADDR_LLCM_USER + LLCM_OFF, buf, LLCM_LEN, &x),
+                       &x, 2), DN_OK);
+    free(buf);
+
     /* The pointer aims outside node 1's memory: the NIC refuses, NACKs. */
     uint8_t small[16] = { 0 };
     CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_OUTSIDE, small, 16, &x), &x, 1), DN_ENACK);
@@ -172,6 +180,9 @@ static void receiver(void)
     char v[32];
 
     memset(mem, SENTINEL, size);
+    size_t llcm_size;
+    uint8_t *llcm = dn_llcm_user(n, &llcm_size);
+    memset(llcm, SENTINEL, llcm_size);
     for (size_t s = 0; s < sizeof(slots) / sizeof(slots[0]); s++) {
         for (int i = 0; i < 8; i++) {
             mem[slots[s].slot + i] = (uint8_t)(slots[s].target >> (8 * i));
@@ -206,6 +217,14 @@ static void receiver(void)
     }
     CHECK_EQ(wrong, 0);
 
+    size_t llcm_wrong = 0;
+    for (size_t i = 0; i < llcm_size; i++) {
+        uint8_t want = i >= LLCM_OFF && i < LLCM_OFF + LLCM_LEN
+                       ? pattern(i - LLCM_OFF, 7) : SENTINEL;
+        llcm_wrong += llcm[i] != want;
+    }
+    CHECK_EQ(llcm_wrong, 0);
+
     uint32_t c[DN1_CNT_COUNT];
     for (unsigned i = 0; i < DN1_CNT_COUNT; i++) {
         CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(i), &c[i]), DN_OK);
@@ -215,7 +234,7 @@ static void receiver(void)
     CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 2);  /* + outside + unknown type */
     CHECK_EQ(c[DN1_CNT_RX_NACKED], 1);                   /* unknown type, by firmware */
     CHECK_EQ(c[DN1_CNT_ERR_RANGE], 1);                   /* pointer outside */
-    CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY);
+    CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY + 2);
     CHECK_EQ(c[DN1_CNT_ERR_DST], 1);                     /* the packet for node 5 */
     CHECK_EQ(c[DN1_CNT_ERR_CRC], 0);
     CHECK_EQ(c[DN1_CNT_RX_DISCARDED], 0);

@@ -4,6 +4,8 @@
 #include <unistd.h>
 #include "../common/check.h"
 #include "dimmnet1/dn.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/shared_mem.h"
 
 static char dir[64];
 
@@ -108,6 +110,19 @@ static void t_rendezvous(void)
     setenv("DIMMNET_RUN_DIR", dir, 1);
 }
 
+static void t_llcm_user_address(void)
+{
+    /* The shim's public constant is the contract's. */
+    CHECK_EQ(DN_RADDR_LLCM_USER, DN1_RADDR_LLCM + DN1_LLCM_USER_BASE);
+    CHECK_EQ(DN1_LLCM_USER_BASE, DN1_LLCM_NIC_RESERVED);
+    CHECK(dn_llcm_user(NULL, NULL) == NULL);
+    CHECK(dn1_raddr_writable(DN1_HOSTMEM_SIZE - 4, 4));
+    CHECK(!dn1_raddr_writable(DN1_HOSTMEM_SIZE - 4, 5));
+    CHECK(dn1_raddr_writable(DN_RADDR_LLCM_USER, DN1_LLCM_SIZE - DN1_LLCM_USER_BASE));
+    CHECK(!dn1_raddr_writable(DN_RADDR_LLCM_USER - 1, 1));
+    CHECK(!dn1_raddr_writable(~0ull, 1));
+}
+
 static void t_counter_names(void)
 {
     uint32_t v;
@@ -126,6 +141,7 @@ static void t_counter_names(void)
 
 static const struct test_case cases[] = {
     { "counter_names", t_counter_names },
+    { "llcm_user_address", t_llcm_user_address },
     { "open_bad_arguments", t_open_bad_arguments },
     { "open_wrong_sized_memory", t_open_wrong_sized_memory },
     { "open_env_requires_launcher", t_open_env_requires_launcher },

@@ -67,30 +67,35 @@ static void martini_reply(MartiniState *s, const struct dn1_hdr *h,
 }
 
 /*
- * Remote write of a packet's payload into host receive memory at @raddr.
- * A target outside the memory is refused whole (never a partial write) and
- * NACKed when the sender asked for an answer.
+ * Remote write of a packet's payload at @raddr in the NIC address space:
+ * host receive memory or the LLCM user area. A target outside them is refused
+ * whole (never a partial write) and NACKed when the sender asked for an answer.
  */
 static bool martini_remote_write(MartiniState *s, const MartiniPacket *p,
                                  uint64_t raddr)
 {
-    uint64_t size = memory_region_size(s->hostmem);
     const struct dn1_hdr *h = &p->hdr;
+    MemoryRegion *mr = s->hostmem;
+    uint64_t offset = raddr - DN1_RADDR_HOSTMEM;
 
-    if (raddr > size || h->len > size - raddr) {
+    if (!dn1_raddr_writable(raddr, h->len)) {
         martini_count(s, DN1_CNT_ERR_RANGE);
         qemu_log_mask(LOG_GUEST_ERROR,
                       "martini%u: write of %u bytes at 0x%" PRIx64
-                      " outside receive memory, refused\n",
+                      " outside writable memory, refused\n",
                       s->node_id, h->len, raddr);
         if (h->flags & DN1_FLAG_ACK_REQ) {
             martini_reply(s, h, DN1_TYPE_NACK, DN1_NACK_RANGE);
         }
         return false;
     }
-    memcpy((uint8_t *)memory_region_get_ram_ptr(s->hostmem) + raddr,
+    if (raddr >= DN1_RADDR_LLCM) {
+        mr = s->llcm;
+        offset = raddr - DN1_RADDR_LLCM;
+    }
+    memcpy((uint8_t *)memory_region_get_ram_ptr(mr) + offset,
            p->data + DN1_PKT_HDR_SIZE, h->len);
-    memory_region_set_dirty(s->hostmem, raddr, h->len);
+    memory_region_set_dirty(mr, offset, h->len);
     /* The data must be visible to the host before the sender learns of it. */
     smp_wmb();
     if (h->flags & DN1_FLAG_ACK_REQ) {

@@ -80,6 +80,13 @@ unsigned dn_node_id(const dn_node *n);
 /* This node's receive memory (written by remote PUSHes), and its size. */
 uint8_t *dn_hostmem(dn_node *n, size_t *size);
 
+/*
+ * This node's LLCM user area (56 KiB), which remote writes may also target:
+ * its byte k is remote address DN_RADDR_LLCM_USER + k on this node.
+ */
+uint8_t *dn_llcm_user(dn_node *n, size_t *size);
+#define DN_RADDR_LLCM_USER 0x100002000ull
+
 /* Read a Martini register (docs/hardware.md, "Registers") over the host bus. */
 int dn_reg_read(dn_node *n, uint32_t reg, uint32_t *value);
 
@@ -91,7 +98,11 @@ unsigned dn_counter_count(void);
 const char *dn_counter_name(unsigned i);
 int dn_counter_read(dn_node *n, unsigned i, uint32_t *value);
 
-/* Remote direct write of @len bytes to @raddr in node @dst's receive memory. */
+/*
+ * Remote direct write of @len bytes to @raddr in node @dst's NIC address
+ * space: receive memory at 0 .. 16 MiB, or its LLCM user area from
+ * DN_RADDR_LLCM_USER. A range that does not fit one of them: DN_ERANGE.
+ */
 int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
                 size_t len, dn_xfer *x);
 
