@@ -27,6 +27,9 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_ERR_LINK_DOWN] = "err_link_down",
     [DN1_CNT_ERR_BOTF] = "err_botf",
     [DN1_CNT_ERR_STRAY_ACK] = "err_stray_ack",
+    [DN1_CNT_RX_DONE] = "rx_done",
+    [DN1_CNT_TX_FW] = "tx_fw",
+    [DN1_CNT_ERR_TX] = "err_tx",
 };
 
 unsigned dn_counter_count(void)

@@ -6,9 +6,9 @@
 #ifndef DIMMNET1_MEMMAP_H
 #define DIMMNET1_MEMMAP_H
 
-/* Processor-local SRAM: firmware .data, .bss, heap and stack. */
-#define DN1_SRAM_BASE        0x00000000u
-#define DN1_SRAM_SIZE        0x00100000u   /* 1 MiB */
+/* Processor local memory: firmware .data, .bss, heap and stack. */
+#define DN1_LOCAL_BASE        0x00000000u
+#define DN1_LOCAL_SIZE        0x00100000u   /* 1 MiB */
 
 /* Host receive memory (DIMM side), seen by the processor through an aperture. */
 #define DN1_HOSTMEM_BASE     0x04000000u
@@ -25,6 +25,13 @@
 /* BOTF window memory, shared with the host: two windows used alternately. */
 #define DN1_WINDOW_BASE      0x12000000u
 #define DN1_WINDOW_SIZE      0x00001000u   /* 4 KiB, two 512-byte windows used */
+
+/*
+ * On-chip SRAM of the Martini chip, reached over its internal bus: barrier
+ * counters, packets the firmware pre-builds and sends (TX_SRAM_OFF).
+ */
+#define DN1_CHIP_SRAM_BASE   0x13000000u
+#define DN1_CHIP_SRAM_SIZE   0x00010000u   /* 64 KiB */
 
 /* Console UART: 16550-compatible, byte registers at stride 1. */
 #define DN1_UART_BASE        0x1f100000u

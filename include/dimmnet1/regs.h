@@ -26,6 +26,11 @@
 #define DN1_REG_RX_NACK_REASON 0x040u /* RW  reason sent by DN1_RX_CMD_NACK */
 #define DN1_REG_RX_CMD_RESULT 0x044u  /* RO  DN1_RX_RESULT_* of the last command */
 
+/* Firmware sends: a packet image pre-built in on-chip SRAM. */
+#define DN1_REG_TX_SRAM_OFF   0x050u  /* RW  offset of the image in chip SRAM */
+#define DN1_REG_TX_CMD        0x054u  /* WO  DN1_TX_CMD_SEND */
+#define DN1_REG_TX_RESULT     0x058u  /* RO  DN1_TX_RESULT_* of the last send */
+
 /* Counters (RO, wrap at 2^32): what was done, and what was refused and why. */
 #define DN1_REG_CNT_BASE      0x100u
 #define DN1_CNT_RX_FRAMES        0   /* frames taken from the link */
@@ -52,14 +57,17 @@
 #define DN1_CNT_ERR_LINK_DOWN    21  /* packets not sent: link not connected */
 #define DN1_CNT_ERR_BOTF         22  /* BOTF kicks refused (bad window header) */
 #define DN1_CNT_ERR_STRAY_ACK    23  /* ACK/NACK carrying a payload: refused */
-#define DN1_CNT_COUNT            24
+#define DN1_CNT_RX_DONE          24  /* held packets consumed by firmware (IDLE) */
+#define DN1_CNT_TX_FW            25  /* packets sent by firmware from chip SRAM */
+#define DN1_CNT_ERR_TX           26  /* firmware sends refused (bad image, link) */
+#define DN1_CNT_COUNT            27
 #define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
 
 /* Payload of the held packet, byte-addressed, read-only. */
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010001u  /* 1.1 */
+#define DN1_CONTRACT_VERSION  0x00010002u  /* 1.2 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u
@@ -71,6 +79,15 @@
 #define DN1_RX_CMD_CONTINUE   1u  /* do the write at RX_RADDR, ACK if requested */
 #define DN1_RX_CMD_DISCARD    2u  /* drop the packet silently (counted) */
 #define DN1_RX_CMD_NACK       3u  /* drop it and NACK the source with RX_NACK_REASON */
+#define DN1_RX_CMD_DONE       4u  /* firmware consumed it: core IDLE, no write,
+                                     ACK if requested */
+
+#define DN1_TX_CMD_SEND       1u
+
+#define DN1_TX_RESULT_OK         0u
+#define DN1_TX_RESULT_BAD_IMAGE  1u  /* unaligned, outside SRAM, len > 464, bad type */
+#define DN1_TX_RESULT_LINK_DOWN  2u
+#define DN1_TX_RESULT_BAD_CMD    3u
 
 #define DN1_RX_RESULT_OK       0u
 #define DN1_RX_RESULT_NO_PACKET 1u  /* command written while nothing was held */

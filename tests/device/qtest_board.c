@@ -289,6 +289,25 @@ void qb_writel(struct qtest_board *b, uint32_t pa, uint32_t v)
     command(b, r, sizeof(r), "writel 0x%x 0x%x\n", pa, v);
 }
 
+void qb_write(struct qtest_board *b, uint32_t pa, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    char r[128];
+
+    /* Chunks small enough for one qtest line. */
+    while (len) {
+        char hex[2 * 64 + 1];
+        size_t n = len < 64 ? len : 64;
+        for (size_t i = 0; i < n; i++) {
+            snprintf(hex + 2 * i, 3, "%02x", p[i]);
+        }
+        command(b, r, sizeof(r), "write 0x%x 0x%zx 0x%s\n", pa, n, hex);
+        pa += (uint32_t)n;
+        p += n;
+        len -= n;
+    }
+}
+
 uint32_t qb_reg(struct qtest_board *b, uint32_t off)
 {
     return qb_readl(b, DN1_REGS_BASE + off);

@@ -31,6 +31,8 @@ void qb_stop(struct qtest_board *b);
 uint32_t qb_readl(struct qtest_board *b, uint32_t pa);
 uint8_t qb_readb(struct qtest_board *b, uint32_t pa);
 void qb_writel(struct qtest_board *b, uint32_t pa, uint32_t v);
+/* Write @len bytes at @pa, in address order (as the processor's stores). */
+void qb_write(struct qtest_board *b, uint32_t pa, const void *buf, size_t len);
 uint32_t qb_reg(struct qtest_board *b, uint32_t off);           /* Martini register */
 void qb_set_reg(struct qtest_board *b, uint32_t off, uint32_t v);
 uint32_t qb_counter(struct qtest_board *b, unsigned idx);

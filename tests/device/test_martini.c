@@ -21,6 +21,7 @@
 #define ME    1
 #define PEER  0
 #define QUIET_MS 300     /* how long "nothing arrives" is watched for */
+#define DN_RADDR_LLCM_USER_TEST (DN1_RADDR_LLCM + DN1_LLCM_USER_BASE + 0x40)
 
 static const char *qemu;
 static struct qtest_board b;
@@ -502,13 +503,104 @@ static void t_link_down(void)
     CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 0);
 }
 
+/* Paper, barrier step 3: the firmware consumed the packet; nothing written. */
+static void t_rx_done(void)
+{
+    uint8_t d[4] = { 9, 9, 9, 9 };
+    hold_one(DN1_TYPE_BARRIER, 0x40, d, sizeof(d), 51);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_DONE);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    expect_reply(DN1_TYPE_ACK, 51, 0);                 /* asked for one */
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_DONE), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_CONTINUED), 0);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+
+    struct dn1_hdr h = pkt(DN1_TYPE_BARRIER, 0, 0x40, 0, 52);   /* no ACK asked */
+    qb_link_send(&b, &h, NULL);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_HELD, 2, 5000) == 0);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_DONE);
+    expect_no_packet();
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_DONE), 2);
+}
+
+/* Paper, barrier step 5: send a completion packet pre-built in chip SRAM. */
+static void t_tx_from_sram(void)
+{
+    uint8_t image[DN1_PKT_HDR_SIZE + 8], got[DN1_PKT_MAX_PAYLOAD];
+    struct dn1_hdr h = {
+        .version = 0, .type = DN1_TYPE_PUSH, .flags = DN1_FLAG_ACK_REQ,
+        .src = 0x7777 /* the NIC puts its own */, .dst = PEER, .len = 8,
+        .seq = 3, .tag = 0xbeef, .raddr = DN_RADDR_LLCM_USER_TEST, .xoff = 0,
+    };
+    memcpy(image + DN1_PKT_HDR_SIZE, "complete", 8);
+    dn1_packet_seal(image, &h);                        /* wire format */
+    qb_write(&b, DN1_CHIP_SRAM_BASE + 0x100, image, sizeof(image));
+    qb_set_reg(&b, DN1_REG_TX_SRAM_OFF, 0x100);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_SRAM_OFF), 0x100);
+    qb_set_reg(&b, DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_RESULT), DN1_TX_RESULT_OK);
+
+    struct dn1_hdr r;
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.version, DN1_PKT_VERSION);
+    CHECK_EQ(r.type, DN1_TYPE_PUSH);
+    CHECK_EQ(r.flags, DN1_FLAG_ACK_REQ);
+    CHECK_EQ(r.src, ME);
+    CHECK_EQ(r.dst, PEER);
+    CHECK_EQ(r.tag, 0xbeef);
+    CHECK_EQ(r.raddr, DN_RADDR_LLCM_USER_TEST);
+    CHECK(memcmp(got, "complete", 8) == 0);
+    /* The same image again: pre-built packets are reused (re-armed barrier). */
+    qb_set_reg(&b, DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_FW), 2);
+
+    /* Refused images and commands. */
+    qb_set_reg(&b, DN1_REG_TX_SRAM_OFF, 0x104);                    /* unaligned */
+    qb_set_reg(&b, DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_RESULT), DN1_TX_RESULT_BAD_IMAGE);
+    qb_set_reg(&b, DN1_REG_TX_SRAM_OFF, DN1_CHIP_SRAM_SIZE - 16);  /* past the end */
+    qb_set_reg(&b, DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_RESULT), DN1_TX_RESULT_BAD_IMAGE);
+    h.len = DN1_PKT_MAX_PAYLOAD + 1;                               /* too long */
+    dn1_put_be16(image + DN1_OFF_LEN, h.len);
+    qb_write(&b, DN1_CHIP_SRAM_BASE + 0x200, image, DN1_PKT_HDR_SIZE);
+    qb_set_reg(&b, DN1_REG_TX_SRAM_OFF, 0x200);
+    qb_set_reg(&b, DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_RESULT), DN1_TX_RESULT_BAD_IMAGE);
+    image[DN1_OFF_TYPE] = DN1_TYPE_ACK;                            /* forged ACK */
+    dn1_put_be16(image + DN1_OFF_LEN, 0);
+    qb_write(&b, DN1_CHIP_SRAM_BASE + 0x200, image, DN1_PKT_HDR_SIZE);
+    qb_set_reg(&b, DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_RESULT), DN1_TX_RESULT_BAD_IMAGE);
+    qb_set_reg(&b, DN1_REG_TX_CMD, 7);                             /* unknown */
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_RESULT), DN1_TX_RESULT_BAD_CMD);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_TX), 4);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_REG), 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_CMD), 0);                       /* write-only */
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_FW), 2);
+    expect_no_packet();
+
+    close(b.link_fd);                                              /* link down */
+    b.link_fd = -1;
+    for (int i = 0; i < 1000 && (qb_reg(&b, DN1_REG_LINK_STATUS) & DN1_LINK_UP); i++) {
+        struct timespec ts = { 0, 2000000 };
+        nanosleep(&ts, NULL);
+    }
+    qb_set_reg(&b, DN1_REG_TX_SRAM_OFF, 0x100);
+    qb_set_reg(&b, DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TX_RESULT), DN1_TX_RESULT_LINK_DOWN);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_TX), 5);
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
     CASE(irq_masked), CASE(discard), CASE(nack_cmd), CASE(continue_out_of_range),
     CASE(push_out_of_range), CASE(push_llcm), CASE(in_order), CASE(malformed),
     CASE(completion_queue), CASE(botf_kick), CASE(hostbus_errors),
-    CASE(register_errors), CASE(link_down),
+    CASE(register_errors), CASE(link_down), CASE(rx_done), CASE(tx_from_sram),
     { NULL, NULL },
 };
 

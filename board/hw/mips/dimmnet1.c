@@ -144,14 +144,15 @@ static void dimmnet1_init(MachineState *machine)
     MemoryRegion *sysmem = get_system_memory();
     MemoryRegion *flash = g_new(MemoryRegion, 1);
     MemoryRegion *hostmem, *llcm, *window;
+    MemoryRegion *chip_sram = g_new(MemoryRegion, 1);
     Clock *cpuclk;
     MIPSCPU *cpu;
     DeviceState *dev;
     SysBusDevice *sbd;
 
-    if (machine->ram_size != DN1_SRAM_SIZE) {
-        error_report("dimmnet1: the processor has %u bytes of SRAM; -m must "
-                     "not change it", DN1_SRAM_SIZE);
+    if (machine->ram_size != DN1_LOCAL_SIZE) {
+        error_report("dimmnet1: the processor has %u bytes of local memory; -m must "
+                     "not change it", DN1_LOCAL_SIZE);
         exit(1);
     }
 
@@ -162,7 +163,7 @@ static void dimmnet1_init(MachineState *machine)
     cpu_mips_irq_init_cpu(cpu);
     cpu_mips_clock_init(cpu);
 
-    memory_region_add_subregion(sysmem, DN1_SRAM_BASE, machine->ram);
+    memory_region_add_subregion(sysmem, DN1_LOCAL_BASE, machine->ram);
 
     memory_region_init_rom(flash, NULL, "dimmnet1.flash", DN1_FLASH_SIZE,
                            &error_fatal);
@@ -177,6 +178,9 @@ static void dimmnet1_init(MachineState *machine)
     memory_region_add_subregion(sysmem, DN1_HOSTMEM_BASE, hostmem);
     memory_region_add_subregion(sysmem, DN1_LLCM_BASE, llcm);
     memory_region_add_subregion(sysmem, DN1_WINDOW_BASE, window);
+    memory_region_init_ram(chip_sram, NULL, "dimmnet1.chip-sram",
+                           DN1_CHIP_SRAM_SIZE, &error_fatal);
+    memory_region_add_subregion(sysmem, DN1_CHIP_SRAM_BASE, chip_sram);
 
     dev = qdev_new(TYPE_MARTINI);
     qdev_prop_set_uint32(dev, "node-id", m->node_id);
@@ -184,6 +188,8 @@ static void dimmnet1_init(MachineState *machine)
                              &error_fatal);
     object_property_set_link(OBJECT(dev), "llcm", OBJECT(llcm), &error_fatal);
     object_property_set_link(OBJECT(dev), "window", OBJECT(window),
+                             &error_fatal);
+    object_property_set_link(OBJECT(dev), "sram", OBJECT(chip_sram),
                              &error_fatal);
     qdev_prop_set_chr(dev, "hostbus", dimmnet1_chardev("hostbus",
                                                        m->hostbus_id));
@@ -266,8 +272,8 @@ static void dimmnet1_class_init(ObjectClass *oc, void *data)
     mc->init = dimmnet1_init;
     mc->max_cpus = 1;
     mc->default_cpu_type = MIPS_CPU_TYPE_NAME("4Kc");
-    mc->default_ram_size = DN1_SRAM_SIZE;
-    mc->default_ram_id = "dimmnet1.sram";
+    mc->default_ram_size = DN1_LOCAL_SIZE;
+    mc->default_ram_id = "dimmnet1.local";
 
     object_class_property_add(oc, "node-id", "uint32", dimmnet1_get_node_id,
                               dimmnet1_set_node_id, NULL, NULL);

@@ -251,6 +251,14 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
         martini_reply(s, &p->hdr, DN1_TYPE_NACK, s->nack_reason);
         martini_count(s, DN1_CNT_RX_NACKED);
         break;
+    case DN1_RX_CMD_DONE:
+        /* Firmware did the work itself (paper, barrier step 3: core IDLE). */
+        s->cmd_result = DN1_RX_RESULT_OK;
+        if (p->hdr.flags & DN1_FLAG_ACK_REQ) {
+            martini_reply(s, &p->hdr, DN1_TYPE_ACK, DN1_NACK_NONE);
+        }
+        martini_count(s, DN1_CNT_RX_DONE);
+        break;
     default:
         /* The packet stays held: firmware may still decide. */
         s->cmd_result = DN1_RX_RESULT_BAD_CMD;
@@ -262,6 +270,46 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
     s->held = NULL;
     g_free(p);
     martini_rx_pump(s);
+}
+
+/*
+ * Send the packet image the firmware built at @off in chip SRAM: a wire-format
+ * header (big-endian) and its payload. The NIC sets version and src and
+ * computes the CRC (paper, barrier step 5: completion packets pre-built).
+ */
+static void martini_tx_sram(MartiniState *s, uint32_t off)
+{
+    const uint8_t *sram = memory_region_get_ram_ptr(s->sram);
+    uint64_t size = memory_region_size(s->sram);
+    uint8_t pkt[DN1_PKT_MAX_SIZE];
+    struct dn1_hdr h;
+
+    if ((off & 7) || off > size - DN1_PKT_HDR_SIZE) {
+        goto bad;
+    }
+    dn1_packet_parse(sram + off, &h);
+    if (h.len > DN1_PKT_MAX_PAYLOAD || h.len > size - off - DN1_PKT_HDR_SIZE ||
+        h.type == 0 || h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
+        (h.flags & ~DN1_FLAG_ACK_REQ)) {
+        goto bad;
+    }
+    h.version = DN1_PKT_VERSION;
+    h.reason = 0;
+    h.src = s->node_id;
+    memcpy(pkt + DN1_PKT_HDR_SIZE, sram + off + DN1_PKT_HDR_SIZE, h.len);
+    if (martini_link_send(s, pkt, &h) != 0) {
+        s->tx_result = DN1_TX_RESULT_LINK_DOWN;
+        martini_count(s, DN1_CNT_ERR_TX);
+        return;
+    }
+    s->tx_result = DN1_TX_RESULT_OK;
+    martini_count(s, DN1_CNT_TX_FW);
+    return;
+bad:
+    s->tx_result = DN1_TX_RESULT_BAD_IMAGE;
+    martini_count(s, DN1_CNT_ERR_TX);
+    qemu_log_mask(LOG_GUEST_ERROR, "martini%u: bad packet image at SRAM "
+                  "offset 0x%x, not sent\n", s->node_id, off);
 }
 
 /* Register contents; reads have no side effects (the host may read too). */
@@ -307,21 +355,29 @@ uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
         return s->nack_reason;
     case DN1_REG_RX_CMD_RESULT:
         return s->cmd_result;
+    case DN1_REG_TX_SRAM_OFF:
+        return s->tx_sram_off;
+    case DN1_REG_TX_RESULT:
+        return s->tx_result;
     }
     return 0;
 }
 
 bool martini_reg_readable(hwaddr offset)
 {
-    if (offset & 3) {
-        return false;
-    }
     if (offset >= DN1_REG_CNT_BASE && offset < DN1_REG_CNT(DN1_CNT_COUNT)) {
+        return (offset & 3) == 0;
+    }
+    switch (offset) {
+    case DN1_REG_ID: case DN1_REG_VERSION: case DN1_REG_NODE_ID:
+    case DN1_REG_LINK_STATUS: case DN1_REG_FW_STATUS: case DN1_REG_IRQ_STATUS:
+    case DN1_REG_IRQ_ENABLE: case DN1_REG_RX_HDR0: case DN1_REG_RX_HDR1:
+    case DN1_REG_RX_HDR2: case DN1_REG_RX_TAG: case DN1_REG_RX_RADDR_HI:
+    case DN1_REG_RX_RADDR_LO: case DN1_REG_RX_XOFF: case DN1_REG_RX_NACK_REASON:
+    case DN1_REG_RX_CMD_RESULT: case DN1_REG_TX_SRAM_OFF: case DN1_REG_TX_RESULT:
         return true;
     }
-    /* 0x01c is a hole; RX_CMD is write-only. */
-    return offset <= DN1_REG_RX_CMD_RESULT && offset != 0x01c &&
-           offset != DN1_REG_RX_CMD;
+    return false;   /* holes, and the write-only RX_CMD and TX_CMD */
 }
 
 static uint64_t martini_read(void *opaque, hwaddr offset, unsigned size)
@@ -387,6 +443,17 @@ static void martini_write(void *opaque, hwaddr offset, uint64_t value,
     case DN1_REG_RX_CMD:
         martini_rx_command(s, value);
         return;
+    case DN1_REG_TX_SRAM_OFF:
+        s->tx_sram_off = value;
+        return;
+    case DN1_REG_TX_CMD:
+        if (value == DN1_TX_CMD_SEND) {
+            martini_tx_sram(s, s->tx_sram_off);
+        } else {
+            s->tx_result = DN1_TX_RESULT_BAD_CMD;
+            goto bad;
+        }
+        return;
     }
 bad:
     martini_count(s, DN1_CNT_ERR_REG);
@@ -419,6 +486,8 @@ static void martini_reset(DeviceState *dev)
     s->held_raddr = 0;
     s->nack_reason = 0;
     s->cmd_result = 0;
+    s->tx_sram_off = 0;
+    s->tx_result = 0;
     s->fw_status = 0;
     s->irq_enable = 0;
     memset(s->counters, 0, sizeof(s->counters));
@@ -429,13 +498,14 @@ static void martini_realize(DeviceState *dev, Error **errp)
 {
     MartiniState *s = MARTINI(dev);
 
-    if (!s->hostmem || !s->llcm || !s->window) {
-        error_setg(errp, "martini: hostmem, llcm and window must be set");
+    if (!s->hostmem || !s->llcm || !s->window || !s->sram) {
+        error_setg(errp, "martini: hostmem, llcm, window and sram must be set");
         return;
     }
     if (!memory_region_get_ram_ptr(s->hostmem) ||
         !memory_region_get_ram_ptr(s->llcm) ||
-        !memory_region_get_ram_ptr(s->window)) {
+        !memory_region_get_ram_ptr(s->window) ||
+        !memory_region_get_ram_ptr(s->sram)) {
         error_setg(errp, "martini: shared memories must be RAM");
         return;
     }
@@ -467,6 +537,8 @@ static Property martini_properties[] = {
     DEFINE_PROP_LINK("llcm", MartiniState, llcm, TYPE_MEMORY_REGION,
                      MemoryRegion *),
     DEFINE_PROP_LINK("window", MartiniState, window, TYPE_MEMORY_REGION,
+                     MemoryRegion *),
+    DEFINE_PROP_LINK("sram", MartiniState, sram, TYPE_MEMORY_REGION,
                      MemoryRegion *),
     DEFINE_PROP_CHR("hostbus", MartiniState, hostbus),
     DEFINE_PROP_CHR("link", MartiniState, link),

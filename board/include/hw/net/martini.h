@@ -41,6 +41,7 @@ struct MartiniState {
     MemoryRegion *hostmem;   /* host receive memory */
     MemoryRegion *llcm;
     MemoryRegion *window;    /* BOTF window memory */
+    MemoryRegion *sram;      /* on-chip SRAM */
     CharBackend hostbus;
     CharBackend link;
 
@@ -51,6 +52,8 @@ struct MartiniState {
     uint64_t held_raddr;     /* firmware may rewrite this */
     uint32_t nack_reason;
     uint32_t cmd_result;
+    uint32_t tx_sram_off;
+    uint32_t tx_result;
 
     uint32_t fw_status;
     uint32_t irq_enable;
