@@ -30,6 +30,9 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_RX_DONE] = "rx_done",
     [DN1_CNT_TX_FW] = "tx_fw",
     [DN1_CNT_ERR_TX] = "err_tx",
+    [DN1_CNT_TX_AOTF] = "tx_aotf",
+    [DN1_CNT_RX_OTF] = "rx_otf",
+    [DN1_CNT_ERR_AOTF] = "err_aotf",
 };
 
 unsigned dn_counter_count(void)

@@ -40,7 +40,8 @@ static int io_full(int fd, void *buf, size_t len, int writing)
     return DN_OK;
 }
 
-int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value)
+int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
+               uint64_t arg2, uint64_t *value)
 {
     uint8_t req[sizeof(struct dn1_hb_req)] = { 0 };
     uint8_t rsp[sizeof(struct dn1_hb_rsp)];
@@ -49,6 +50,8 @@ int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value)
     dn_put_le(req + offsetof(struct dn1_hb_req, magic), DN1_HB_MAGIC, 4);
     dn_put_le(req + offsetof(struct dn1_hb_req, op), op, 4);
     dn_put_le(req + offsetof(struct dn1_hb_req, arg0), arg0, 8);
+    dn_put_le(req + offsetof(struct dn1_hb_req, arg1), arg1, 8);
+    dn_put_le(req + offsetof(struct dn1_hb_req, arg2), arg2, 8);
     rc = io_full(n->hb_fd, req, sizeof(req), 1);
     if (rc == DN_OK) {
         rc = io_full(n->hb_fd, rsp, sizeof(rsp), 0);
@@ -79,7 +82,7 @@ int dn_reg_read(dn_node *n, uint32_t reg, uint32_t *value)
     if (!n || !value || (reg & 3) != 0) {
         return DN_EINVAL;
     }
-    rc = dn_hb_call(n, DN1_HB_REG_READ, reg, &v);
+    rc = dn_hb_call(n, DN1_HB_REG_READ, reg, 0, 0, &v);
     *value = (uint32_t)v;
     return rc;
 }

@@ -41,6 +41,11 @@ struct dn_node {
     uint32_t completed;        /* ACK/NACKs consumed for our packets */
     uint32_t next_xfer_id;
     struct dn_xfer_rec xfers[DN_XFER_SLOTS];
+    struct {
+        int open;
+        int ack;               /* channel asks for ACKs */
+        uint32_t size;
+    } aotf[DN1_AOTF_CHANNELS];
 };
 
 /* Little-endian fields of shared memories and the host bus. */
@@ -60,7 +65,12 @@ static inline uint64_t dn_get_le(const uint8_t *p, int bytes)
     return v;
 }
 
-int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t *value);
+int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
+               uint64_t arg2, uint64_t *value);
+
+/* Start a transfer record for @x; after each packet sent, dn_xfer_sent(). */
+struct dn_xfer_rec *dn_xfer_begin(dn_node *n, dn_xfer *x);
+void dn_xfer_sent(dn_node *n, struct dn_xfer_rec *r, dn_xfer *x);
 void dn_cq_drain(dn_node *n);
 /* Wait until fewer than @limit packets are in flight. */
 int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms);

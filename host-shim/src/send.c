@@ -30,12 +30,30 @@ static int botf_send(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         memcpy(win + DN1_BOTF_PAYLOAD_OFF, payload, len);
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    int rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, NULL);
+    int rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, 0, 0, NULL);
     if (rc == DN_OK) {
         n->next_window ^= 1u;
         n->next_seq++;
     }
     return rc;
+}
+
+struct dn_xfer_rec *dn_xfer_begin(dn_node *n, dn_xfer *x)
+{
+    uint32_t id = n->next_xfer_id++;
+    struct dn_xfer_rec *r = &n->xfers[id % DN_XFER_SLOTS];
+
+    /* Reusing the slot forgets the transfer 64 before this one. */
+    *r = (struct dn_xfer_rec){ .in_use = 1, .id = id, .first_tag = n->next_tag };
+    *x = (dn_xfer){ .id = id };
+    return r;
+}
+
+void dn_xfer_sent(dn_node *n, struct dn_xfer_rec *r, dn_xfer *x)
+{
+    n->next_tag++;
+    r->packets++;
+    x->packets++;
 }
 
 /* Send @len bytes as packets of @type; direct writes advance the address. */
@@ -44,12 +62,8 @@ static int send_transfer(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
 {
     const uint8_t *p = buf;
     size_t done = 0;
-    uint32_t id = n->next_xfer_id++;
-    struct dn_xfer_rec *r = &n->xfers[id % DN_XFER_SLOTS];
+    struct dn_xfer_rec *r = dn_xfer_begin(n, x);
 
-    /* Reusing the slot forgets the transfer 64 before this one. */
-    *r = (struct dn_xfer_rec){ .in_use = 1, .id = id, .first_tag = n->next_tag };
-    *x = (dn_xfer){ .id = id };
     do {
         uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
                                     ? len - done : DN_BOTF_MAX_PAYLOAD);
@@ -62,9 +76,7 @@ static int send_transfer(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         if (rc != DN_OK) {
             return rc;      /* x->packets were sent; dn_wait() can wait for them */
         }
-        n->next_tag++;
-        r->packets++;
-        x->packets++;
+        dn_xfer_sent(n, r, x);
         done += chunk;
     } while (done < len);
     return DN_OK;

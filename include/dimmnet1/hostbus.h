@@ -15,13 +15,20 @@ enum dn1_hb_op {
     DN1_HB_NOP        = 0,  /* no action; response proves the NIC is there */
     DN1_HB_REG_READ   = 1,  /* arg0 = register offset; value = contents */
     DN1_HB_BOTF_KICK  = 2,  /* arg0 = window (0 or 1): send what it holds */
+    DN1_HB_AOTF_STORE = 3,  /* one host store: arg0 = DN1_AOTF_ARG0(ch, size,
+                               offset), arg1 = data (its low size bytes, in
+                               little-endian order), arg2 = the packet's tag */
 };
+
+#define DN1_AOTF_ARG0(ch, size, off) \
+    ((uint64_t)(ch) << 40 | (uint64_t)(size) << 32 | (uint32_t)(off))
 
 struct dn1_hb_req {
     uint32_t magic;
     uint32_t op;
     uint64_t arg0;
     uint64_t arg1;
+    uint64_t arg2;
 };
 
 struct dn1_hb_rsp {

@@ -40,6 +40,9 @@
 
 /* Flags. */
 #define DN1_FLAG_ACK_REQ   0x01u  /* receiver answers ACK after the write */
+#define DN1_FLAG_OTF       0x02u  /* made by AOTF from one host store (1-8 bytes);
+                                     a PUSH with it goes to the Mini-OTF receiver */
+#define DN1_AOTF_MAX_PAYLOAD 8u
 
 /* NACK reasons. */
 #define DN1_NACK_NONE          0u

@@ -26,6 +26,21 @@ struct dn1_botf_hdr {          /* at the start of each window */
     uint64_t reserved;         /* must be 0 */
 };
 
+/* ---- AOTF channel table, in window memory after the two BOTF windows ----
+ * The host sets a channel up once; then every store to it is one packet
+ * (the reuse of communication control information, paper Sec. 1). */
+#define DN1_AOTF_TABLE_OFF      0x800u
+#define DN1_AOTF_CHANNELS       32u
+
+struct dn1_aotf_channel {
+    uint8_t  type;             /* 0: channel closed */
+    uint8_t  flags;            /* only ACK_REQ; the NIC adds OTF */
+    uint16_t dst;
+    uint32_t size;             /* bytes of remote range; stores must fit */
+    uint64_t raddr;            /* remote base address */
+    uint64_t reserved[2];      /* must be 0 */
+};
+
 /* ---- LLCM: completion queue written by the NIC, consumed by the host ---- */
 #define DN1_LLCM_CQ_PRODUCED    0x0000u  /* u32, NIC: records written so far */
 #define DN1_LLCM_CQ_CONSUMED    0x0004u  /* u32, host: records consumed so far */

@@ -386,8 +386,15 @@ int32_t qb_hostbus_raw(struct qtest_board *b, const void *req, size_t len)
 int32_t qb_hostbus(struct qtest_board *b, uint32_t op, uint64_t arg0,
                    uint64_t *value)
 {
+    return qb_hostbus3(b, op, arg0, 0, 0, value);
+}
+
+int32_t qb_hostbus3(struct qtest_board *b, uint32_t op, uint64_t arg0,
+                    uint64_t arg1, uint64_t arg2, uint64_t *value)
+{
     /* The test host is little-endian like the protocol. */
-    struct dn1_hb_req req = { .magic = DN1_HB_MAGIC, .op = op, .arg0 = arg0 };
+    struct dn1_hb_req req = { .magic = DN1_HB_MAGIC, .op = op, .arg0 = arg0,
+                              .arg1 = arg1, .arg2 = arg2 };
     struct dn1_hb_rsp rsp;
 
     write_all(b->hostbus_fd, &req, sizeof(req));

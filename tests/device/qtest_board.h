@@ -49,6 +49,8 @@ int qb_link_recv(struct qtest_board *b, struct dn1_hdr *h, uint8_t *payload,
 /* A host-bus request; returns the response status, value in *value. */
 int32_t qb_hostbus(struct qtest_board *b, uint32_t op, uint64_t arg0,
                    uint64_t *value);
+int32_t qb_hostbus3(struct qtest_board *b, uint32_t op, uint64_t arg0,
+                    uint64_t arg1, uint64_t arg2, uint64_t *value);
 /* Same with a raw request (for malformed ones). */
 int32_t qb_hostbus_raw(struct qtest_board *b, const void *req, size_t len);
 

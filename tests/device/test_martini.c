@@ -594,6 +594,84 @@ static void t_tx_from_sram(void)
     CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_TX), 5);
 }
 
+static void set_channel(unsigned ch, uint8_t type, uint8_t flags, uint16_t dst,
+                        uint32_t size, uint64_t raddr)
+{
+    struct dn1_aotf_channel c = { .type = type, .flags = flags, .dst = dst,
+                                  .size = size, .raddr = raddr };
+    memcpy(b.window + DN1_AOTF_TABLE_OFF + ch * sizeof(c), &c, sizeof(c));
+}
+
+/* One host store to an AOTF channel is one packet, with no other action. */
+static void t_aotf_store(void)
+{
+    struct dn1_hdr r;
+    uint8_t got[DN1_PKT_MAX_PAYLOAD];
+
+    set_channel(3, DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, PEER, 64, 0x700);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(3, 4, 8),
+                         0x11223344, 77, NULL), 0);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.type, DN1_TYPE_PUSH);
+    CHECK_EQ(r.flags, DN1_FLAG_ACK_REQ | DN1_FLAG_OTF);
+    CHECK_EQ(r.src, ME);
+    CHECK_EQ(r.dst, PEER);
+    CHECK_EQ(r.len, 4);
+    CHECK_EQ(r.raddr, 0x708);
+    CHECK_EQ(r.tag, 77);
+    CHECK(memcmp(got, "\x44\x33\x22\x11", 4) == 0);   /* a little-endian store */
+
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(3, 8, 56),
+                         0x0807060504030201ull, 78, NULL), 0);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.len, 8);
+    CHECK_EQ(r.raddr, 0x700 + 56);
+    CHECK(memcmp(got, "\x01\x02\x03\x04\x05\x06\x07\x08", 8) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_AOTF), 2);
+
+    /* Refused: past the channel's range, sizes 0 and 9, no such channel, a
+     * closed channel, a channel with stray flags. */
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(3, 8, 60), 0, 0, NULL),
+             DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(3, 0, 0), 0, 0, NULL),
+             DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(3, 9, 0), 0, 0, NULL),
+             DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(32, 1, 0), 0, 0, NULL),
+             DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(4, 1, 0), 0, 0, NULL),
+             DN1_HB_EINVAL);
+    set_channel(5, DN1_TYPE_PUSH, DN1_FLAG_OTF, PEER, 64, 0);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, DN1_AOTF_ARG0(5, 1, 0), 0, 0, NULL),
+             DN1_HB_EINVAL);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_AOTF), 6);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_AOTF), 2);
+    expect_no_packet();
+}
+
+/* AOTF PUSHes arriving: the Mini-OTF receiver writes them, in order. */
+static void t_rx_otf(void)
+{
+    uint8_t d[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, big[9] = { 0 };
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ | DN1_FLAG_OTF, 0x90, 8, 61);
+    qb_link_send(&b, &h, d);
+    expect_reply(DN1_TYPE_ACK, 61, 0);
+    CHECK(memcmp(b.hostmem + 0x90, d, 8) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_OTF), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_PUSH), 0);
+
+    h = pkt(DN1_TYPE_PUSH, DN1_FLAG_OTF, 0x100, 9, 62);   /* no AOTF is 9 bytes */
+    qb_link_send(&b, &h, big);
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_LENGTH, 1, 5000) == 0);
+
+    /* A firmware type sent by AOTF is held like any other (barrier step 1). */
+    h = pkt(DN1_TYPE_BARRIER, DN1_FLAG_OTF, 0x40, 1, 63);
+    qb_link_send(&b, &h, d);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_HELD, 1, 5000) == 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HDR0) >> 8 & 0xff, DN1_FLAG_OTF);
+    CHECK_EQ(dirty_outside(0x90, 0x98), 0);
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -601,6 +679,7 @@ static const struct test_case cases[] = {
     CASE(push_out_of_range), CASE(push_llcm), CASE(in_order), CASE(malformed),
     CASE(completion_queue), CASE(botf_kick), CASE(hostbus_errors),
     CASE(register_errors), CASE(link_down), CASE(rx_done), CASE(tx_from_sram),
+    CASE(aotf_store), CASE(rx_otf),
     { NULL, NULL },
 };
 

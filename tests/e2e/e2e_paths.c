@@ -41,6 +41,10 @@
 #define MANY         65u
 #define LLCM_OFF     0x100u    /* in node 1's LLCM user area */
 #define LLCM_LEN     600u      /* two packets */
+#define AOTF_ADDR    0x50000u  /* 8 AOTF stores of 8 bytes, ACKed */
+#define AOTF_LLCM    0x800u    /* 2 AOTF stores into LLCM, not ACKed */
+#define SLOT_AOTF    0x1030u   /* -> LAND_AOTF: an indirect write by AOTF */
+#define LAND_AOTF    0x24000u
 
 struct region {
     uint64_t addr;
@@ -55,12 +59,14 @@ static const struct region written[] = {
     { LAND_BIG, BIG_LEN, 4 },
     { DIRECT_ADDR, DIRECT_LEN, 5 },
     { MANY_ADDR, MANY, 6 },
+    { AOTF_ADDR, 64, 8 },
+    { LAND_AOTF, 8, 9 },
 };
 
 static const struct { uint64_t slot, target; } slots[] = {
     { SLOT_SMALL, LAND_SMALL }, { SLOT_464, LAND_464 }, { SLOT_465, LAND_465 },
     { SLOT_BIG, LAND_BIG }, { SLOT_OUTSIDE, DN1_HOSTMEM_SIZE + 0x1000u },
-    { SLOT_EMPTY, LAND_EMPTY },
+    { SLOT_EMPTY, LAND_EMPTY }, { SLOT_AOTF, LAND_AOTF },
 };
 
 static uint8_t pattern(size_t i, unsigned seed)
@@ -143,6 +149,45 @@ static void sender(void)
                        &x, 2), DN_OK);
     free(buf);
 
+    /* AOTF: one host store, one packet. */
+    uint64_t word;
+    dn_xfer ax[8];
+    buf = make(64, 8);
+    CHECK_EQ(dn_aotf_open(n, 0, DN1_TYPE_PUSH, 1, 1, AOTF_ADDR, 64), DN_OK);
+    for (unsigned i = 0; i < 8; i++) {
+        memcpy(&word, buf + 8 * i, 8);                /* host order = LE */
+        CHECK_EQ(dn_aotf_store(n, 0, 8 * i, word, 8, &ax[i]), DN_OK);
+    }
+    for (unsigned i = 0; i < 8; i++) {
+        CHECK_EQ(dn_wait(n, &ax[i], TIMEOUT_MS), DN_OK);
+        CHECK_EQ(ax[i].acked, 1);
+    }
+    free(buf);
+    buf = make(16, 10);                               /* no ACKs: into LLCM */
+    CHECK_EQ(dn_aotf_open(n, 1, DN1_TYPE_PUSH, 0, 1, DN_RADDR_LLCM_USER + AOTF_LLCM, 16),
+             DN_OK);
+    memcpy(&word, buf, 8);
+    CHECK_EQ(dn_aotf_store(n, 1, 0, word, 8, NULL), DN_OK);
+    memcpy(&word, buf + 8, 8);
+    CHECK_EQ(dn_aotf_store(n, 1, 8, word, 8, NULL), DN_OK);
+    free(buf);
+    buf = make(8, 9);                                 /* firmware type by AOTF */
+    CHECK_EQ(dn_aotf_open(n, 2, DN1_TYPE_INDIRECT_WRITE, 1, 1, SLOT_AOTF, 8), DN_OK);
+    memcpy(&word, buf, 8);
+    CHECK_EQ(dn_aotf_store(n, 2, 0, word, 8, &x), DN_OK);
+    CHECK_EQ(dn_wait(n, &x, TIMEOUT_MS), DN_OK);
+    free(buf);
+    /* AOTF misuse: refused locally. */
+    CHECK_EQ(dn_aotf_store(n, 3, 0, 0, 8, &x), DN_EINVAL);          /* not open */
+    CHECK_EQ(dn_aotf_store(n, 0, 0, 0, 8, NULL), DN_EINVAL);        /* ACKs need x */
+    CHECK_EQ(dn_aotf_store(n, 1, 0, 0, 8, &x), DN_EINVAL);          /* none come */
+    CHECK_EQ(dn_aotf_store(n, 0, 60, 0, 8, &x), DN_ERANGE);
+    CHECK_EQ(dn_aotf_store(n, 0, 0, 0, 9, &x), DN_EINVAL);
+    CHECK_EQ(dn_aotf_open(n, 4, DN1_TYPE_PUSH, 0, 1, DN1_HOSTMEM_SIZE - 4, 8), DN_ERANGE);
+    CHECK_EQ(dn_aotf_open(n, 32, DN1_TYPE_PUSH, 0, 1, 0, 8), DN_EINVAL);
+    CHECK_EQ(dn_aotf_close(n, 2), DN_OK);
+    CHECK_EQ(dn_aotf_store(n, 2, 0, 0, 8, &x), DN_EINVAL);
+
     /* The pointer aims outside node 1's memory: the NIC refuses, NACKs. */
     uint8_t small[16] = { 0 };
     CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_OUTSIDE, small, 16, &x), &x, 1), DN_ENACK);
@@ -221,6 +266,9 @@ static void receiver(void)
     for (size_t i = 0; i < llcm_size; i++) {
         uint8_t want = i >= LLCM_OFF && i < LLCM_OFF + LLCM_LEN
                        ? pattern(i - LLCM_OFF, 7) : SENTINEL;
+        if (i >= AOTF_LLCM && i < AOTF_LLCM + 16) {
+            want = pattern(i - AOTF_LLCM, 10);
+        }
         llcm_wrong += llcm[i] != want;
     }
     CHECK_EQ(llcm_wrong, 0);
@@ -229,13 +277,14 @@ static void receiver(void)
     for (unsigned i = 0; i < DN1_CNT_COUNT; i++) {
         CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(i), &c[i]), DN_OK);
     }
-    uint32_t indirect_packets = 1 + 1 + 2 + 1 + (BIG_LEN + 463) / 464;
+    uint32_t indirect_packets = 1 + 1 + 2 + 1 + (BIG_LEN + 463) / 464 + 1 /* AOTF */;
     CHECK_EQ(c[DN1_CNT_RX_CONTINUED], indirect_packets);
     CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 2);  /* + outside + unknown type */
     CHECK_EQ(c[DN1_CNT_RX_NACKED], 1);                   /* unknown type, by firmware */
     CHECK_EQ(c[DN1_CNT_ERR_RANGE], 1);                   /* pointer outside */
     CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY + 2);
     CHECK_EQ(c[DN1_CNT_ERR_DST], 1);                     /* the packet for node 5 */
+    CHECK_EQ(c[DN1_CNT_RX_OTF], 8 + 2);                  /* Mini-OTF receiver */
     CHECK_EQ(c[DN1_CNT_ERR_CRC], 0);
     CHECK_EQ(c[DN1_CNT_RX_DISCARDED], 0);
     CHECK(strcmp(v, "ok") == 0);

@@ -51,6 +51,58 @@ static int martini_botf_kick(MartiniState *s, uint64_t w)
     return martini_link_send(s, pkt, &h) == 0 ? 0 : DN1_HB_ELINKDOWN;
 }
 
+/*
+ * One host store to AOTF channel @ch becomes one packet: 1-8 bytes, the
+ * channel's destination, type and remote base + @off, flag OTF.
+ */
+static int martini_aotf_store(MartiniState *s, uint64_t arg0, uint64_t data,
+                              uint32_t tag)
+{
+    unsigned ch = (arg0 >> 40) & 0xffffff;
+    unsigned size = (arg0 >> 32) & 0xff;
+    uint32_t off = (uint32_t)arg0;
+    const uint8_t *c;
+    uint8_t pkt[DN1_PKT_HDR_SIZE + DN1_AOTF_MAX_PAYLOAD];
+    struct dn1_hdr h = { .version = DN1_PKT_VERSION };
+    uint32_t limit;
+
+    if (ch >= DN1_AOTF_CHANNELS || size < 1 || size > DN1_AOTF_MAX_PAYLOAD) {
+        goto bad;
+    }
+    c = (const uint8_t *)memory_region_get_ram_ptr(s->window) +
+        DN1_AOTF_TABLE_OFF + ch * sizeof(struct dn1_aotf_channel);
+    h.type = c[offsetof(struct dn1_aotf_channel, type)];
+    h.flags = c[offsetof(struct dn1_aotf_channel, flags)];
+    h.dst = lduw_le_p(c + offsetof(struct dn1_aotf_channel, dst));
+    limit = ldl_le_p(c + offsetof(struct dn1_aotf_channel, size));
+    h.raddr = ldq_le_p(c + offsetof(struct dn1_aotf_channel, raddr));
+    if (h.type == 0 || h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
+        (h.flags & ~DN1_FLAG_ACK_REQ) || off > limit || size > limit - off ||
+        ldq_le_p(c + offsetof(struct dn1_aotf_channel, reserved)) ||
+        ldq_le_p(c + offsetof(struct dn1_aotf_channel, reserved) + 8)) {
+        goto bad;
+    }
+    h.flags |= DN1_FLAG_OTF;
+    h.src = s->node_id;
+    h.len = size;
+    h.raddr += off;
+    h.tag = tag;
+    h.seq = s->aotf_seq++;
+    for (unsigned i = 0; i < size; i++) {   /* bytes as a little-endian store */
+        pkt[DN1_PKT_HDR_SIZE + i] = (uint8_t)(data >> (8 * i));
+    }
+    if (martini_link_send(s, pkt, &h) != 0) {
+        return DN1_HB_ELINKDOWN;
+    }
+    martini_count(s, DN1_CNT_TX_AOTF);
+    return 0;
+bad:
+    martini_count(s, DN1_CNT_ERR_AOTF);
+    qemu_log_mask(LOG_GUEST_ERROR, "martini%u: AOTF store to channel %u "
+                  "(size %u, offset 0x%x) refused\n", s->node_id, ch, size, off);
+    return DN1_HB_EINVAL;
+}
+
 static void martini_hostbus_request(MartiniState *s,
                                     const struct dn1_hb_req *req)
 {
@@ -75,6 +127,10 @@ static void martini_hostbus_request(MartiniState *s,
             break;
         case DN1_HB_BOTF_KICK:
             status = martini_botf_kick(s, arg0);
+            break;
+        case DN1_HB_AOTF_STORE:
+            status = martini_aotf_store(s, arg0, le64_to_cpu(req->arg1),
+                                        (uint32_t)le64_to_cpu(req->arg2));
             break;
         default:
             status = DN1_HB_EBADOP;

@@ -139,8 +139,11 @@ static void martini_rx_hw(MartiniState *s, MartiniPacket *p)
 {
     switch (p->hdr.type) {
     case DN1_TYPE_PUSH:
+        /* AOTF PUSHes take the Mini-OTF receiver, the rest the RDMA-style one;
+         * both write the same way, in arrival order. */
         if (martini_remote_write(s, p, p->hdr.raddr)) {
-            martini_count(s, DN1_CNT_RX_PUSH);
+            martini_count(s, p->hdr.flags & DN1_FLAG_OTF ? DN1_CNT_RX_OTF
+                                                         : DN1_CNT_RX_PUSH);
         }
         break;
     case DN1_TYPE_ACK:
@@ -211,6 +214,11 @@ void martini_rx_enqueue(MartiniState *s, const uint8_t *pkt, uint32_t size)
     if ((p->hdr.type == DN1_TYPE_ACK || p->hdr.type == DN1_TYPE_NACK) &&
         p->hdr.len != 0) {
         martini_count(s, DN1_CNT_ERR_STRAY_ACK);
+        g_free(p);
+        return;
+    }
+    if ((p->hdr.flags & DN1_FLAG_OTF) && p->hdr.len > DN1_AOTF_MAX_PAYLOAD) {
+        martini_count(s, DN1_CNT_ERR_LENGTH);   /* no AOTF packet is that long */
         g_free(p);
         return;
     }
@@ -486,6 +494,7 @@ static void martini_reset(DeviceState *dev)
     s->held_raddr = 0;
     s->nack_reason = 0;
     s->cmd_result = 0;
+    s->aotf_seq = 0;
     s->tx_sram_off = 0;
     s->tx_result = 0;
     s->fw_status = 0;

@@ -122,6 +122,22 @@ int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
 int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                   const void *buf, size_t len, dn_xfer *x);
 
+/*
+ * AOTF channels (32 per node): open channel @ch once for packets of @type
+ * (DN1_TYPE_PUSH for plain writes, or a firmware type) to node @dst, covering
+ * @size bytes of its NIC address space from @raddr, asking for ACKs if @ack.
+ * Then each dn_aotf_store() of 1-8 bytes at @offset in that range is one
+ * host store and one packet: the low @size bytes of @value, in little-endian
+ * order. On an ACK channel pass @x and dn_wait() for it; otherwise @x must be
+ * NULL (nothing answers). A PUSH channel whose range is not writable at the
+ * receiver: DN_ERANGE; a store outside the channel's range: DN_ERANGE.
+ */
+int dn_aotf_open(dn_node *n, unsigned ch, uint8_t type, int ack, unsigned dst,
+                 uint64_t raddr, uint32_t size);
+int dn_aotf_close(dn_node *n, unsigned ch);
+int dn_aotf_store(dn_node *n, unsigned ch, uint32_t offset, uint64_t value,
+                  unsigned size, dn_xfer *x);
+
 /* Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT. */
 int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
 

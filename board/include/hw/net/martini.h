@@ -58,6 +58,7 @@ struct MartiniState {
     uint32_t fw_status;
     uint32_t irq_enable;
     bool link_up;
+    uint16_t aotf_seq;
     uint32_t counters[DN1_CNT_COUNT];
 
     /* Stream reassembly */
