@@ -2,8 +2,7 @@
  * MIPS32 (4Kc) CPU port: Status register set-up, interrupt unmasking, idle.
  */
 #include "hal/cpu.h"
-#include "hal/cpu_frame.h"
-#include "hal/board_irq.h"
+#include "../common/port.h"
 
 #define ST_IE     0x00000001u
 #define ST_EXL    0x00000002u
@@ -43,21 +42,14 @@ void cpu_idle(void)
     __asm__ volatile("wait" ::: "memory");
 }
 
-void cpu_exception(uint32_t cause, struct cpu_frame *frame)
+uint32_t cpu_port_read_status(void)
 {
-    uint32_t exccode = (cause >> 2) & 0x1f;
+    return read_status();
+}
 
-    if (exccode == 0) {
-        uint32_t pending = (cause & read_status()) >> 8 & 0xff;
-
-        for (unsigned ip = 0; ip < 8; ip++) {
-            if (pending & (1u << ip)) {
-                board_irq(ip);
-            }
-        }
-        return;
-    }
-    uint32_t badvaddr;
-    __asm__ volatile("mfc0 %0, $8" : "=r"(badvaddr));
-    board_fatal(exccode, frame->epc, badvaddr);
+uint32_t cpu_port_read_badvaddr(void)
+{
+    uint32_t v;
+    __asm__ volatile("mfc0 %0, $8" : "=r"(v));
+    return v;
 }

@@ -4,8 +4,7 @@
  * bits 0..5 (popped by rfe) and has no wait instruction.
  */
 #include "hal/cpu.h"
-#include "hal/cpu_frame.h"
-#include "hal/board_irq.h"
+#include "../common/port.h"
 
 #define ST_IEC    0x00000001u   /* current interrupt enable */
 #define ST_IM(n)  (1u << (8 + (n)))
@@ -41,21 +40,14 @@ void cpu_idle(void)
     /* No wait instruction on MIPS I: the caller's loop spins. */
 }
 
-void cpu_exception(uint32_t cause, struct cpu_frame *frame)
+uint32_t cpu_port_read_status(void)
 {
-    uint32_t exccode = (cause >> 2) & 0x1f;
+    return read_status();
+}
 
-    if (exccode == 0) {
-        uint32_t pending = (cause & read_status()) >> 8 & 0xff;
-
-        for (unsigned ip = 0; ip < 8; ip++) {
-            if (pending & (1u << ip)) {
-                board_irq(ip);
-            }
-        }
-        return;
-    }
-    uint32_t badvaddr;
-    __asm__ volatile("mfc0 %0, $8\n\tnop" : "=r"(badvaddr));
-    board_fatal(exccode, frame->epc, badvaddr);
+uint32_t cpu_port_read_badvaddr(void)
+{
+    uint32_t v;
+    __asm__ volatile("mfc0 %0, $8\n\tnop" : "=r"(v));
+    return v;
 }

@@ -1,0 +1,26 @@
+/*
+ * Exception dispatch shared by the CPU ports: interrupts go to the board's
+ * handlers line by line, anything else is fatal. The ports supply the two
+ * CP0 reads (their hazards differ).
+ */
+#include "hal/cpu.h"
+#include "hal/cpu_frame.h"
+#include "hal/board_irq.h"
+#include "port.h"
+
+void cpu_exception(uint32_t cause, struct cpu_frame *frame)
+{
+    uint32_t exccode = (cause >> 2) & 0x1f;
+
+    if (exccode == 0) {
+        uint32_t pending = (cause & cpu_port_read_status()) >> 8 & 0xff;
+
+        for (unsigned ip = 0; ip < 8; ip++) {
+            if (pending & (1u << ip)) {
+                board_irq(ip);
+            }
+        }
+        return;
+    }
+    board_fatal(exccode, frame->epc, cpu_port_read_badvaddr());
+}
