@@ -33,6 +33,8 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_TX_AOTF] = "tx_aotf",
     [DN1_CNT_RX_OTF] = "rx_otf",
     [DN1_CNT_ERR_AOTF] = "err_aotf",
+    [DN1_CNT_TX_RDMA] = "tx_rdma",
+    [DN1_CNT_ERR_RDMA] = "err_rdma",
 };
 
 unsigned dn_counter_count(void)

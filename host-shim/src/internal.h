@@ -34,6 +34,7 @@ struct dn_node {
     size_t window_size;
 
     unsigned next_window;      /* BOTF windows are used alternately */
+    unsigned next_desc;        /* RDMA descriptors, round robin */
     uint32_t first_tag;        /* tag of the first packet since dn_open */
     uint32_t next_tag;
     uint16_t next_seq;

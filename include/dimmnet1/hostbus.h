@@ -18,6 +18,8 @@ enum dn1_hb_op {
     DN1_HB_AOTF_STORE = 3,  /* one host store: arg0 = DN1_AOTF_ARG0(ch, size,
                                offset), arg1 = data (its low size bytes, in
                                little-endian order), arg2 = the packet's tag */
+    DN1_HB_RDMA_POST  = 4,  /* arg0 = descriptor index: send it; value =
+                               packets sent */
 };
 
 #define DN1_AOTF_ARG0(ch, size, off) \

@@ -10,7 +10,8 @@
 #define DN1_PKT_VERSION        1u
 #define DN1_PKT_HDR_SIZE       32u
 #define DN1_BOTF_MAX_PAYLOAD   464u     /* bound set by window memory (paper, Sec. 5) */
-#define DN1_PKT_MAX_PAYLOAD    DN1_BOTF_MAX_PAYLOAD
+#define DN1_RDMA_MAX_PAYLOAD   2048u    /* RDMA has no window bound; this is ours */
+#define DN1_PKT_MAX_PAYLOAD    DN1_RDMA_MAX_PAYLOAD
 #define DN1_PKT_MAX_SIZE       (DN1_PKT_HDR_SIZE + DN1_PKT_MAX_PAYLOAD)
 
 /* Byte offsets of header fields on the wire. */
@@ -20,7 +21,7 @@
 #define DN1_OFF_REASON    3   /* u8: NACK reason, 0 otherwise */
 #define DN1_OFF_SRC       4   /* u16 source node */
 #define DN1_OFF_DST       6   /* u16 destination node */
-#define DN1_OFF_LEN       8   /* u16 payload length */
+#define DN1_OFF_LEN       8   /* u16 payload length, at most DN1_PKT_MAX_PAYLOAD */
 #define DN1_OFF_SEQ       10  /* u16 sender's sequence number */
 #define DN1_OFF_TAG       12  /* u32 sender's cookie, echoed by ACK/NACK */
 #define DN1_OFF_RADDR     16  /* u64 remote address */

@@ -63,14 +63,16 @@
 #define DN1_CNT_TX_AOTF          27  /* AOTF packets sent (one per host store) */
 #define DN1_CNT_RX_OTF           28  /* AOTF PUSHes written by the Mini-OTF receiver */
 #define DN1_CNT_ERR_AOTF         29  /* host stores refused (channel, size, range) */
-#define DN1_CNT_COUNT            30
+#define DN1_CNT_TX_RDMA          30  /* RDMA packets sent */
+#define DN1_CNT_ERR_RDMA         31  /* RDMA descriptors refused */
+#define DN1_CNT_COUNT            32
 #define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
 
 /* Payload of the held packet, byte-addressed, read-only. */
-#define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 */
+#define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010003u  /* 1.3 */
+#define DN1_CONTRACT_VERSION  0x00010004u  /* 1.4 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

@@ -41,6 +41,28 @@ struct dn1_aotf_channel {
     uint64_t reserved[2];      /* must be 0 */
 };
 
+/* ---- RDMA descriptors, in window memory after the AOTF table ----
+ * The host writes a descriptor and rings the doorbell (host-bus RDMA_POST);
+ * the NIC reads the data from this node's host receive memory itself. */
+#define DN1_RDMA_DESC_OFF       0xc00u
+#define DN1_RDMA_DESCS          16u
+
+struct dn1_rdma_desc {
+    uint8_t  type;             /* PUSH or a firmware type */
+    uint8_t  flags;            /* only ACK_REQ */
+    uint16_t dst;
+    uint32_t len;              /* bytes to send, any size the memories allow */
+    uint64_t local;            /* source: offset in this node's receive memory */
+    uint64_t raddr;            /* PUSH: advances per packet; else fixed (+xoff) */
+    uint32_t first_tag;        /* packet i carries tag first_tag + i */
+    uint32_t xoff;             /* offset of this descriptor's data in its
+                                  transfer: packets carry xoff + their offset */
+    uint16_t seq;              /* packet i carries seq + i */
+    uint16_t reserved0;        /* must be 0 */
+    uint32_t reserved1;        /* must be 0 */
+    uint64_t reserved[3];      /* must be 0 */
+};
+
 /* ---- LLCM: completion queue written by the NIC, consumed by the host ---- */
 #define DN1_LLCM_CQ_PRODUCED    0x0000u  /* u32, NIC: records written so far */
 #define DN1_LLCM_CQ_CONSUMED    0x0004u  /* u32, host: records consumed so far */

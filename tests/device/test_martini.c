@@ -672,6 +672,90 @@ static void t_rx_otf(void)
     CHECK_EQ(dirty_outside(0x90, 0x98), 0);
 }
 
+static void set_desc(unsigned d, const struct dn1_rdma_desc *desc)
+{
+    memcpy(b.window + DN1_RDMA_DESC_OFF + d * sizeof(*desc), desc, sizeof(*desc));
+}
+
+/* RDMA: descriptor plus doorbell; the NIC reads host memory, 2048-byte packets. */
+static void t_rdma_post(void)
+{
+    static uint8_t got[DN1_PKT_MAX_PAYLOAD];
+    struct dn1_hdr r;
+    uint64_t sent = 0;
+    fill(b.hostmem + 0x10000, 5000, 12);
+    struct dn1_rdma_desc d = {
+        .type = DN1_TYPE_PUSH, .flags = DN1_FLAG_ACK_REQ, .dst = PEER, .len = 5000,
+        .local = 0x10000, .raddr = 0x300000, .first_tag = 900, .xoff = 0, .seq = 40,
+    };
+    set_desc(15, &d);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_RDMA_POST, 15, 0, 0, &sent), 0);
+    CHECK_EQ(sent, 3);
+    for (unsigned i = 0; i < 3; i++) {
+        uint32_t len = i < 2 ? 2048 : 5000 - 4096;
+        CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+        CHECK_EQ(r.type, DN1_TYPE_PUSH);
+        CHECK_EQ(r.src, ME);
+        CHECK_EQ(r.len, len);
+        CHECK_EQ(r.raddr, 0x300000 + 2048 * i);
+        CHECK_EQ(r.xoff, 2048 * i);
+        CHECK_EQ(r.tag, 900 + i);
+        CHECK_EQ(r.seq, 40 + i);
+        CHECK(memcmp(got, b.hostmem + 0x10000 + 2048 * i, len) == 0);
+    }
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_RDMA), 3);
+
+    /* A firmware type: the address stays, offsets count from xoff. */
+    d.type = DN1_TYPE_INDIRECT_WRITE;
+    d.len = 3000;
+    d.xoff = 131072;
+    set_desc(0, &d);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_RDMA_POST, 0, 0, 0, &sent), 0);
+    CHECK_EQ(sent, 2);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.raddr, 0x300000);
+    CHECK_EQ(r.xoff, 131072);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.raddr, 0x300000);
+    CHECK_EQ(r.xoff, 131072 + 2048);
+    CHECK_EQ(r.len, 3000 - 2048);
+
+    /* Refused: no such descriptor, source past memory, OTF flag, reserved set. */
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_RDMA_POST, 16, 0, 0, &sent), DN1_HB_EINVAL);
+    d.type = DN1_TYPE_PUSH;
+    d.local = DN1_HOSTMEM_SIZE - 100;
+    set_desc(1, &d);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_RDMA_POST, 1, 0, 0, &sent), DN1_HB_EINVAL);
+    d.local = 0;
+    d.flags = DN1_FLAG_OTF;
+    set_desc(1, &d);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_RDMA_POST, 1, 0, 0, &sent), DN1_HB_EINVAL);
+    d.flags = 0;
+    d.reserved1 = 1;
+    set_desc(1, &d);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_RDMA_POST, 1, 0, 0, &sent), DN1_HB_EINVAL);
+    CHECK_EQ(sent, 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RDMA), 4);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_RDMA), 5);
+    expect_no_packet();
+}
+
+/* A 2048-byte packet held for firmware: the payload window shows all of it. */
+static void t_hold_large(void)
+{
+    static uint8_t data[DN1_PKT_MAX_PAYLOAD];
+    fill(data, sizeof(data), 13);
+    hold_one(DN1_TYPE_INDIRECT_WRITE, 0, data, sizeof(data), 70);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HDR2) >> 16, DN1_PKT_MAX_PAYLOAD);
+    CHECK_EQ(qb_readb(&b, DN1_REGS_BASE + DN1_REG_RX_PAYLOAD), data[0]);
+    CHECK_EQ(qb_readb(&b, DN1_REGS_BASE + DN1_REG_RX_PAYLOAD + DN1_PKT_MAX_PAYLOAD - 1),
+             data[DN1_PKT_MAX_PAYLOAD - 1]);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_LO, 0x8000);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);
+    expect_reply(DN1_TYPE_ACK, 70, 0);
+    CHECK(memcmp(b.hostmem + 0x8000, data, sizeof(data)) == 0);
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -679,7 +763,7 @@ static const struct test_case cases[] = {
     CASE(push_out_of_range), CASE(push_llcm), CASE(in_order), CASE(malformed),
     CASE(completion_queue), CASE(botf_kick), CASE(hostbus_errors),
     CASE(register_errors), CASE(link_down), CASE(rx_done), CASE(tx_from_sram),
-    CASE(aotf_store), CASE(rx_otf),
+    CASE(aotf_store), CASE(rx_otf), CASE(rdma_post), CASE(hold_large),
     { NULL, NULL },
 };
 

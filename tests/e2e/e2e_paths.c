@@ -45,6 +45,12 @@
 #define AOTF_LLCM    0x800u    /* 2 AOTF stores into LLCM, not ACKed */
 #define SLOT_AOTF    0x1030u   /* -> LAND_AOTF: an indirect write by AOTF */
 #define LAND_AOTF    0x24000u
+#define RDMA_SRC     0x400000u /* in node 0's own receive memory */
+#define RDMA_ADDR    0x600000u
+#define RDMA_LEN     (300u * 1024u)   /* 150 packets: three descriptors */
+#define SLOT_RDMA    0x1038u   /* -> LAND_RDMA: an indirect write by RDMA */
+#define LAND_RDMA    0x700000u
+#define RDMA_IW_LEN  10000u
 
 struct region {
     uint64_t addr;
@@ -61,12 +67,15 @@ static const struct region written[] = {
     { MANY_ADDR, MANY, 6 },
     { AOTF_ADDR, 64, 8 },
     { LAND_AOTF, 8, 9 },
+    { RDMA_ADDR, RDMA_LEN, 11 },
+    { LAND_RDMA, RDMA_IW_LEN, 12 },
 };
 
 static const struct { uint64_t slot, target; } slots[] = {
     { SLOT_SMALL, LAND_SMALL }, { SLOT_464, LAND_464 }, { SLOT_465, LAND_465 },
     { SLOT_BIG, LAND_BIG }, { SLOT_OUTSIDE, DN1_HOSTMEM_SIZE + 0x1000u },
     { SLOT_EMPTY, LAND_EMPTY }, { SLOT_AOTF, LAND_AOTF },
+    { SLOT_RDMA, LAND_RDMA },
 };
 
 static uint8_t pattern(size_t i, unsigned seed)
@@ -188,6 +197,23 @@ static void sender(void)
     CHECK_EQ(dn_aotf_close(n, 2), DN_OK);
     CHECK_EQ(dn_aotf_store(n, 2, 0, 0, 8, &x), DN_EINVAL);
 
+    /* RDMA: the NIC reads node 0's memory itself; 2048-byte packets. */
+    size_t mysize;
+    uint8_t *mine = dn_hostmem(n, &mysize);
+    buf = make(RDMA_LEN, 11);
+    memcpy(mine + RDMA_SRC, buf, RDMA_LEN);
+    free(buf);
+    CHECK_EQ(send_wait(dn_rdma_write(n, DN1_TYPE_PUSH, 1, RDMA_ADDR, RDMA_SRC, RDMA_LEN, &x),
+                       &x, RDMA_LEN / 2048), DN_OK);
+    buf = make(RDMA_IW_LEN, 12);
+    memcpy(mine + RDMA_SRC, buf, RDMA_IW_LEN);
+    free(buf);
+    CHECK_EQ(send_wait(dn_rdma_write(n, DN1_TYPE_INDIRECT_WRITE, 1, SLOT_RDMA, RDMA_SRC,
+                                     RDMA_IW_LEN, &x), &x, 5), DN_OK);
+    CHECK_EQ(dn_rdma_write(n, DN1_TYPE_PUSH, 1, 0, mysize - 10, 20, &x), DN_ERANGE);
+    CHECK_EQ(dn_rdma_write(n, DN1_TYPE_PUSH, 1, DN1_HOSTMEM_SIZE - 10, 0, 20, &x), DN_ERANGE);
+    CHECK_EQ(dn_rdma_write(n, DN1_TYPE_ACK, 1, 0, 0, 20, &x), DN_EINVAL);
+
     /* The pointer aims outside node 1's memory: the NIC refuses, NACKs. */
     uint8_t small[16] = { 0 };
     CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_OUTSIDE, small, 16, &x), &x, 1), DN_ENACK);
@@ -277,12 +303,13 @@ static void receiver(void)
     for (unsigned i = 0; i < DN1_CNT_COUNT; i++) {
         CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(i), &c[i]), DN_OK);
     }
-    uint32_t indirect_packets = 1 + 1 + 2 + 1 + (BIG_LEN + 463) / 464 + 1 /* AOTF */;
+    uint32_t indirect_packets = 1 + 1 + 2 + 1 + (BIG_LEN + 463) / 464 + 1 /* AOTF */
+                                + 5 /* RDMA */;
     CHECK_EQ(c[DN1_CNT_RX_CONTINUED], indirect_packets);
     CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 2);  /* + outside + unknown type */
     CHECK_EQ(c[DN1_CNT_RX_NACKED], 1);                   /* unknown type, by firmware */
     CHECK_EQ(c[DN1_CNT_ERR_RANGE], 1);                   /* pointer outside */
-    CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY + 2);
+    CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY + 2 + RDMA_LEN / 2048);
     CHECK_EQ(c[DN1_CNT_ERR_DST], 1);                     /* the packet for node 5 */
     CHECK_EQ(c[DN1_CNT_RX_OTF], 8 + 2);                  /* Mini-OTF receiver */
     CHECK_EQ(c[DN1_CNT_ERR_CRC], 0);

@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/bswap.h"
+#include "qemu/cutils.h"
 #include "hw/net/martini.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/shared_mem.h"
@@ -103,6 +104,68 @@ bad:
     return DN1_HB_EINVAL;
 }
 
+/*
+ * RDMA: send what descriptor @d describes, reading the data from this node's
+ * host receive memory, in packets of up to DN1_RDMA_MAX_PAYLOAD bytes.
+ * Returns the hostbus status; *sent counts the packets that left.
+ */
+static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
+{
+    const uint8_t *desc, *mem = memory_region_get_ram_ptr(s->hostmem);
+    uint64_t memsize = memory_region_size(s->hostmem);
+    uint8_t pkt[DN1_PKT_MAX_SIZE];
+    struct dn1_hdr h = { .version = DN1_PKT_VERSION };
+    uint64_t local, raddr;
+    uint32_t len, done = 0, tag, xoff;
+    uint16_t seq;
+
+    *sent = 0;
+    if (d >= DN1_RDMA_DESCS) {
+        goto bad;
+    }
+    desc = (const uint8_t *)memory_region_get_ram_ptr(s->window) +
+           DN1_RDMA_DESC_OFF + d * sizeof(struct dn1_rdma_desc);
+    h.type = desc[offsetof(struct dn1_rdma_desc, type)];
+    h.flags = desc[offsetof(struct dn1_rdma_desc, flags)];
+    h.dst = lduw_le_p(desc + offsetof(struct dn1_rdma_desc, dst));
+    len = ldl_le_p(desc + offsetof(struct dn1_rdma_desc, len));
+    local = ldq_le_p(desc + offsetof(struct dn1_rdma_desc, local));
+    raddr = ldq_le_p(desc + offsetof(struct dn1_rdma_desc, raddr));
+    tag = ldl_le_p(desc + offsetof(struct dn1_rdma_desc, first_tag));
+    seq = lduw_le_p(desc + offsetof(struct dn1_rdma_desc, seq));
+    xoff = ldl_le_p(desc + offsetof(struct dn1_rdma_desc, xoff));
+    if (h.type == 0 || h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
+        (h.flags & ~DN1_FLAG_ACK_REQ) || local > memsize ||
+        len > memsize - local ||
+        lduw_le_p(desc + offsetof(struct dn1_rdma_desc, reserved0)) ||
+        ldl_le_p(desc + offsetof(struct dn1_rdma_desc, reserved1)) ||
+        !buffer_is_zero(desc + offsetof(struct dn1_rdma_desc, reserved),
+                        3 * sizeof(uint64_t))) {
+        goto bad;
+    }
+    h.src = s->node_id;
+    do {
+        h.len = MIN(len - done, DN1_RDMA_MAX_PAYLOAD);
+        h.raddr = h.type == DN1_TYPE_PUSH ? raddr + done : raddr;
+        h.xoff = xoff + done;
+        h.tag = tag + *sent;
+        h.seq = seq + *sent;
+        memcpy(pkt + DN1_PKT_HDR_SIZE, mem + local + done, h.len);
+        if (martini_link_send(s, pkt, &h) != 0) {
+            return DN1_HB_ELINKDOWN;
+        }
+        martini_count(s, DN1_CNT_TX_RDMA);
+        (*sent)++;
+        done += h.len;
+    } while (done < len);
+    return 0;
+bad:
+    martini_count(s, DN1_CNT_ERR_RDMA);
+    qemu_log_mask(LOG_GUEST_ERROR, "martini%u: RDMA descriptor %u refused\n",
+                  s->node_id, (unsigned)d);
+    return DN1_HB_EINVAL;
+}
+
 static void martini_hostbus_request(MartiniState *s,
                                     const struct dn1_hb_req *req)
 {
@@ -127,6 +190,9 @@ static void martini_hostbus_request(MartiniState *s,
             break;
         case DN1_HB_BOTF_KICK:
             status = martini_botf_kick(s, arg0);
+            break;
+        case DN1_HB_RDMA_POST:
+            status = martini_rdma_post(s, arg0, &value);
             break;
         case DN1_HB_AOTF_STORE:
             status = martini_aotf_store(s, arg0, le64_to_cpu(req->arg1),

@@ -123,6 +123,16 @@ int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                   const void *buf, size_t len, dn_xfer *x);
 
 /*
+ * RDMA: node @dst receives @len bytes that the NIC itself reads from this
+ * node's receive memory at offset @local, in packets of up to 2048 bytes.
+ * @type DN1_TYPE_PUSH writes at @raddr onwards; a firmware type (e.g.
+ * DN1_TYPE_INDIRECT_WRITE) carries @raddr unchanged and each packet's offset.
+ * Source or (for PUSH) target out of range: DN_ERANGE.
+ */
+int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                  uint64_t local, size_t len, dn_xfer *x);
+
+/*
  * AOTF channels (32 per node): open channel @ch once for packets of @type
  * (DN1_TYPE_PUSH for plain writes, or a firmware type) to node @dst, covering
  * @size bytes of its NIC address space from @raddr, asking for ACKs if @ack.
