@@ -215,6 +215,9 @@ static int martini_hostbus_can_receive(void *opaque)
 {
     MartiniState *s = opaque;
 
+    if (martini_link_backlogged(s)) {
+        return 0;   /* the host waits, as on a busy bus */
+    }
     return sizeof(s->hb_buf) - s->hb_fill;
 }
 

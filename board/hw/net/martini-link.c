@@ -11,28 +11,96 @@
 #include "hw/net/martini.h"
 #include "dimmnet1/packet_codec.h"
 
-/* Seal @h into @pkt (payload already in place) and send it, framed. */
+bool martini_link_backlogged(MartiniState *s)
+{
+    return s->tx_bytes > MARTINI_TX_HIGH;
+}
+
+static gboolean martini_link_writable(void *do_not_use, GIOCondition cond,
+                                      void *opaque);
+
+/* Write queued frames as far as the socket takes them; never blocks. */
+static void martini_link_flush(MartiniState *s)
+{
+    bool was_backlogged = martini_link_backlogged(s);
+    MartiniFrame *f;
+
+    while ((f = QSIMPLEQ_FIRST(&s->txq))) {
+        int n = qemu_chr_fe_write(&s->link, f->data + f->sent,
+                                  f->size - f->sent);
+        if (n <= 0) {
+            break;
+        }
+        f->sent += n;
+        s->tx_bytes -= n;
+        if (f->sent < f->size) {
+            break;
+        }
+        QSIMPLEQ_REMOVE_HEAD(&s->txq, next);
+        g_free(f);
+    }
+    if (!QSIMPLEQ_EMPTY(&s->txq) && !s->tx_watch) {
+        s->tx_watch = qemu_chr_fe_add_watch(&s->link, G_IO_OUT | G_IO_HUP,
+                                            martini_link_writable, s);
+    }
+    if (was_backlogged && !martini_link_backlogged(s)) {
+        /* Input held back for the backlog may flow again. */
+        qemu_chr_fe_accept_input(&s->hostbus);
+        qemu_chr_fe_accept_input(&s->link);
+    }
+}
+
+static gboolean martini_link_writable(void *do_not_use, GIOCondition cond,
+                                      void *opaque)
+{
+    MartiniState *s = opaque;
+
+    s->tx_watch = 0;
+    martini_link_flush(s);
+    return G_SOURCE_REMOVE;
+}
+
+/* Frames not yet sent when the link goes down are lost: count each. */
+void martini_link_reset(MartiniState *s)
+{
+    MartiniFrame *f;
+
+    while ((f = QSIMPLEQ_FIRST(&s->txq))) {
+        QSIMPLEQ_REMOVE_HEAD(&s->txq, next);
+        martini_count(s, DN1_CNT_ERR_LINK_DOWN);
+        g_free(f);
+    }
+    s->tx_bytes = 0;
+    if (s->tx_watch) {
+        g_source_remove(s->tx_watch);
+        s->tx_watch = 0;
+    }
+    s->link_fill = 0;   /* a partial frame from the old peer is void */
+}
+
+/* Seal @h into @pkt (payload already in place) and queue it, framed. */
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
 {
-    uint8_t frame[DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE];
-    uint32_t size = DN1_PKT_HDR_SIZE + h->len;
+    uint32_t size = DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + h->len;
+    MartiniFrame *f;
 
     if (!s->link_up) {
         martini_count(s, DN1_CNT_ERR_LINK_DOWN);
         return -1;
     }
     dn1_packet_seal(pkt, h);
-    dn1_put_be32(frame, DN1_LINK_MAGIC);
-    dn1_put_be32(frame + 4, DN1_LINK_FRAME_HDR + size);
+    f = g_malloc(sizeof(*f) + size);
+    f->size = size;
+    f->sent = 0;
+    dn1_put_be32(f->data, DN1_LINK_MAGIC);
+    dn1_put_be32(f->data + 4, size);
     /* Departure time in virtual time; used by the timing model. */
-    dn1_put_be64(frame + 8, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
-    memcpy(frame + DN1_LINK_FRAME_HDR, pkt, size);
-    if (qemu_chr_fe_write_all(&s->link, frame, DN1_LINK_FRAME_HDR + size) !=
-        (int)(DN1_LINK_FRAME_HDR + size)) {
-        martini_count(s, DN1_CNT_ERR_LINK_DOWN);
-        return -1;
-    }
+    dn1_put_be64(f->data + 8, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    memcpy(f->data + DN1_LINK_FRAME_HDR, pkt, size - DN1_LINK_FRAME_HDR);
+    QSIMPLEQ_INSERT_TAIL(&s->txq, f, next);
+    s->tx_bytes += size;
     martini_count(s, DN1_CNT_TX_PACKETS);
+    martini_link_flush(s);
     return 0;
 }
 
@@ -40,7 +108,7 @@ static int martini_link_can_receive(void *opaque)
 {
     MartiniState *s = opaque;
 
-    if (!martini_rx_can_accept(s)) {
+    if (!martini_rx_can_accept(s) || martini_link_backlogged(s)) {
         return 0;   /* back-pressure: the peer's bytes wait in the socket */
     }
     return sizeof(s->link_buf) - s->link_fill;
@@ -98,7 +166,7 @@ static void martini_link_event(void *opaque, QEMUChrEvent event)
         break;
     case CHR_EVENT_CLOSED:
         s->link_up = false;
-        s->link_fill = 0;   /* a partial frame from the old peer is void */
+        martini_link_reset(s);
         break;
     default:
         break;
@@ -107,6 +175,7 @@ static void martini_link_event(void *opaque, QEMUChrEvent event)
 
 void martini_link_init(MartiniState *s)
 {
+    QSIMPLEQ_INIT(&s->txq);
     qemu_chr_fe_set_handlers(&s->link, martini_link_can_receive,
                              martini_link_receive, martini_link_event,
                              NULL, s, NULL, true);

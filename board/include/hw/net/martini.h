@@ -23,6 +23,20 @@ OBJECT_DECLARE_SIMPLE_TYPE(MartiniState, MARTINI)
 /* Packets the link may deliver while one is held for firmware. */
 #define MARTINI_RXQ_MAX 64
 
+/*
+ * Frames waiting to leave on the link. Above this many bytes the board stops
+ * taking host-bus requests and link input (both make more output) until the
+ * peer has read enough: back-pressure instead of a blocking write.
+ */
+#define MARTINI_TX_HIGH (64 * 1024)
+
+typedef struct MartiniFrame {
+    QSIMPLEQ_ENTRY(MartiniFrame) next;
+    uint32_t size;
+    uint32_t sent;
+    uint8_t data[];
+} MartiniFrame;
+
 typedef struct MartiniPacket {
     QSIMPLEQ_ENTRY(MartiniPacket) next;
     struct dn1_hdr hdr;
@@ -61,6 +75,11 @@ struct MartiniState {
     uint16_t aotf_seq;
     uint32_t counters[DN1_CNT_COUNT];
 
+    /* Link output, in order */
+    QSIMPLEQ_HEAD(, MartiniFrame) txq;
+    uint32_t tx_bytes;
+    guint tx_watch;
+
     /* Stream reassembly */
     uint8_t link_buf[DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE];
     uint32_t link_fill;
@@ -77,6 +96,8 @@ bool martini_rx_can_accept(MartiniState *s);
 
 /* martini-link.c */
 void martini_link_init(MartiniState *s);
+bool martini_link_backlogged(MartiniState *s);
+void martini_link_reset(MartiniState *s);
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
 
 /* martini-hostbus.c */
