@@ -19,7 +19,7 @@ int dn_aotf_open(dn_node *n, unsigned ch, uint8_t type, int ack, unsigned dst,
                  uint64_t raddr, uint32_t size)
 {
     if (!n || ch >= DN1_AOTF_CHANNELS || dst > 0xffffu || size == 0 ||
-        type == 0 || type == DN1_TYPE_ACK || type == DN1_TYPE_NACK) {
+        !dn1_type_sendable(type)) {
         return DN_EINVAL;
     }
     /* For a plain write the whole range must be writable at the receiver;

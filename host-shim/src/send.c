@@ -116,8 +116,7 @@ int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     if (rc != DN_OK) {
         return rc;
     }
-    if (type == 0 || type == DN1_TYPE_PUSH || type == DN1_TYPE_ACK ||
-        type == DN1_TYPE_NACK) {
+    if (type == DN1_TYPE_PUSH || !dn1_type_sendable(type)) {
         return DN_EINVAL;
     }
     return send_transfer(n, type, dst, raddr, 0, buf, len, x);

@@ -52,6 +52,15 @@
 #define DN1_NACK_NO_HANDLER    3u  /* no firmware handler for this type */
 #define DN1_NACK_NO_FIRMWARE   4u  /* reserved: firmware not running */
 
+/*
+ * May a host or the firmware originate a packet of @type? Not type 0, and not
+ * ACK or NACK: those are the hardware's own answers.
+ */
+static inline int dn1_type_sendable(uint8_t type)
+{
+    return type != 0 && type != DN1_TYPE_ACK && type != DN1_TYPE_NACK;
+}
+
 /* Unpacked header: the form every component works with. */
 struct dn1_hdr {
     uint8_t  version;

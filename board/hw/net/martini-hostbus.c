@@ -38,9 +38,7 @@ static int martini_botf_kick(MartiniState *s, uint64_t w)
     h.src = s->node_id;
 
     /* ACK and NACK are the hardware's answers; a host may not forge them. */
-    if (h.len > DN1_BOTF_MAX_PAYLOAD || h.type == 0 ||
-        h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
-        (h.flags & ~DN1_FLAG_ACK_REQ) ||
+    if (h.len > DN1_BOTF_MAX_PAYLOAD || !martini_sendable(h.type, h.flags) ||
         ldq_le_p(win + offsetof(struct dn1_botf_hdr, reserved)) != 0) {
         martini_count(s, DN1_CNT_ERR_BOTF);
         qemu_log_mask(LOG_GUEST_ERROR, "martini%u: BOTF window %u has a bad "
@@ -77,8 +75,7 @@ static int martini_aotf_store(MartiniState *s, uint64_t arg0, uint64_t data,
     h.dst = lduw_le_p(c + offsetof(struct dn1_aotf_channel, dst));
     limit = ldl_le_p(c + offsetof(struct dn1_aotf_channel, size));
     h.raddr = ldq_le_p(c + offsetof(struct dn1_aotf_channel, raddr));
-    if (h.type == 0 || h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
-        (h.flags & ~DN1_FLAG_ACK_REQ) || off > limit || size > limit - off ||
+    if (!martini_sendable(h.type, h.flags) || off > limit || size > limit - off ||
         ldq_le_p(c + offsetof(struct dn1_aotf_channel, reserved)) ||
         ldq_le_p(c + offsetof(struct dn1_aotf_channel, reserved) + 8)) {
         goto bad;
@@ -134,8 +131,7 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
     tag = ldl_le_p(desc + offsetof(struct dn1_rdma_desc, first_tag));
     seq = lduw_le_p(desc + offsetof(struct dn1_rdma_desc, seq));
     xoff = ldl_le_p(desc + offsetof(struct dn1_rdma_desc, xoff));
-    if (h.type == 0 || h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
-        (h.flags & ~DN1_FLAG_ACK_REQ) || local > memsize ||
+    if (!martini_sendable(h.type, h.flags) || local > memsize ||
         len > memsize - local ||
         lduw_le_p(desc + offsetof(struct dn1_rdma_desc, reserved0)) ||
         ldl_le_p(desc + offsetof(struct dn1_rdma_desc, reserved1)) ||

@@ -297,8 +297,7 @@ static void martini_tx_sram(MartiniState *s, uint32_t off)
     }
     dn1_packet_parse(sram + off, &h);
     if (h.len > DN1_PKT_MAX_PAYLOAD || h.len > size - off - DN1_PKT_HDR_SIZE ||
-        h.type == 0 || h.type == DN1_TYPE_ACK || h.type == DN1_TYPE_NACK ||
-        (h.flags & ~DN1_FLAG_ACK_REQ)) {
+        !martini_sendable(h.type, h.flags)) {
         goto bad;
     }
     h.version = DN1_PKT_VERSION;

@@ -87,6 +87,12 @@ struct MartiniState {
     uint32_t hb_fill;
 };
 
+/* Type and flags a host or firmware send may carry (the NIC adds OTF). */
+static inline bool martini_sendable(uint8_t type, uint8_t flags)
+{
+    return dn1_type_sendable(type) && !(flags & ~DN1_FLAG_ACK_REQ);
+}
+
 /* martini.c */
 void martini_count(MartiniState *s, unsigned counter);
 bool martini_reg_readable(hwaddr offset);
