@@ -155,9 +155,16 @@ static void martini_rx_hw(MartiniState *s, MartiniPacket *p)
     }
 }
 
+bool martini_rx_can_accept(MartiniState *s)
+{
+    return s->rxq_len < MARTINI_RXQ_MAX;
+}
+
 /* Run the pipeline until it is empty or a packet is held for firmware. */
 static void martini_rx_pump(MartiniState *s)
 {
+    bool was_full = !martini_rx_can_accept(s);
+
     while (!s->held && !QSIMPLEQ_EMPTY(&s->rxq)) {
         MartiniPacket *p = QSIMPLEQ_FIRST(&s->rxq);
 
@@ -174,14 +181,9 @@ static void martini_rx_pump(MartiniState *s)
         martini_count(s, DN1_CNT_RX_HELD);
     }
     martini_update_irq(s);
-    if (s->rxq_len < MARTINI_RXQ_MAX) {
-        qemu_chr_fe_accept_input(&s->link);
+    if (was_full && martini_rx_can_accept(s)) {
+        qemu_chr_fe_accept_input(&s->link);   /* the link may deliver again */
     }
-}
-
-bool martini_rx_can_accept(MartiniState *s)
-{
-    return s->rxq_len < MARTINI_RXQ_MAX;
 }
 
 /* A packet from the link: check it, then queue it in arrival order. */
