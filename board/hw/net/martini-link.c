@@ -111,7 +111,12 @@ static int martini_link_can_receive(void *opaque)
     if (!martini_rx_can_accept(s) || martini_link_backlogged(s)) {
         return 0;   /* back-pressure: the peer's bytes wait in the socket */
     }
-    return sizeof(s->link_buf) - s->link_fill;
+    /* At most the rest of the current frame, so that the queue bound is
+     * checked again before every frame. */
+    if (s->link_fill < DN1_LINK_FRAME_HDR) {
+        return DN1_LINK_FRAME_HDR - s->link_fill;
+    }
+    return dn1_get_be32(s->link_buf + 4) - s->link_fill;
 }
 
 static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
