@@ -50,22 +50,33 @@ for f in "$top"/include/dimmnet1/*.h; do
 done
 sync_file "$here/qemu/mips-softmmu-default.mak" "$src/configs/devices/mips-softmmu/default.mak"
 
-# Hook the board into QEMU's Kconfig and meson (once).
-append_once() {
-    grep -qF "$2" "$1" || printf '\n%s\n' "$3" >>"$1"
+# Hook the board into QEMU's Kconfig and meson: each file becomes its
+# original text plus our block, rewritten only when that changes (so meson
+# reconfigures only then). The originals are kept beside them; in a tree
+# hooked by an older version of this script, our lines are stripped first.
+strip_ours() {
+    awk '/^config (DIMMNET1|MARTINI)$/ { skip = 1; next }
+         skip && /^[ \t]/ { next }
+         { skip = 0 }
+         !/CONFIG_(DIMMNET1|MARTINI)/ { print }' "$1"
 }
-append_once "$src/hw/mips/Kconfig" "config DIMMNET1" \
-"config DIMMNET1
+hook() {   # hook FILE BLOCK
+    local f=$1 orig=$1.dimmnet1-orig new
+    [ -f "$orig" ] || strip_ours "$f" >"$orig"
+    new=$(cat "$orig"; printf '\n# dimmnet1 board (added by board/build-qemu.sh)\n%s\n' "$2")
+    [ "$(cat "$f")" = "$new" ] || printf '%s\n' "$new" >"$f"
+}
+hook "$src/hw/mips/Kconfig" "config DIMMNET1
     bool
     select MARTINI
     select SERIAL"
-append_once "$src/hw/net/Kconfig" "config MARTINI" \
-"config MARTINI
+hook "$src/hw/net/Kconfig" "config MARTINI
     bool"
-append_once "$src/hw/mips/meson.build" "dimmnet1.c" \
+hook "$src/hw/mips/meson.build" \
 "mips_ss.add(when: 'CONFIG_DIMMNET1', if_true: files('dimmnet1.c'))"
-append_once "$src/hw/net/meson.build" "martini.c" \
-"softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files('martini.c', 'martini-link.c', 'martini-hostbus.c'))"
+hook "$src/hw/net/meson.build" \
+"softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files(
+  'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c'))"
 
 build="$src/build"
 if [ ! -f "$build/build.ninja" ]; then

@@ -48,6 +48,7 @@ struct Dimmnet1MachineState {
     char *window_id;
     char *hostbus_id;
     char *link_id;
+    char *pcap_id;           /* a file path, not an id: named for the macro */
 };
 
 static void dimmnet1_cpu_reset(void *opaque)
@@ -194,6 +195,9 @@ static void dimmnet1_init(MachineState *machine)
     qdev_prop_set_chr(dev, "hostbus", dimmnet1_chardev("hostbus",
                                                        m->hostbus_id));
     qdev_prop_set_chr(dev, "link", dimmnet1_chardev("link", m->link_id));
+    if (m->pcap_id) {
+        qdev_prop_set_string(dev, "pcap", m->pcap_id);
+    }
     object_property_add_child(OBJECT(machine), "martini", OBJECT(dev));
     sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize_and_unref(sbd, &error_fatal);
@@ -243,6 +247,7 @@ DIMMNET1_STR_PROP(llcm)
 DIMMNET1_STR_PROP(window)
 DIMMNET1_STR_PROP(hostbus)
 DIMMNET1_STR_PROP(link)
+DIMMNET1_STR_PROP(pcap)
 
 typedef struct Dimmnet1StrProp {
     const char *name;
@@ -262,6 +267,8 @@ static const Dimmnet1StrProp dimmnet1_str_props[] = {
       "Chardev id carrying host bus transactions" },
     { "link", dimmnet1_get_link, dimmnet1_set_link,
       "Chardev id of link port 0" },
+    { "pcap", dimmnet1_get_pcap, dimmnet1_set_pcap,
+      "File to write a pcap trace of link port 0 to (virtual-time stamps)" },
 };
 
 static void dimmnet1_class_init(ObjectClass *oc, void *data)

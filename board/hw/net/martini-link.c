@@ -97,6 +97,7 @@ int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
     /* Departure time in virtual time; used by the timing model. */
     dn1_put_be64(f->data + 8, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     memcpy(f->data + DN1_LINK_FRAME_HDR, pkt, size - DN1_LINK_FRAME_HDR);
+    martini_pcap_record(s, pkt, size - DN1_LINK_FRAME_HDR);
     QSIMPLEQ_INSERT_TAIL(&s->txq, f, next);
     s->tx_bytes += size;
     martini_count(s, DN1_CNT_TX_PACKETS);
@@ -154,6 +155,8 @@ static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
         if (s->link_fill >= DN1_LINK_FRAME_HDR &&
             s->link_fill == dn1_get_be32(s->link_buf + 4)) {
             martini_count(s, DN1_CNT_RX_FRAMES);
+            martini_pcap_record(s, s->link_buf + DN1_LINK_FRAME_HDR,
+                                s->link_fill - DN1_LINK_FRAME_HDR);
             martini_rx_enqueue(s, s->link_buf + DN1_LINK_FRAME_HDR,
                                s->link_fill - DN1_LINK_FRAME_HDR);
             s->link_fill = 0;

@@ -525,6 +525,10 @@ static void martini_realize(DeviceState *dev, Error **errp)
         return;
     }
     QSIMPLEQ_INIT(&s->rxq);
+    martini_pcap_open(s, errp);
+    if (*errp) {
+        return;
+    }
     martini_link_init(s);
     martini_hostbus_init(s);
 }
@@ -552,6 +556,7 @@ static Property martini_properties[] = {
                      MemoryRegion *),
     DEFINE_PROP_CHR("hostbus", MartiniState, hostbus),
     DEFINE_PROP_CHR("link", MartiniState, link),
+    DEFINE_PROP_STRING("pcap", MartiniState, pcap_path),
     DEFINE_PROP_END_OF_LIST(),
 };
 

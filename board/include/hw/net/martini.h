@@ -58,6 +58,8 @@ struct MartiniState {
     MemoryRegion *sram;      /* on-chip SRAM */
     CharBackend hostbus;
     CharBackend link;
+    char *pcap_path;         /* link trace, optional */
+    FILE *pcap;
 
     /* Receive pipeline: in order; stops while a packet is held. */
     QSIMPLEQ_HEAD(, MartiniPacket) rxq;
@@ -105,6 +107,10 @@ void martini_link_init(MartiniState *s);
 bool martini_link_backlogged(MartiniState *s);
 void martini_link_reset(MartiniState *s);
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
+
+/* martini-pcap.c */
+void martini_pcap_open(MartiniState *s, Error **errp);
+void martini_pcap_record(MartiniState *s, const uint8_t *pkt, uint32_t size);
 
 /* martini-hostbus.c */
 void martini_hostbus_init(MartiniState *s);
