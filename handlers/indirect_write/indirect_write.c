@@ -1,12 +1,12 @@
 /* Remote indirect write handler (paper, Sec. 3, steps 3-4). */
 #include "indirect_write.h"
-#include "hal/hostmem.h"
+#include "hal/nicmem.h"
 
 enum rx_action indirect_write_handle(struct rx_packet *p)
 {
     uint64_t pointer;
 
-    if (hal_hostmem_read_u64(p->hdr.raddr, &pointer) != 0) {
+    if (hal_nic_read_u64(p->hdr.raddr, &pointer) != 0) {
         p->nack_reason = DN1_NACK_BAD_POINTER;
         return RX_NACK;
     }

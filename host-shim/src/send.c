@@ -133,8 +133,8 @@ int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
     if ((ptr_addr & 7u) != 0) {
         return DN_EINVAL;   /* the pointer slot is a 64-bit word */
     }
-    if (ptr_addr > DN1_HOSTMEM_SIZE - 8u) {
-        return DN_ERANGE;
+    if (!dn1_raddr_readable(ptr_addr, 8)) {
+        return DN_ERANGE;   /* the receiver's firmware could not read it */
     }
     return dn_send_typed(n, DN1_TYPE_INDIRECT_WRITE, dst, ptr_addr, buf, len, x);
 }

@@ -63,6 +63,19 @@ static inline int dn1_raddr_writable(unsigned long long raddr, unsigned long len
     return 0;
 }
 
+/* Does [raddr, raddr + len) lie wholly in one memory the NIC's processor can
+ * read (host receive memory, or all of LLCM)? Indirect-write pointers do. */
+static inline int dn1_raddr_readable(unsigned long long raddr, unsigned long len)
+{
+    if (raddr <= DN1_HOSTMEM_SIZE) {
+        return len <= DN1_HOSTMEM_SIZE - raddr;
+    }
+    if (raddr >= DN1_RADDR_LLCM && raddr <= DN1_RADDR_LLCM + DN1_LLCM_SIZE) {
+        return len <= DN1_RADDR_LLCM + DN1_LLCM_SIZE - raddr;
+    }
+    return 0;
+}
+
 /* CPU interrupt lines (MIPS Cause.IP bit numbers). */
 #define DN1_IRQ_MARTINI      2             /* IP2: packet held for firmware */
 #define DN1_IRQ_UART         3             /* IP3: console UART */

@@ -50,6 +50,8 @@
 #define RDMA_LEN     (300u * 1024u)   /* 150 packets: three descriptors */
 #define SLOT_RDMA    0x1038u   /* -> LAND_RDMA: an indirect write by RDMA */
 #define LAND_RDMA    0x700000u
+#define SLOT_LLCM_OFF 0x1000u  /* pointer slot in node 1's LLCM user area, */
+#define LAND_VIA_LLCM 0x25000u /* -> here (the paper keeps pointers in LLCM) */
 #define RDMA_IW_LEN  10000u
 
 struct region {
@@ -69,6 +71,7 @@ static const struct region written[] = {
     { LAND_AOTF, 8, 9 },
     { RDMA_ADDR, RDMA_LEN, 11 },
     { LAND_RDMA, RDMA_IW_LEN, 12 },
+    { LAND_VIA_LLCM, 1000, 13 },
 };
 
 static const struct { uint64_t slot, target; } slots[] = {
@@ -214,6 +217,12 @@ static void sender(void)
     CHECK_EQ(dn_rdma_write(n, DN1_TYPE_PUSH, 1, DN1_HOSTMEM_SIZE - 10, 0, 20, &x), DN_ERANGE);
     CHECK_EQ(dn_rdma_write(n, DN1_TYPE_ACK, 1, 0, 0, 20, &x), DN_EINVAL);
 
+    /* Pointer slot in LLCM, as in the paper's measurements. */
+    buf = make(1000, 13);
+    CHECK_EQ(send_wait(dn_indirect_write(n, 1, DN_RADDR_LLCM_USER + SLOT_LLCM_OFF, buf, 1000,
+                                         &x), &x, 3), DN_OK);
+    free(buf);
+
     /* The pointer aims outside node 1's memory: the NIC refuses, NACKs. */
     uint8_t small[16] = { 0 };
     CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_OUTSIDE, small, 16, &x), &x, 1), DN_ENACK);
@@ -254,6 +263,9 @@ static void receiver(void)
     size_t llcm_size;
     uint8_t *llcm = dn_llcm_user(n, &llcm_size);
     memset(llcm, SENTINEL, llcm_size);
+    for (int i = 0; i < 8; i++) {
+        llcm[SLOT_LLCM_OFF + i] = (uint8_t)((uint64_t)LAND_VIA_LLCM >> (8 * i));
+    }
     for (size_t s = 0; s < sizeof(slots) / sizeof(slots[0]); s++) {
         for (int i = 0; i < 8; i++) {
             mem[slots[s].slot + i] = (uint8_t)(slots[s].target >> (8 * i));
@@ -295,6 +307,9 @@ static void receiver(void)
         if (i >= AOTF_LLCM && i < AOTF_LLCM + 16) {
             want = pattern(i - AOTF_LLCM, 10);
         }
+        if (i >= SLOT_LLCM_OFF && i < SLOT_LLCM_OFF + 8) {
+            continue;                                  /* the pointer */
+        }
         llcm_wrong += llcm[i] != want;
     }
     CHECK_EQ(llcm_wrong, 0);
@@ -304,7 +319,7 @@ static void receiver(void)
         CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(i), &c[i]), DN_OK);
     }
     uint32_t indirect_packets = 1 + 1 + 2 + 1 + (BIG_LEN + 463) / 464 + 1 /* AOTF */
-                                + 5 /* RDMA */;
+                                + 5 /* RDMA */ + 3 /* pointer in LLCM */;
     CHECK_EQ(c[DN1_CNT_RX_CONTINUED], indirect_packets);
     CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 2);  /* + outside + unknown type */
     CHECK_EQ(c[DN1_CNT_RX_NACKED], 1);                   /* unknown type, by firmware */

@@ -12,7 +12,8 @@
 #define FAKE_HOSTMEM_SIZE (1u << 16)
 extern uint8_t fake_hostmem[FAKE_HOSTMEM_SIZE];
 
-/* Store a little-endian 64-bit pointer as the host would. */
+/* Store a little-endian 64-bit pointer as the host would, at a NIC address
+ * (fake host memory, or fake LLCM at DN1_RADDR_LLCM). */
 void fake_hostmem_put_u64(uint64_t addr, uint64_t v);
 
 /* Queue packets to be "held"; dispatch_service() consumes them. */

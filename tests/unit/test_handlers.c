@@ -3,6 +3,7 @@
 #include "fake_hal.h"
 #include "dispatch.h"
 #include "indirect_write/indirect_write.h"
+#include "dimmnet1/memmap.h"
 
 static struct dn1_hdr iw(uint64_t raddr, uint32_t xoff, uint16_t len)
 {
@@ -26,6 +27,18 @@ static void t_pointer_rewrite(void)
     CHECK_EQ(indirect_write_handle(&p), RX_CONTINUE);
     CHECK_EQ(p.raddr, 0x20010);
     CHECK_EQ(p.hdr.raddr, 0x100);       /* the header copy is left alone */
+}
+
+/* The paper keeps the pointer in LLCM; the data may land in LLCM too. */
+static void t_pointer_in_llcm(void)
+{
+    struct rx_packet p = { .hdr = iw(DN1_RADDR_LLCM + 0x2000, 464, 64) };
+    fake_hostmem_put_u64(DN1_RADDR_LLCM + 0x2000, DN1_RADDR_LLCM + 0x3000);
+    CHECK_EQ(indirect_write_handle(&p), RX_CONTINUE);
+    CHECK_EQ(p.raddr, DN1_RADDR_LLCM + 0x3000 + 464);
+    p = (struct rx_packet){ .hdr = iw(DN1_RADDR_LLCM + DN1_LLCM_SIZE, 0, 8) };
+    CHECK_EQ(indirect_write_handle(&p), RX_NACK);        /* past LLCM */
+    CHECK_EQ(p.nack_reason, DN1_NACK_BAD_POINTER);
 }
 
 /* Later packets of a transfer land at pointer + their offset. */
@@ -96,6 +109,7 @@ static void t_unregister(void)
 static const struct test_case cases[] = {
     { "pointer_rewrite", t_pointer_rewrite },
     { "offset_added", t_offset_added },
+    { "pointer_in_llcm", t_pointer_in_llcm },
     { "bad_slot_nacked", t_bad_slot_nacked },
     { "wrapping_target_nacked", t_wrapping_target_nacked },
     { "dispatch_by_type", t_dispatch_by_type },

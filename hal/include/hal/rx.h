@@ -1,7 +1,7 @@
 /*
  * The packet held in Martini's receive pipeline, as handlers see it, and the
  * decisions a handler can return. Handlers depend only on this header (and
- * hal/hostmem.h), so unit tests can run them over a fake HAL.
+ * hal/nicmem.h), so unit tests can run them over a fake HAL.
  */
 #ifndef HAL_RX_H
 #define HAL_RX_H

@@ -107,8 +107,10 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
                 size_t len, dn_xfer *x);
 
 /*
- * Remote indirect write: @ptr_addr in node @dst's receive memory holds a
- * little-endian 64-bit pointer; the data lands at that pointer (paper, Sec. 3).
+ * Remote indirect write: @ptr_addr in node @dst's NIC address space (its
+ * receive memory, or its LLCM as in the paper, e.g. DN_RADDR_LLCM_USER + k)
+ * holds a little-endian 64-bit pointer; the data lands at that pointer
+ * (paper, Sec. 3). An unaligned slot: DN_EINVAL; one outside: DN_ERANGE.
  */
 int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
                       const void *buf, size_t len, dn_xfer *x);
