@@ -76,7 +76,8 @@ hook "$src/hw/mips/meson.build" \
 "mips_ss.add(when: 'CONFIG_DIMMNET1', if_true: files('dimmnet1.c'))"
 hook "$src/hw/net/meson.build" \
 "softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files(
-  'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c'))"
+  'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c',
+  'martini-mmu.c'))"
 
 build="$src/build"
 if [ ! -f "$build/build.ninja" ]; then

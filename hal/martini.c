@@ -63,6 +63,10 @@ void hal_rx_read(struct rx_packet *p)
                    mmio_read32(REG(DN1_REG_RX_RADDR_LO));
     p->hdr.xoff = mmio_read32(REG(DN1_REG_RX_XOFF));
     p->hdr.crc = 0;
+    p->hold_reason = (uint8_t)mmio_read32(REG(DN1_REG_RX_HOLD_REASON));
+    p->miss_addr = p->hold_reason == DN1_HOLD_TYPE ? 0 :
+                   (uint64_t)mmio_read32(REG(DN1_REG_RX_MISS_HI)) << 32 |
+                   mmio_read32(REG(DN1_REG_RX_MISS_LO));
     p->raddr = p->hdr.raddr;
     p->nack_reason = DN1_NACK_NONE;
 }

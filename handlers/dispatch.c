@@ -2,6 +2,7 @@
 #include "dispatch.h"
 
 static rx_handler_fn handler_table[256];
+static rx_handler_fn miss_handler;
 static struct dispatch_stats stats;
 
 void dispatch_register(uint8_t type, rx_handler_fn fn)
@@ -9,8 +10,24 @@ void dispatch_register(uint8_t type, rx_handler_fn fn)
     handler_table[type] = fn;
 }
 
+void dispatch_register_miss(rx_handler_fn fn)
+{
+    miss_handler = fn;
+}
+
 enum rx_action dispatch_packet(struct rx_packet *p)
 {
+    if (p->hold_reason == DN1_HOLD_RVATLB_MISS ||
+        p->hold_reason == DN1_HOLD_PATLB_MISS) {
+        stats.tlb_misses++;
+        if (!miss_handler) {
+            stats.no_translation++;
+            p->nack_reason = DN1_NACK_NO_TRANSLATION;
+            return RX_NACK;
+        }
+        return miss_handler(p);
+    }
+
     rx_handler_fn fn = handler_table[p->hdr.type];
 
     if (!fn) {

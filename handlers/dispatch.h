@@ -14,12 +14,22 @@ typedef enum rx_action (*rx_handler_fn)(struct rx_packet *p);
 struct dispatch_stats {
     uint32_t dispatched;     /* packets given to a handler */
     uint32_t no_handler;     /* packets of a type with no handler: NACKed */
+    uint32_t tlb_misses;     /* writes held on a TLB miss */
+    uint32_t no_translation; /* ... with no miss handler: NACKed */
 };
 
 /* Install @fn for @type (replacing any earlier one; NULL removes it). */
 void dispatch_register(uint8_t type, rx_handler_fn fn);
 
-/* Decide the fate of @p. Types without a handler are NACKed (NO_HANDLER). */
+/*
+ * Install @fn for writes held on an RVATLB or PATLB miss (NULL removes it).
+ * It may refill the TLB and return RX_RETRY, or rewrite p->raddr with the
+ * NIC address and return RX_CONTINUE (the paper's miss-continue), or NACK.
+ */
+void dispatch_register_miss(rx_handler_fn fn);
+
+/* Decide the fate of @p. Types without a handler are NACKed (NO_HANDLER);
+ * TLB misses without a miss handler are NACKed (NO_TRANSLATION). */
 enum rx_action dispatch_packet(struct rx_packet *p);
 
 /* Serve every packet held in the pipeline (the Martini interrupt). */

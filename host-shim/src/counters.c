@@ -35,6 +35,10 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_ERR_AOTF] = "err_aotf",
     [DN1_CNT_TX_RDMA] = "tx_rdma",
     [DN1_CNT_ERR_RDMA] = "err_rdma",
+    [DN1_CNT_RVATLB_MISS] = "rvatlb_miss",
+    [DN1_CNT_PATLB_MISS] = "patlb_miss",
+    [DN1_CNT_ERR_PROT] = "err_prot",
+    [DN1_CNT_RX_RETRY] = "rx_retry",
 };
 
 unsigned dn_counter_count(void)

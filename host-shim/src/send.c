@@ -10,16 +10,16 @@
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000
 
-static int botf_send(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
-                     uint32_t xoff, const uint8_t *payload, uint16_t len,
-                     uint32_t tag)
+static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                     uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                     uint16_t len, uint32_t tag)
 {
     unsigned w = n->next_window;
     uint8_t *win = n->window + w * DN1_BOTF_WINDOW_STRIDE;
 
     memset(win, 0, DN1_BOTF_PAYLOAD_OFF);
     win[offsetof(struct dn1_botf_hdr, type)] = type;
-    win[offsetof(struct dn1_botf_hdr, flags)] = DN1_FLAG_ACK_REQ;
+    win[offsetof(struct dn1_botf_hdr, flags)] = DN1_FLAG_ACK_REQ | flags;
     dn_put_le(win + offsetof(struct dn1_botf_hdr, dst), dst, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, len), len, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, seq), n->next_seq, 2);
@@ -57,8 +57,9 @@ void dn_xfer_sent(dn_node *n, struct dn_xfer_rec *r, dn_xfer *x)
 }
 
 /* Send @len bytes as packets of @type; direct writes advance the address. */
-static int send_transfer(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
-                         int advance, const void *buf, size_t len, dn_xfer *x)
+static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                         uint64_t raddr, int advance, const void *buf,
+                         size_t len, dn_xfer *x)
 {
     const uint8_t *p = buf;
     size_t done = 0;
@@ -70,7 +71,7 @@ static int send_transfer(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         int rc = dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES, SEND_ROOM_TIMEOUT_MS);
 
         if (rc == DN_OK) {
-            rc = botf_send(n, type, dst, advance ? raddr + done : raddr,
+            rc = botf_send(n, type, flags, dst, advance ? raddr + done : raddr,
                            (uint32_t)done, p + done, chunk, n->next_tag);
         }
         if (rc != DN_OK) {
@@ -105,7 +106,22 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
     if (!dn1_raddr_writable(raddr, len)) {
         return DN_ERANGE;
     }
-    return send_transfer(n, DN1_TYPE_PUSH, dst, raddr, 1, buf, len, x);
+    return send_transfer(n, DN1_TYPE_PUSH, 0, dst, raddr, 1, buf, len, x);
+}
+
+int dn_botf_put_rva(dn_node *n, unsigned dst, uint64_t rva, const void *buf,
+                    size_t len, dn_xfer *x)
+{
+    int rc = check_common(n, dst, buf, len, x);
+
+    if (rc != DN_OK) {
+        return rc;
+    }
+    /* The VA may not run into the context bits. */
+    if (len > DN1_RVA_VA(~0ull) - DN1_RVA_VA(rva) + 1) {
+        return DN_ERANGE;
+    }
+    return send_transfer(n, DN1_TYPE_PUSH, DN1_FLAG_VA, dst, rva, 1, buf, len, x);
 }
 
 int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
@@ -119,7 +135,7 @@ int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     if (type == DN1_TYPE_PUSH || !dn1_type_sendable(type)) {
         return DN_EINVAL;
     }
-    return send_transfer(n, type, dst, raddr, 0, buf, len, x);
+    return send_transfer(n, type, 0, dst, raddr, 0, buf, len, x);
 }
 
 int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,

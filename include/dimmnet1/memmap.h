@@ -33,6 +33,20 @@
 #define DN1_CHIP_SRAM_BASE   0x13000000u
 #define DN1_CHIP_SRAM_SIZE   0x00010000u   /* 64 KiB */
 
+/*
+ * The TLBs, on-chip memories the processor maintains directly (big-endian
+ * 32-bit words, docs/hardware.md "Translation and protection"):
+ * RVATLB 64 entries of 16 bytes, PATLB 64 entries of 8 bytes.
+ */
+#define DN1_RVATLB_BASE      0x13800000u
+#define DN1_RVATLB_ENTRIES   64u
+#define DN1_RVATLB_ENTRY     16u
+#define DN1_PATLB_BASE       0x13801000u
+#define DN1_PATLB_ENTRIES    64u
+#define DN1_PATLB_ENTRY      8u
+#define DN1_TLB_V            0x80000000u  /* word 0: entry valid */
+#define DN1_TLB_W            0x40000000u  /* word 0: writes allowed */
+
 /* Console UART: 16550-compatible, byte registers at stride 1. */
 #define DN1_UART_BASE        0x1f100000u
 #define DN1_UART_SIZE        0x00000008u

@@ -43,7 +43,15 @@
 #define DN1_FLAG_ACK_REQ   0x01u  /* receiver answers ACK after the write */
 #define DN1_FLAG_OTF       0x02u  /* made by AOTF from one host store (1-8 bytes);
                                      a PUSH with it goes to the Mini-OTF receiver */
+#define DN1_FLAG_VA        0x04u  /* raddr is a remote virtual address:
+                                     context << 48 | 48-bit VA, via RVATLB */
 #define DN1_AOTF_MAX_PAYLOAD 8u
+
+/* Remote virtual addresses (flag VA): a context (protection domain) and a VA. */
+#define DN1_RVA(ctx, va)   ((uint64_t)(ctx) << 48 | ((uint64_t)(va) & 0xffffffffffffull))
+#define DN1_RVA_CTX(rva)   ((uint16_t)((rva) >> 48))
+#define DN1_RVA_VA(rva)    ((rva) & 0xffffffffffffull)
+#define DN1_PAGE_SHIFT     12u
 
 /* NACK reasons. */
 #define DN1_NACK_NONE          0u
@@ -51,6 +59,8 @@
 #define DN1_NACK_BAD_POINTER   2u  /* indirect write: pointer slot unreadable */
 #define DN1_NACK_NO_HANDLER    3u  /* no firmware handler for this type */
 #define DN1_NACK_NO_FIRMWARE   4u  /* reserved: firmware not running */
+#define DN1_NACK_PROTECTION    5u  /* a TLB entry forbids the write */
+#define DN1_NACK_NO_TRANSLATION 6u /* TLB miss the firmware could not serve */
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not
@@ -60,6 +70,9 @@ static inline int dn1_type_sendable(uint8_t type)
 {
     return type != 0 && type != DN1_TYPE_ACK && type != DN1_TYPE_NACK;
 }
+
+/* Flags a host or the firmware may set (the NIC sets OTF itself). */
+#define DN1_FLAGS_SENDABLE (DN1_FLAG_ACK_REQ | DN1_FLAG_VA)
 
 /* Unpacked header: the form every component works with. */
 struct dn1_hdr {

@@ -31,6 +31,19 @@
 #define DN1_REG_TX_CMD        0x054u  /* WO  DN1_TX_CMD_SEND */
 #define DN1_REG_TX_RESULT     0x058u  /* RO  DN1_TX_RESULT_* of the last send */
 
+/* Why the held packet is held, and the address a TLB missed on. */
+#define DN1_REG_RX_HOLD_REASON 0x060u /* RO  DN1_HOLD_* */
+#define DN1_REG_RX_MISS_HI    0x064u  /* RO  missed address (RVA or NIC address) */
+#define DN1_REG_RX_MISS_LO    0x068u  /* RO  */
+#define DN1_REG_MMU_CTRL      0x06cu  /* RW  DN1_MMU_PATLB_EN */
+
+#define DN1_HOLD_NONE          0u
+#define DN1_HOLD_TYPE          1u  /* a type the hardware does not implement */
+#define DN1_HOLD_RVATLB_MISS   2u
+#define DN1_HOLD_PATLB_MISS    3u
+
+#define DN1_MMU_PATLB_EN       0x1u  /* check every write against the PATLB */
+
 /* Counters (RO, wrap at 2^32): what was done, and what was refused and why. */
 #define DN1_REG_CNT_BASE      0x100u
 #define DN1_CNT_RX_FRAMES        0   /* frames taken from the link */
@@ -65,14 +78,18 @@
 #define DN1_CNT_ERR_AOTF         29  /* host stores refused (channel, size, range) */
 #define DN1_CNT_TX_RDMA          30  /* RDMA packets sent */
 #define DN1_CNT_ERR_RDMA         31  /* RDMA descriptors refused */
-#define DN1_CNT_COUNT            32
+#define DN1_CNT_RVATLB_MISS      32  /* writes held on an RVATLB miss */
+#define DN1_CNT_PATLB_MISS       33  /* writes held on a PATLB miss */
+#define DN1_CNT_ERR_PROT         34  /* writes a TLB entry forbids: refused */
+#define DN1_CNT_RX_RETRY         35  /* held writes retried after a refill */
+#define DN1_CNT_COUNT            36
 #define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
 
 /* Payload of the held packet, byte-addressed, read-only. */
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010004u  /* 1.4 */
+#define DN1_CONTRACT_VERSION  0x00010005u  /* 1.5 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u
@@ -86,6 +103,7 @@
 #define DN1_RX_CMD_NACK       3u  /* drop it and NACK the source with RX_NACK_REASON */
 #define DN1_RX_CMD_DONE       4u  /* firmware consumed it: core IDLE, no write,
                                      ACK if requested */
+#define DN1_RX_CMD_RETRY      5u  /* after a TLB miss: translate again */
 
 #define DN1_TX_CMD_SEND       1u
 
@@ -98,5 +116,7 @@
 #define DN1_RX_RESULT_NO_PACKET 1u  /* command written while nothing was held */
 #define DN1_RX_RESULT_BAD_CMD  2u  /* unknown command value */
 #define DN1_RX_RESULT_RANGE    3u  /* CONTINUE target outside memory: NACKed */
+#define DN1_RX_RESULT_HELD     4u  /* RETRY missed again: still held */
+#define DN1_RX_RESULT_PROT     5u  /* RETRY found the write forbidden: NACKed */
 
 #endif

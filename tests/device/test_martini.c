@@ -789,6 +789,159 @@ static void t_hold_large(void)
     CHECK(memcmp(b.hostmem + 0x8000, data, sizeof(data)) == 0);
 }
 
+static void set_rvatlb(unsigned i, uint16_t ctx, uint64_t vpn, uint32_t ppn, int w)
+{
+    uint32_t pa = DN1_RVATLB_BASE + i * DN1_RVATLB_ENTRY;
+    qb_writel(&b, pa, DN1_TLB_V | (w ? DN1_TLB_W : 0) | ctx);
+    qb_writel(&b, pa + 4, (uint32_t)(vpn >> 32));
+    qb_writel(&b, pa + 8, (uint32_t)vpn);
+    qb_writel(&b, pa + 12, ppn);
+}
+
+static void set_patlb(unsigned i, uint32_t ppn, int w)
+{
+    uint32_t pa = DN1_PATLB_BASE + i * DN1_PATLB_ENTRY;
+    qb_writel(&b, pa, DN1_TLB_V | (w ? DN1_TLB_W : 0));
+    qb_writel(&b, pa + 4, ppn);
+}
+
+#define CTX 7
+#define VA  0x7f0000001000ull
+
+/* RVATLB hit: virtual pages land on the physical pages the entries name,
+ * a write across a page boundary in two pieces. */
+static void t_rvatlb_hit(void)
+{
+    static uint8_t data[2048];
+    fill(data, sizeof(data), 21);
+    set_rvatlb(3, CTX, VA >> 12, 0x100, 1);            /* -> 0x100000 */
+    set_rvatlb(9, CTX, (VA >> 12) + 1, 0x345, 1);      /* -> 0x345000 */
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ | DN1_FLAG_VA,
+                           DN1_RVA(CTX, VA + 0xc00), sizeof(data), 81);
+    qb_link_send(&b, &h, data);
+    expect_reply(DN1_TYPE_ACK, 81, 0);
+    CHECK(memcmp(b.hostmem + 0x100c00, data, 0x400) == 0);
+    CHECK(memcmp(b.hostmem + 0x345000, data + 0x400, sizeof(data) - 0x400) == 0);
+    size_t stray = 0;
+    for (size_t i = 0; i < DN1_HOSTMEM_SIZE; i++) {
+        int in1 = i >= 0x100c00 && i < 0x101000, in2 = i >= 0x345000 && i < 0x345400;
+        stray += !in1 && !in2 && b.hostmem[i];
+    }
+    CHECK_EQ(stray, 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RVATLB_MISS), 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_PUSH), 1);
+}
+
+/* A miss stops the pipeline and interrupts; firmware refills and retries. */
+static void t_rvatlb_miss_refill(void)
+{
+    uint8_t data[16];
+    fill(data, sizeof(data), 22);
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RX_HELD);
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ | DN1_FLAG_VA,
+                           DN1_RVA(CTX, VA + 0x10), sizeof(data), 82);
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RVATLB_MISS, 1, 5000) == 0);
+    CHECK_EQ(b.irq_level, 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HOLD_REASON), DN1_HOLD_RVATLB_MISS);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_MISS_HI), (uint32_t)(DN1_RVA(CTX, VA + 0x10) >> 32));
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_MISS_LO), (uint32_t)DN1_RVA(CTX, VA + 0x10));
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_HELD), 1);
+
+    set_rvatlb(0, CTX + 1, VA >> 12, 0x200, 1);      /* other context: still a miss */
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_RETRY);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_HELD);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RVATLB_MISS), 2);
+
+    set_rvatlb(1, CTX, VA >> 12, 0x200, 1);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_RETRY);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+    expect_reply(DN1_TYPE_ACK, 82, 0);
+    CHECK(memcmp(b.hostmem + 0x200010, data, sizeof(data)) == 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HOLD_REASON), DN1_HOLD_NONE);
+    CHECK_EQ(b.irq_level, 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_RETRY), 2);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_PUSH), 1);
+}
+
+/* The paper's miss-continue: the handler writes the translated address and
+ * lets the hardware continue the remote write. */
+static void t_rvatlb_miss_continue(void)
+{
+    uint8_t data[32];
+    fill(data, sizeof(data), 23);
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ | DN1_FLAG_VA,
+                           DN1_RVA(CTX, VA), sizeof(data), 83);
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RVATLB_MISS, 1, 5000) == 0);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_HI, 0);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_LO, 0x9000);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+    expect_reply(DN1_TYPE_ACK, 83, 0);
+    CHECK(memcmp(b.hostmem + 0x9000, data, sizeof(data)) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_CONTINUED), 1);
+    CHECK_EQ(dirty_outside(0x9000, 0x9000 + sizeof(data)), 0);
+}
+
+/* Protection: a read-only page refuses the write whole. */
+static void t_rvatlb_protection(void)
+{
+    uint8_t data[8] = { 1 };
+    set_rvatlb(5, CTX, VA >> 12, 0x300, 0);
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ | DN1_FLAG_VA,
+                           DN1_RVA(CTX, VA), sizeof(data), 84);
+    qb_link_send(&b, &h, data);
+    expect_reply(DN1_TYPE_NACK, 84, DN1_NACK_PROTECTION);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_PROT), 1);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+    /* A translation into nowhere is a range error, not a write. */
+    set_rvatlb(6, CTX, (VA >> 12) + 8, 0x5000, 1);   /* page past receive memory */
+    h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ | DN1_FLAG_VA,
+            DN1_RVA(CTX, VA + 0x8000), sizeof(data), 85);
+    qb_link_send(&b, &h, data);
+    expect_reply(DN1_TYPE_NACK, 85, DN1_NACK_RANGE);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 1);
+    CHECK_EQ(dirty_outside(0, 0), 0);
+}
+
+/* PATLB: once enabled, every page written must be allowed; polled here. */
+static void t_patlb(void)
+{
+    uint8_t data[8] = { 9, 8, 7, 6, 5, 4, 3, 2 };
+    qb_set_reg(&b, DN1_REG_MMU_CTRL, DN1_MMU_PATLB_EN);
+    CHECK_EQ(qb_reg(&b, DN1_REG_MMU_CTRL), DN1_MMU_PATLB_EN);
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x41ff8, 16, 86);
+    static uint8_t two_pages[16];
+    fill(two_pages, sizeof(two_pages), 24);
+    set_patlb(0, 0x41, 1);                           /* first page only */
+    qb_link_send(&b, &h, two_pages);
+    CHECK(qb_wait_counter(&b, DN1_CNT_PATLB_MISS, 1, 5000) == 0);
+    CHECK_EQ(b.irq_level, 0);                         /* not enabled: polling */
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HOLD_REASON), DN1_HOLD_PATLB_MISS);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_MISS_LO), 0x42000);
+    CHECK_EQ(dirty_outside(0, 0), 0);                 /* nothing written yet */
+    set_patlb(1, 0x42, 1);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_RETRY);
+    expect_reply(DN1_TYPE_ACK, 86, 0);
+    CHECK(memcmp(b.hostmem + 0x41ff8, two_pages, 16) == 0);
+
+    set_patlb(2, 0x50, 0);                           /* read-only page */
+    h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x50000, sizeof(data), 87);
+    qb_link_send(&b, &h, data);
+    expect_reply(DN1_TYPE_NACK, 87, DN1_NACK_PROTECTION);
+    CHECK_EQ(b.hostmem[0x50000], 0);
+
+    /* RETRY is for TLB misses only. */
+    hold_one(DN1_TYPE_INDIRECT_WRITE, 0, data, 1, 88);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_RETRY);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_BAD_CMD);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HOLD_REASON), DN1_HOLD_TYPE);
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -797,6 +950,8 @@ static const struct test_case cases[] = {
     CASE(completion_queue), CASE(botf_kick), CASE(hostbus_errors),
     CASE(register_errors), CASE(link_down), CASE(rx_done), CASE(tx_from_sram),
     CASE(aotf_store), CASE(rx_otf), CASE(rdma_post), CASE(hold_large),
+    CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
+    CASE(rvatlb_protection), CASE(patlb),
     { NULL, NULL },
 };
 

@@ -223,6 +223,15 @@ static void sender(void)
                                          &x), &x, 3), DN_OK);
     free(buf);
 
+    /* A remote virtual address with nothing in node 1's RVATLB: its firmware
+     * has no miss handler yet, so the write is NACKed, not lost or hung. */
+    uint8_t va_data[64] = { 1, 2, 3 };
+    CHECK_EQ(send_wait(dn_botf_put_rva(n, 1, DN_RVA(3, 0x7f0000000000ull), va_data,
+                                       sizeof(va_data), &x), &x, 1), DN_ENACK);
+    CHECK_EQ(x.nack_reason, DN1_NACK_NO_TRANSLATION);
+    CHECK_EQ(dn_botf_put_rva(n, 1, DN_RVA(3, 0xfffffffffff0ull), va_data, 64, &x),
+             DN_ERANGE);
+
     /* The pointer aims outside node 1's memory: the NIC refuses, NACKs. */
     uint8_t small[16] = { 0 };
     CHECK_EQ(send_wait(dn_indirect_write(n, 1, SLOT_OUTSIDE, small, 16, &x), &x, 1), DN_ENACK);
@@ -321,8 +330,9 @@ static void receiver(void)
     uint32_t indirect_packets = 1 + 1 + 2 + 1 + (BIG_LEN + 463) / 464 + 1 /* AOTF */
                                 + 5 /* RDMA */ + 3 /* pointer in LLCM */;
     CHECK_EQ(c[DN1_CNT_RX_CONTINUED], indirect_packets);
-    CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 2);  /* + outside + unknown type */
-    CHECK_EQ(c[DN1_CNT_RX_NACKED], 1);                   /* unknown type, by firmware */
+    CHECK_EQ(c[DN1_CNT_RX_HELD], indirect_packets + 3);  /* + outside, unknown type, VA */
+    CHECK_EQ(c[DN1_CNT_RX_NACKED], 2);         /* unknown type, untranslatable VA */
+    CHECK_EQ(c[DN1_CNT_RVATLB_MISS], 1);
     CHECK_EQ(c[DN1_CNT_ERR_RANGE], 1);                   /* pointer outside */
     CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY + 2 + RDMA_LEN / 2048);
     CHECK_EQ(c[DN1_CNT_ERR_DST], 1);                     /* the packet for node 5 */

@@ -10,6 +10,7 @@ struct fake_decision fake_decisions[16];
 size_t fake_decision_count;
 
 static struct dn1_hdr queue[16];
+static uint8_t queue_reason[16];
 static size_t queue_len, queue_head;
 
 /* The fake NIC address space: host memory at 0, LLCM at DN1_RADDR_LLCM. */
@@ -56,6 +57,12 @@ void fake_rx_reset(void)
 
 void fake_rx_push(const struct dn1_hdr *h)
 {
+    fake_rx_push_held(h, DN1_HOLD_TYPE);
+}
+
+void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason)
+{
+    queue_reason[queue_len] = reason;
     queue[queue_len++] = *h;
 }
 
@@ -67,6 +74,8 @@ int hal_rx_held(void)
 void hal_rx_read(struct rx_packet *p)
 {
     p->hdr = queue[queue_head];
+    p->hold_reason = queue_reason[queue_head];
+    p->miss_addr = 0;
     p->raddr = p->hdr.raddr;
     p->nack_reason = 0;
 }

@@ -18,7 +18,8 @@ void fake_hostmem_put_u64(uint64_t addr, uint64_t v);
 
 /* Queue packets to be "held"; dispatch_service() consumes them. */
 void fake_rx_reset(void);
-void fake_rx_push(const struct dn1_hdr *h);
+void fake_rx_push(const struct dn1_hdr *h);                 /* held: type */
+void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason);
 
 struct fake_decision {
     enum rx_action action;

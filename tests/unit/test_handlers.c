@@ -106,7 +106,41 @@ static void t_unregister(void)
     CHECK_EQ(fake_decisions[0].nack_reason, DN1_NACK_NO_HANDLER);
 }
 
+static enum rx_action refill_stub(struct rx_packet *p)
+{
+    p->raddr = 0x7000;               /* as a miss-continue handler would */
+    return RX_CONTINUE;
+}
+
+/* TLB misses go to the miss handler, not by type; without one: NACK. */
+static void t_tlb_miss_routing(void)
+{
+    const struct dispatch_stats *st = dispatch_get_stats();
+    uint32_t misses = st->tlb_misses, none = st->no_translation;
+    struct dn1_hdr push = iw(0x100, 0, 8);
+    push.type = DN1_TYPE_PUSH;
+    fake_rx_push_held(&push, DN1_HOLD_RVATLB_MISS);
+    fake_rx_push_held(&push, DN1_HOLD_PATLB_MISS);
+    dispatch_service();
+    CHECK_EQ(fake_decisions[0].action, RX_NACK);
+    CHECK_EQ(fake_decisions[0].nack_reason, DN1_NACK_NO_TRANSLATION);
+    CHECK_EQ(fake_decisions[1].nack_reason, DN1_NACK_NO_TRANSLATION);
+    CHECK_EQ(st->no_translation, none + 2);
+
+    /* An indirect-write packet that missed is a miss, not an indirect write. */
+    dispatch_register_miss(refill_stub);
+    struct dn1_hdr w = iw(0x100, 0, 8);
+    fake_hostmem_put_u64(0x100, 0x9999);
+    fake_rx_push_held(&w, DN1_HOLD_RVATLB_MISS);
+    dispatch_service();
+    CHECK_EQ(fake_decisions[2].action, RX_CONTINUE);
+    CHECK_EQ(fake_decisions[2].raddr, 0x7000);
+    CHECK_EQ(st->tlb_misses, misses + 3);
+    dispatch_register_miss(NULL);
+}
+
 static const struct test_case cases[] = {
+    { "tlb_miss_routing", t_tlb_miss_routing },
     { "pointer_rewrite", t_pointer_rewrite },
     { "offset_added", t_offset_added },
     { "pointer_in_llcm", t_pointer_in_llcm },

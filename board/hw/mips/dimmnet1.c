@@ -202,6 +202,8 @@ static void dimmnet1_init(MachineState *machine)
     sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize_and_unref(sbd, &error_fatal);
     sysbus_mmio_map(sbd, 0, DN1_REGS_BASE);
+    sysbus_mmio_map(sbd, 1, DN1_RVATLB_BASE);
+    sysbus_mmio_map(sbd, 2, DN1_PATLB_BASE);
     qdev_connect_gpio_out(dev, 0, cpu->env.irq[DN1_IRQ_MARTINI]);
 
     serial_mm_init(sysmem, DN1_UART_BASE, 0, cpu->env.irq[DN1_IRQ_UART],

@@ -66,42 +66,78 @@ static void martini_reply(MartiniState *s, const struct dn1_hdr *h,
     }
 }
 
+typedef enum MartiniWriteResult {
+    MARTINI_WRITE_DONE,
+    MARTINI_WRITE_HELD,      /* a TLB miss: the packet must be held */
+    MARTINI_WRITE_REFUSED,   /* counted, NACKed if asked */
+} MartiniWriteResult;
+
 /*
- * Remote write of a packet's payload at @raddr in the NIC address space:
- * host receive memory or the LLCM user area. A target outside them is refused
- * whole (never a partial write) and NACKed when the sender asked for an answer.
+ * Remote write of a packet's payload at @raddr: through the RVATLB and PATLB
+ * when @translate, else at the NIC address as given (the firmware vouches
+ * for it). A write is done whole or not at all, never outside the writable
+ * NIC address space, and NACKed when refused if the sender asked for an
+ * answer. On a miss, the hold reason and missed address are recorded.
  */
-static bool martini_remote_write(MartiniState *s, const MartiniPacket *p,
-                                 uint64_t raddr)
+static MartiniWriteResult martini_remote_write(MartiniState *s,
+                                               const MartiniPacket *p,
+                                               uint64_t raddr, bool translate)
 {
     const struct dn1_hdr *h = &p->hdr;
-    MemoryRegion *mr = s->hostmem;
-    uint64_t offset = raddr - DN1_RADDR_HOSTMEM;
+    MartiniWrite w;
 
-    if (!dn1_raddr_writable(raddr, h->len)) {
-        martini_count(s, DN1_CNT_ERR_RANGE);
+    switch (martini_xlate(s, h->flags, raddr, h->len, translate, &w)) {
+    case MARTINI_XLATE_HOLD:
+        s->hold_reason = w.hold_reason;
+        s->miss_addr = w.miss_addr;
+        martini_count(s, w.hold_reason == DN1_HOLD_RVATLB_MISS
+                         ? DN1_CNT_RVATLB_MISS : DN1_CNT_PATLB_MISS);
+        return MARTINI_WRITE_HELD;
+    case MARTINI_XLATE_REFUSE:
+        martini_count(s, w.nack_reason == DN1_NACK_PROTECTION
+                         ? DN1_CNT_ERR_PROT : DN1_CNT_ERR_RANGE);
         qemu_log_mask(LOG_GUEST_ERROR,
                       "martini%u: write of %u bytes at 0x%" PRIx64
-                      " outside writable memory, refused\n",
-                      s->node_id, h->len, raddr);
+                      " refused (reason %u)\n",
+                      s->node_id, h->len, raddr, w.nack_reason);
         if (h->flags & DN1_FLAG_ACK_REQ) {
-            martini_reply(s, h, DN1_TYPE_NACK, DN1_NACK_RANGE);
+            martini_reply(s, h, DN1_TYPE_NACK, w.nack_reason);
         }
-        return false;
+        return MARTINI_WRITE_REFUSED;
+    case MARTINI_XLATE_OK:
+        break;
     }
-    if (raddr >= DN1_RADDR_LLCM) {
-        mr = s->llcm;
-        offset = raddr - DN1_RADDR_LLCM;
+    for (unsigned i = 0; i < w.npieces; i++) {
+        memcpy((uint8_t *)memory_region_get_ram_ptr(w.piece[i].mr) +
+               w.piece[i].off, p->data + DN1_PKT_HDR_SIZE + w.piece[i].src,
+               w.piece[i].len);
+        memory_region_set_dirty(w.piece[i].mr, w.piece[i].off, w.piece[i].len);
     }
-    memcpy((uint8_t *)memory_region_get_ram_ptr(mr) + offset,
-           p->data + DN1_PKT_HDR_SIZE, h->len);
-    memory_region_set_dirty(mr, offset, h->len);
     /* The data must be visible to the host before the sender learns of it. */
     smp_wmb();
     if (h->flags & DN1_FLAG_ACK_REQ) {
         martini_reply(s, h, DN1_TYPE_ACK, DN1_NACK_NONE);
     }
-    return true;
+    return MARTINI_WRITE_DONE;
+}
+
+/* AOTF PUSHes take the Mini-OTF receiver, the rest the RDMA-style one; both
+ * write the same way, in arrival order. */
+static void martini_count_push(MartiniState *s, const MartiniPacket *p)
+{
+    martini_count(s, p->hdr.flags & DN1_FLAG_OTF ? DN1_CNT_RX_OTF
+                                                 : DN1_CNT_RX_PUSH);
+}
+
+/* Stop the pipeline on @p and tell the processor why (a TLB miss has also
+ * recorded the missed address). */
+static void martini_hold(MartiniState *s, MartiniPacket *p, uint32_t reason)
+{
+    s->held = p;
+    s->held_raddr = p->hdr.raddr;
+    s->hold_reason = reason;
+    s->nack_reason = DN1_NACK_NONE;
+    martini_count(s, DN1_CNT_RX_HELD);
 }
 
 /* Post an ACK/NACK record to the LLCM completion queue for the host. */
@@ -134,16 +170,23 @@ static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
     memory_region_set_dirty(s->llcm, 0, memory_region_size(s->llcm));
 }
 
-/* Hardware handling of an implemented type; the packet is consumed. */
-static void martini_rx_hw(MartiniState *s, MartiniPacket *p)
+/*
+ * Hardware handling of an implemented type. Returns true if the packet was
+ * held (a PUSH that missed in a TLB); otherwise it is consumed.
+ */
+static bool martini_rx_hw(MartiniState *s, MartiniPacket *p)
 {
     switch (p->hdr.type) {
     case DN1_TYPE_PUSH:
-        /* AOTF PUSHes take the Mini-OTF receiver, the rest the RDMA-style one;
-         * both write the same way, in arrival order. */
-        if (martini_remote_write(s, p, p->hdr.raddr)) {
-            martini_count(s, p->hdr.flags & DN1_FLAG_OTF ? DN1_CNT_RX_OTF
-                                                         : DN1_CNT_RX_PUSH);
+        switch (martini_remote_write(s, p, p->hdr.raddr, true)) {
+        case MARTINI_WRITE_HELD:
+            martini_hold(s, p, s->hold_reason);
+            return true;
+        case MARTINI_WRITE_DONE:
+            martini_count_push(s, p);
+            break;
+        case MARTINI_WRITE_REFUSED:
+            break;
         }
         break;
     case DN1_TYPE_ACK:
@@ -153,6 +196,7 @@ static void martini_rx_hw(MartiniState *s, MartiniPacket *p)
         martini_cq_post(s, &p->hdr);
         break;
     }
+    return false;
 }
 
 bool martini_rx_can_accept(MartiniState *s)
@@ -171,14 +215,13 @@ static void martini_rx_pump(MartiniState *s)
         QSIMPLEQ_REMOVE_HEAD(&s->rxq, next);
         s->rxq_len--;
         if (martini_is_hw_type(p->hdr.type)) {
-            martini_rx_hw(s, p);
-            g_free(p);
+            if (!martini_rx_hw(s, p)) {
+                g_free(p);
+            }
             continue;
         }
-        s->held = p;
-        s->held_raddr = p->hdr.raddr;
-        s->nack_reason = DN1_NACK_NONE;
-        martini_count(s, DN1_CNT_RX_HELD);
+        martini_hold(s, p, DN1_HOLD_TYPE);
+        s->miss_addr = 0;
     }
     martini_update_irq(s);
     if (was_full && martini_rx_can_accept(s)) {
@@ -245,11 +288,34 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
     }
     switch (cmd) {
     case DN1_RX_CMD_CONTINUE:
-        if (martini_remote_write(s, p, s->held_raddr)) {
+        /* At RX_RADDR as a NIC address: the firmware translated (or chose)
+         * it, so no TLB applies; only the range check does. */
+        if (martini_remote_write(s, p, s->held_raddr, false) ==
+            MARTINI_WRITE_DONE) {
             s->cmd_result = DN1_RX_RESULT_OK;
             martini_count(s, DN1_CNT_RX_CONTINUED);
         } else {
             s->cmd_result = DN1_RX_RESULT_RANGE;
+        }
+        break;
+    case DN1_RX_CMD_RETRY:
+        if (s->hold_reason != DN1_HOLD_RVATLB_MISS &&
+            s->hold_reason != DN1_HOLD_PATLB_MISS) {
+            goto bad_cmd;       /* only a TLB miss can be retried */
+        }
+        martini_count(s, DN1_CNT_RX_RETRY);
+        switch (martini_remote_write(s, p, s->held_raddr, true)) {
+        case MARTINI_WRITE_HELD:
+            s->cmd_result = DN1_RX_RESULT_HELD;
+            martini_update_irq(s);
+            return;             /* still held, with the new miss */
+        case MARTINI_WRITE_DONE:
+            s->cmd_result = DN1_RX_RESULT_OK;
+            martini_count_push(s, p);
+            break;
+        case MARTINI_WRITE_REFUSED:
+            s->cmd_result = DN1_RX_RESULT_PROT;
+            break;
         }
         break;
     case DN1_RX_CMD_DISCARD:
@@ -270,6 +336,7 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
         martini_count(s, DN1_CNT_RX_DONE);
         break;
     default:
+    bad_cmd:
         /* The packet stays held: firmware may still decide. */
         s->cmd_result = DN1_RX_RESULT_BAD_CMD;
         martini_count(s, DN1_CNT_ERR_REG);
@@ -278,6 +345,8 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
         return;
     }
     s->held = NULL;
+    s->hold_reason = DN1_HOLD_NONE;
+    s->miss_addr = 0;
     g_free(p);
     martini_rx_pump(s);
 }
@@ -368,6 +437,14 @@ uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
         return s->tx_sram_off;
     case DN1_REG_TX_RESULT:
         return s->tx_result;
+    case DN1_REG_RX_HOLD_REASON:
+        return s->hold_reason;
+    case DN1_REG_RX_MISS_HI:
+        return s->miss_addr >> 32;
+    case DN1_REG_RX_MISS_LO:
+        return (uint32_t)s->miss_addr;
+    case DN1_REG_MMU_CTRL:
+        return s->mmu_ctrl;
     }
     return 0;
 }
@@ -384,6 +461,8 @@ bool martini_reg_readable(hwaddr offset)
     case DN1_REG_RX_HDR2: case DN1_REG_RX_TAG: case DN1_REG_RX_RADDR_HI:
     case DN1_REG_RX_RADDR_LO: case DN1_REG_RX_XOFF: case DN1_REG_RX_NACK_REASON:
     case DN1_REG_RX_CMD_RESULT: case DN1_REG_TX_SRAM_OFF: case DN1_REG_TX_RESULT:
+    case DN1_REG_RX_HOLD_REASON: case DN1_REG_RX_MISS_HI: case DN1_REG_RX_MISS_LO:
+    case DN1_REG_MMU_CTRL:
         return true;
     }
     return false;   /* holes, and the write-only RX_CMD and TX_CMD */
@@ -455,6 +534,9 @@ static void martini_write(void *opaque, hwaddr offset, uint64_t value,
     case DN1_REG_TX_SRAM_OFF:
         s->tx_sram_off = value;
         return;
+    case DN1_REG_MMU_CTRL:
+        s->mmu_ctrl = value & DN1_MMU_PATLB_EN;
+        return;
     case DN1_REG_TX_CMD:
         if (value == DN1_TX_CMD_SEND) {
             martini_tx_sram(s, s->tx_sram_off);
@@ -493,6 +575,9 @@ static void martini_reset(DeviceState *dev)
     g_free(s->held);
     s->held = NULL;
     s->held_raddr = 0;
+    s->hold_reason = DN1_HOLD_NONE;
+    s->miss_addr = 0;
+    martini_mmu_reset(s);
     s->nack_reason = 0;
     s->cmd_result = 0;
     s->aotf_seq = 0;
@@ -525,6 +610,10 @@ static void martini_realize(DeviceState *dev, Error **errp)
         return;
     }
     QSIMPLEQ_INIT(&s->rxq);
+    martini_mmu_init(s, errp);
+    if (*errp) {
+        return;
+    }
     martini_pcap_open(s, errp);
     if (*errp) {
         return;

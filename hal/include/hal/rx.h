@@ -12,6 +12,8 @@
 
 struct rx_packet {
     struct dn1_hdr hdr;      /* as received (crc field not loaded) */
+    uint8_t hold_reason;     /* DN1_HOLD_*: why the pipeline stopped */
+    uint64_t miss_addr;      /* on a TLB miss: the address that missed */
     uint64_t raddr;          /* where CONTINUE writes; starts as hdr.raddr */
     uint8_t nack_reason;     /* sent with RX_NACK */
 };
@@ -20,6 +22,8 @@ enum rx_action {
     RX_CONTINUE = DN1_RX_CMD_CONTINUE,   /* hardware writes payload at raddr */
     RX_DISCARD = DN1_RX_CMD_DISCARD,     /* drop silently (counted) */
     RX_NACK = DN1_RX_CMD_NACK,           /* drop, NACK the source */
+    RX_DONE = DN1_RX_CMD_DONE,           /* consumed by firmware (core IDLE) */
+    RX_RETRY = DN1_RX_CMD_RETRY,         /* TLB refilled: translate again */
 };
 
 /* True while a packet waits in the pipeline. */

@@ -107,6 +107,15 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
                 size_t len, dn_xfer *x);
 
 /*
+ * Remote direct write to a remote *virtual* address (flag VA): @rva is
+ * DN_RVA(context, va); node @dst's RVATLB maps it page by page, and a miss
+ * is served by its firmware (or NACKed with DN1_NACK_NO_TRANSLATION).
+ */
+#define DN_RVA(ctx, va) ((uint64_t)(ctx) << 48 | ((uint64_t)(va) & 0xffffffffffffull))
+int dn_botf_put_rva(dn_node *n, unsigned dst, uint64_t rva, const void *buf,
+                    size_t len, dn_xfer *x);
+
+/*
  * Remote indirect write: @ptr_addr in node @dst's NIC address space (its
  * receive memory, or its LLCM as in the paper, e.g. DN_RADDR_LLCM_USER + k)
  * holds a little-endian 64-bit pointer; the data lands at that pointer

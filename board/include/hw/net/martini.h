@@ -44,10 +44,34 @@ typedef struct MartiniPacket {
     uint8_t data[DN1_PKT_MAX_SIZE];
 } MartiniPacket;
 
+/* A remote write resolved to (at most two) pieces of NIC memory. */
+typedef struct MartiniPiece {
+    MemoryRegion *mr;
+    uint64_t off;
+    uint32_t len;
+    uint32_t src;            /* offset in the payload */
+} MartiniPiece;
+
+typedef struct MartiniWrite {
+    MartiniPiece piece[2];
+    unsigned npieces;
+    uint8_t nack_reason;     /* when refused */
+    uint8_t hold_reason;     /* when held: DN1_HOLD_* */
+    uint64_t miss_addr;
+} MartiniWrite;
+
+typedef enum MartiniXlate {
+    MARTINI_XLATE_OK,
+    MARTINI_XLATE_HOLD,      /* a TLB miss: firmware must act */
+    MARTINI_XLATE_REFUSE,    /* out of range or forbidden */
+} MartiniXlate;
+
 struct MartiniState {
     SysBusDevice parent_obj;
 
     MemoryRegion regs;
+    MemoryRegion rvatlb;     /* on-chip TLB memories */
+    MemoryRegion patlb;
     qemu_irq irq;
 
     /* Properties */
@@ -66,6 +90,9 @@ struct MartiniState {
     uint32_t rxq_len;
     MartiniPacket *held;
     uint64_t held_raddr;     /* firmware may rewrite this */
+    uint32_t hold_reason;    /* DN1_HOLD_* */
+    uint64_t miss_addr;
+    uint32_t mmu_ctrl;
     uint32_t nack_reason;
     uint32_t cmd_result;
     uint32_t tx_sram_off;
@@ -92,7 +119,7 @@ struct MartiniState {
 /* Type and flags a host or firmware send may carry (the NIC adds OTF). */
 static inline bool martini_sendable(uint8_t type, uint8_t flags)
 {
-    return dn1_type_sendable(type) && !(flags & ~DN1_FLAG_ACK_REQ);
+    return dn1_type_sendable(type) && !(flags & ~DN1_FLAGS_SENDABLE);
 }
 
 /* martini.c */
@@ -107,6 +134,14 @@ void martini_link_init(MartiniState *s);
 bool martini_link_backlogged(MartiniState *s);
 void martini_link_reset(MartiniState *s);
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
+
+/* martini-mmu.c */
+void martini_mmu_init(MartiniState *s, Error **errp);
+void martini_mmu_reset(MartiniState *s);
+/* Resolve a write of @len bytes at @raddr; @translate: RVATLB (flag VA) and
+ * PATLB apply, else @raddr is a NIC address the firmware vouches for. */
+MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
+                           uint32_t len, bool translate, MartiniWrite *w);
 
 /* martini-pcap.c */
 void martini_pcap_open(MartiniState *s, Error **errp);
