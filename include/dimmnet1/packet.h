@@ -39,6 +39,11 @@
 #define DN1_TYPE_MESSAGE         0x41u  /* firmware: message exchange (reserved) */
 #define DN1_TYPE_BARRIER         0x42u  /* firmware: counting barrier (reserved) */
 
+/* Destinations from DN1_MCAST_BASE up name multicast groups of the switch:
+ * group g is dst DN1_MCAST_BASE + g. Multicast packets are never ACKed. */
+#define DN1_MCAST_BASE     0xff00u
+#define DN1_MCAST_GROUPS   256u
+
 /* Flags. */
 #define DN1_FLAG_ACK_REQ   0x01u  /* receiver answers ACK after the write */
 #define DN1_FLAG_OTF       0x02u  /* made by AOTF from one host store (1-8 bytes);

@@ -43,6 +43,12 @@ static bool martini_is_hw_type(uint8_t type)
            type == DN1_TYPE_NACK;
 }
 
+/* Does @h want the hardware's ACK or NACK? Never for multicast. */
+static bool martini_wants_answer(const struct dn1_hdr *h)
+{
+    return (h->flags & DN1_FLAG_ACK_REQ) && h->dst < DN1_MCAST_BASE;
+}
+
 /* Send an ACK or NACK for @h back to its source. */
 static void martini_reply(MartiniState *s, const struct dn1_hdr *h,
                           uint8_t type, uint8_t reason)
@@ -100,7 +106,7 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
                       "martini%u: write of %u bytes at 0x%" PRIx64
                       " refused (reason %u)\n",
                       s->node_id, h->len, raddr, w.nack_reason);
-        if (h->flags & DN1_FLAG_ACK_REQ) {
+        if (martini_wants_answer(h)) {
             martini_reply(s, h, DN1_TYPE_NACK, w.nack_reason);
         }
         return MARTINI_WRITE_REFUSED;
@@ -115,7 +121,7 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
     }
     /* The data must be visible to the host before the sender learns of it. */
     smp_wmb();
-    if (h->flags & DN1_FLAG_ACK_REQ) {
+    if (martini_wants_answer(h)) {
         martini_reply(s, h, DN1_TYPE_ACK, DN1_NACK_NONE);
     }
     return MARTINI_WRITE_DONE;
@@ -249,7 +255,8 @@ void martini_rx_enqueue(MartiniState *s, const uint8_t *pkt, uint32_t size)
     }
     p = g_new(MartiniPacket, 1);
     dn1_packet_parse(pkt, &p->hdr);
-    if (p->hdr.dst != s->node_id) {
+    /* The switch delivers a multicast packet only to its group's members. */
+    if (p->hdr.dst != s->node_id && p->hdr.dst < DN1_MCAST_BASE) {
         martini_count(s, DN1_CNT_ERR_DST);
         qemu_log_mask(LOG_GUEST_ERROR, "martini%u: packet for node %u, "
                       "dropped\n", s->node_id, p->hdr.dst);
@@ -330,7 +337,7 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
     case DN1_RX_CMD_DONE:
         /* Firmware did the work itself (paper, barrier step 3: core IDLE). */
         s->cmd_result = DN1_RX_RESULT_OK;
-        if (p->hdr.flags & DN1_FLAG_ACK_REQ) {
+        if (martini_wants_answer(&p->hdr)) {
             martini_reply(s, &p->hdr, DN1_TYPE_ACK, DN1_NACK_NONE);
         }
         martini_count(s, DN1_CNT_RX_DONE);

@@ -1,0 +1,73 @@
+/* Seeded, per-link fault injection for the switch model (see switch.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "switch.h"
+
+/* xorshift64*: small, fast, and the same sequence for the same seed. */
+uint32_t sw_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* Probabilities are fractions 0..1 ("0.01"), kept as parts per million. */
+static int parse_prob(const char *v, uint32_t *out)
+{
+    char *end;
+    double p = strtod(v, &end);
+    if (end == v || (*end && *end != ',') || p < 0 || p > 1) {
+        return -1;
+    }
+    *out = (uint32_t)(p * 1000000.0 + 0.5);
+    return 0;
+}
+
+/* port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS (any subset after port). */
+int sw_parse_fault(struct sw *sw, const char *spec)
+{
+    struct sw_fault f = { 0 };
+    long port = -1;
+
+    while (*spec) {
+        const char *eq = strchr(spec, '=');
+        if (!eq) {
+            return -1;
+        }
+        size_t klen = (size_t)(eq - spec);
+        const char *v = eq + 1;
+        char *end;
+        int rc = 0;
+
+        if (klen == 4 && !strncmp(spec, "port", 4)) {
+            port = strtol(v, &end, 10);
+            rc = (end == v || (*end && *end != ',')) ? -1 : 0;
+        } else if (klen == 4 && !strncmp(spec, "drop", 4)) {
+            rc = parse_prob(v, &f.drop);
+        } else if (klen == 3 && !strncmp(spec, "dup", 3)) {
+            rc = parse_prob(v, &f.dup);
+        } else if (klen == 7 && !strncmp(spec, "corrupt", 7)) {
+            rc = parse_prob(v, &f.corrupt);
+        } else if (klen == 7 && !strncmp(spec, "reorder", 7)) {
+            rc = parse_prob(v, &f.reorder);
+        } else if (klen == 5 && !strncmp(spec, "delay", 5)) {
+            f.delay_ns = strtoull(v, &end, 10);
+            rc = (end == v || (*end && *end != ',')) ? -1 : 0;
+        } else {
+            return -1;
+        }
+        if (rc) {
+            return -1;
+        }
+        spec = strchr(v, ',');
+        spec = spec ? spec + 1 : v + strlen(v);
+    }
+    if (port < 0 || (unsigned long)port >= sw->nports) {
+        return -1;
+    }
+    sw->port[port].fault = f;
+    return 0;
+}

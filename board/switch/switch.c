@@ -1,0 +1,354 @@
+/*
+ * dimmnet1-switch: the cluster's switch model (see switch.h).
+ *
+ *   dimmnet1-switch --ports N --socket-dir DIR [--group G=all|N,N,...]...
+ *                   [--fault port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS]...
+ *                   [--seed S] [--pcap FILE] [--stats FILE]
+ *
+ * Port i listens on DIR/port<i>.sock; the board with node id i connects its
+ * link there. Prints "ready" on stdout once listening. On SIGTERM or SIGINT
+ * it writes its counters (to --stats FILE, else stderr) and exits 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "switch.h"
+#include "dimmnet1/packet_codec.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static void die(const char *msg)
+{
+    fprintf(stderr, "dimmnet1-switch: %s\n", msg);
+    exit(2);
+}
+
+static void out_append(struct sw_port *p, const uint8_t *buf, size_t len)
+{
+    if (p->out_len + len > p->out_cap) {
+        size_t cap = p->out_cap ? p->out_cap * 2 : 65536;
+        while (cap < p->out_len + len) {
+            cap *= 2;
+        }
+        p->out = realloc(p->out, cap);
+        if (!p->out) {
+            die("out of memory");
+        }
+        p->out_cap = cap;
+    }
+    memcpy(p->out + p->out_len, buf, len);
+    p->out_len += len;
+}
+
+/* Queue one frame for the board on @p and trace it. */
+static void deliver(struct sw *sw, struct sw_port *p, const uint8_t *f, uint32_t size)
+{
+    out_append(p, f, size);
+    p->tx_frames++;
+    sw_pcap_record(sw, f, size);
+}
+
+/* A frame leaves through port @p: faults first (seeded, per port). */
+static void emit(struct sw *sw, struct sw_port *p, const uint8_t *frame, uint32_t size)
+{
+    uint8_t f[SW_FRAME_MAX];
+    const struct sw_fault *fl = &p->fault;
+
+    if (p->fd < 0) {
+        p->dropped++;                 /* nobody there: the frame is lost */
+        return;
+    }
+    memcpy(f, frame, size);
+    if (fl->drop && sw_rand(&p->rng) % 1000000u < fl->drop) {
+        p->dropped++;
+        return;
+    }
+    if (fl->corrupt && sw_rand(&p->rng) % 1000000u < fl->corrupt) {
+        /* One bit of the packet; the receiving NIC's CRC check catches it. */
+        uint32_t bit = sw_rand(&p->rng) % ((size - DN1_LINK_FRAME_HDR) * 8);
+        f[DN1_LINK_FRAME_HDR + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        p->corrupted++;
+    }
+    if (fl->delay_ns) {
+        dn1_put_be64(f + 8, dn1_get_be64(f + 8) + fl->delay_ns);
+    }
+    if (p->held_len == 0 && fl->reorder && sw_rand(&p->rng) % 1000000u < fl->reorder) {
+        memcpy(p->held, f, size);     /* goes out after the next frame */
+        p->held_len = size;
+        p->reordered++;
+        return;
+    }
+    deliver(sw, p, f, size);
+    if (fl->dup && sw_rand(&p->rng) % 1000000u < fl->dup) {
+        deliver(sw, p, f, size);
+        p->duplicated++;
+    }
+    if (p->held_len) {
+        deliver(sw, p, p->held, p->held_len);
+        p->held_len = 0;
+    }
+}
+
+/* Route a whole frame that came in on port @src. */
+static void forward(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size)
+{
+    struct sw_port *in = &sw->port[src];
+    uint16_t dst;
+
+    in->rx_frames++;
+    if (size < DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE) {
+        in->bad_frames++;
+        return;
+    }
+    dst = dn1_get_be16(f + DN1_LINK_FRAME_HDR + DN1_OFF_DST);
+    if (dst < DN1_MCAST_BASE) {
+        if (dst >= sw->nports) {
+            in->no_route++;
+            return;
+        }
+        emit(sw, &sw->port[dst], f, size);
+        return;
+    }
+    uint64_t members = sw->group[dst - DN1_MCAST_BASE];
+    if (!members) {
+        in->no_route++;
+        return;
+    }
+    for (unsigned i = 0; i < sw->nports; i++) {
+        if (members & (1ull << i)) {
+            emit(sw, &sw->port[i], f, size);
+        }
+    }
+}
+
+/* Bytes from a board: reassemble frames exactly as the boards do. */
+static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len)
+{
+    struct sw_port *p = &sw->port[i];
+
+    while (len > 0) {
+        uint32_t want = p->in_fill < DN1_LINK_FRAME_HDR ? DN1_LINK_FRAME_HDR
+                                                        : dn1_get_be32(p->in + 4);
+        uint32_t n = len < want - p->in_fill ? (uint32_t)len : want - p->in_fill;
+
+        memcpy(p->in + p->in_fill, buf, n);
+        p->in_fill += n;
+        buf += n;
+        len -= n;
+        if (p->in_fill == DN1_LINK_FRAME_HDR) {
+            uint32_t size = dn1_get_be32(p->in + 4);
+            if (dn1_get_be32(p->in) != DN1_LINK_MAGIC || size < DN1_LINK_FRAME_HDR ||
+                size > SW_FRAME_MAX) {
+                p->bad_frames++;      /* out of step: drop what we hold */
+                p->in_fill = 0;
+                continue;
+            }
+        }
+        if (p->in_fill >= DN1_LINK_FRAME_HDR && p->in_fill == dn1_get_be32(p->in + 4)) {
+            forward(sw, i, p->in, p->in_fill);
+            p->in_fill = 0;
+        }
+    }
+}
+
+static void port_close(struct sw_port *p)
+{
+    close(p->fd);
+    p->fd = -1;
+    p->in_fill = 0;
+    if (p->out_len) {
+        p->dropped++;                 /* the unsent rest of the board's frames */
+        p->out_len = 0;
+    }
+    p->held_len = 0;
+}
+
+static void write_stats(struct sw *sw, const char *path)
+{
+    FILE *f = path ? fopen(path, "w") : stderr;
+
+    if (!f) {
+        perror("dimmnet1-switch: stats");
+        return;
+    }
+    for (unsigned i = 0; i < sw->nports; i++) {
+        const struct sw_port *p = &sw->port[i];
+        fprintf(f, "port %u rx_frames=%llu tx_frames=%llu bad_frames=%llu "
+                "no_route=%llu dropped=%llu duplicated=%llu corrupted=%llu "
+                "reordered=%llu\n", i,
+                (unsigned long long)p->rx_frames, (unsigned long long)p->tx_frames,
+                (unsigned long long)p->bad_frames, (unsigned long long)p->no_route,
+                (unsigned long long)p->dropped, (unsigned long long)p->duplicated,
+                (unsigned long long)p->corrupted, (unsigned long long)p->reordered);
+    }
+    if (f != stderr) {
+        fclose(f);
+    }
+}
+
+static int parse_group(struct sw *sw, const char *spec)
+{
+    char *end;
+    unsigned long g = strtoul(spec, &end, 10);
+
+    if (end == spec || *end != '=' || g >= DN1_MCAST_GROUPS) {
+        return -1;
+    }
+    spec = end + 1;
+    if (!strcmp(spec, "all")) {
+        sw->group[g] = sw->nports == 64 ? ~0ull : (1ull << sw->nports) - 1;
+        return 0;
+    }
+    while (*spec) {
+        unsigned long n = strtoul(spec, &end, 10);
+        if (end == spec || n >= sw->nports || (*end && *end != ',')) {
+            return -1;
+        }
+        sw->group[g] |= 1ull << n;
+        spec = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+static int listen_on(const char *dir, unsigned i)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int k = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/port%u.sock", dir, i);
+
+    if (fd < 0 || k <= 0 || (size_t)k >= sizeof(sa.sun_path)) {
+        die("socket path too long");
+    }
+    unlink(sa.sun_path);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+        die("cannot listen on a port socket");
+    }
+    return fd;
+}
+
+int main(int argc, char **argv)
+{
+    static struct sw sw;
+    const char *dir = NULL, *stats = NULL, *pcap = NULL;
+    char *faults[SW_MAX_PORTS * 2], *groups[DN1_MCAST_GROUPS];
+    unsigned nfaults = 0, ngroups = 0;
+    unsigned long long seed = 1;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            die("every option takes a value (see the usage in switch.c)");
+        }
+        if (!strcmp(a, "--ports")) {
+            sw.nports = (unsigned)strtoul(v, NULL, 10);
+        } else if (!strcmp(a, "--socket-dir")) {
+            dir = v;
+        } else if (!strcmp(a, "--group") && ngroups < DN1_MCAST_GROUPS) {
+            groups[ngroups++] = argv[i + 1];
+        } else if (!strcmp(a, "--fault") && nfaults < SW_MAX_PORTS * 2) {
+            faults[nfaults++] = argv[i + 1];
+        } else if (!strcmp(a, "--seed")) {
+            seed = strtoull(v, NULL, 0);
+        } else if (!strcmp(a, "--pcap")) {
+            pcap = v;
+        } else if (!strcmp(a, "--stats")) {
+            stats = v;
+        } else {
+            die("unknown option");
+        }
+        i++;
+    }
+    if (sw.nports < 1 || sw.nports > SW_MAX_PORTS || !dir) {
+        die("--ports 1..64 and --socket-dir are required");
+    }
+    for (unsigned i = 0; i < sw.nports; i++) {
+        sw.port[i].fd = -1;
+        sw.port[i].rng = seed * 0x9e3779b97f4a7c15ull + i + 1;   /* per link */
+        sw.port[i].listen_fd = listen_on(dir, i);
+    }
+    for (unsigned g = 0; g < ngroups; g++) {
+        if (parse_group(&sw, groups[g])) {
+            die("bad --group (G=all or G=N,N,... with nodes below --ports)");
+        }
+    }
+    for (unsigned k = 0; k < nfaults; k++) {
+        if (sw_parse_fault(&sw, faults[k])) {
+            die("bad --fault (port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS)");
+        }
+    }
+    if (pcap && sw_pcap_open(&sw, pcap)) {
+        die("cannot write the pcap file");
+    }
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    printf("ready\n");
+    fflush(stdout);
+
+    while (!stop) {
+        struct pollfd pfd[2 * SW_MAX_PORTS];
+        unsigned n = 0;
+
+        for (unsigned i = 0; i < sw.nports; i++) {
+            struct sw_port *p = &sw.port[i];
+            pfd[n++] = (struct pollfd){ .fd = p->fd < 0 ? p->listen_fd : p->fd,
+                                        .events = POLLIN | (p->out_len ? POLLOUT : 0) };
+        }
+        /* With nothing to do for a while, a frame kept back to reorder goes. */
+        int r = poll(pfd, n, 20);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r == 0) {
+            for (unsigned i = 0; i < sw.nports; i++) {
+                struct sw_port *p = &sw.port[i];
+                if (p->held_len && p->fd >= 0) {
+                    deliver(&sw, p, p->held, p->held_len);
+                    p->held_len = 0;
+                }
+            }
+            continue;
+        }
+        for (unsigned i = 0; i < sw.nports; i++) {
+            struct sw_port *p = &sw.port[i];
+            short ev = pfd[i].revents;
+
+            if (p->fd < 0) {
+                if (ev & POLLIN) {
+                    p->fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                }
+                continue;
+            }
+            if (ev & POLLOUT && p->out_len) {
+                ssize_t k = write(p->fd, p->out, p->out_len);
+                if (k > 0) {
+                    memmove(p->out, p->out + k, p->out_len - (size_t)k);
+                    p->out_len -= (size_t)k;
+                }
+            }
+            if (ev & (POLLIN | POLLHUP | POLLERR)) {
+                uint8_t buf[65536];
+                ssize_t k = read(p->fd, buf, sizeof(buf));
+                if (k > 0) {
+                    port_input(&sw, i, buf, (size_t)k);
+                } else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
+                    port_close(p);    /* the board went away; it may come back */
+                }
+            }
+        }
+    }
+    write_stats(&sw, stats);
+    return 0;
+}

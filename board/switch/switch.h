@@ -1,0 +1,56 @@
+/*
+ * dimmnet1-switch: the cluster's switch model (RHiNET-2/SW class: 8x8 and up,
+ * multicast). Boards' link ports connect to its port sockets; it forwards
+ * each frame by the packet's destination node (port = node id), replicates
+ * multicast groups, injects seeded faults and writes one pcap of all traffic.
+ * Contract: docs/hardware.md, "Switch".
+ */
+#ifndef DIMMNET1_SWITCH_H
+#define DIMMNET1_SWITCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "dimmnet1/link.h"
+#include "dimmnet1/packet.h"
+
+#define SW_MAX_PORTS   64
+#define SW_FRAME_MAX   (DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE)
+
+struct sw_fault {              /* per output port, probabilities in 1/1e6 */
+    uint32_t drop, dup, corrupt, reorder;
+    uint64_t delay_ns;         /* added to the frame's time stamp */
+};
+
+struct sw_port {
+    int listen_fd;
+    int fd;                    /* -1: no board connected */
+    uint8_t in[SW_FRAME_MAX];
+    uint32_t in_fill;
+    /* Output: frames the board has not read yet, in order. */
+    uint8_t *out;
+    size_t out_len, out_cap;
+    uint8_t held[SW_FRAME_MAX];  /* a frame kept back to reorder */
+    uint32_t held_len;
+    struct sw_fault fault;
+    uint64_t rng;
+    /* Counters */
+    uint64_t rx_frames, tx_frames, bad_frames, no_route, dropped, duplicated,
+             corrupted, reordered;
+};
+
+struct sw {
+    unsigned nports;
+    struct sw_port port[SW_MAX_PORTS];
+    uint64_t group[DN1_MCAST_GROUPS];   /* member bit mask per group */
+    FILE *pcap;
+};
+
+/* faults.c */
+uint32_t sw_rand(uint64_t *state);
+int sw_parse_fault(struct sw *sw, const char *spec);
+
+/* pcap.c */
+int sw_pcap_open(struct sw *sw, const char *path);
+void sw_pcap_record(struct sw *sw, const uint8_t *frame, uint32_t size);
+
+#endif
