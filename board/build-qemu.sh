@@ -19,7 +19,7 @@ cache=$(cd "$cache" && pwd)
 exec 9>"$cache/.lock"
 flock 9
 
-src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-7.2*' | head -n 1)
+src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-7.2*' -print -quit)
 if [ -z "$src" ] || [ ! -f "$src/.dimmnet1-unpacked" ]; then
     echo "build-qemu: fetching QEMU 7.2 source with apt-get source" >&2
     rm -rf "$cache"/qemu-7.2* "$cache"/qemu_7.2*
@@ -29,7 +29,7 @@ if [ -z "$src" ] || [ ! -f "$src/.dimmnet1-unpacked" ]; then
              "Run scripts/setup.sh once as root." >&2
         exit 1
     fi
-    src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-7.2*' | head -n 1)
+    src=$(find "$cache" -maxdepth 1 -type d -name 'qemu-7.2*' -print -quit)
     [ -n "$src" ] || { echo "build-qemu: no qemu-7.2 source tree after fetch" >&2; exit 1; }
     touch "$src/.dimmnet1-unpacked"
 fi

@@ -19,8 +19,8 @@ int dn_aotf_open(dn_node *n, unsigned ch, uint8_t type, int ack, unsigned dst,
                  uint64_t raddr, uint32_t size)
 {
     if (!n || ch >= DN1_AOTF_CHANNELS || dst > 0xffffu || size == 0 ||
-        !dn1_type_sendable(type)) {
-        return DN_EINVAL;
+        !dn1_type_sendable(type) || (ack && dst >= DN1_MCAST_BASE)) {
+        return DN_EINVAL;   /* a group never answers: no ACK channel to one */
     }
     /* For a plain write the whole range must be writable at the receiver;
      * for a firmware type the address is the handler's to interpret. */

@@ -1,9 +1,15 @@
 /* LLCM completion queue: ACK/NACK records the NIC posts for our packets. */
 #include <sched.h>
+#include <stdbool.h>
 #include "internal.h"
 
-/* Credit a completion to the transfer whose tag range holds @tag, if any. */
-static void credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
+/*
+ * Credit a completion to the open transfer whose tag range holds @tag.
+ * Returns false for anything else: an answer to a transfer already waited
+ * for or forgotten, or one more answer than a transfer has packets (a
+ * duplicate the network made). Those change nothing.
+ */
+static bool credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
                    uint16_t from)
 {
     for (unsigned i = 0; i < DN_XFER_SLOTS; i++) {
@@ -12,15 +18,18 @@ static void credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
         if (!r->in_use || tag - r->first_tag >= r->packets) {
             continue;
         }
+        if (r->acked + r->nacked >= r->packets) {
+            return false;
+        }
         if (kind == DN1_CQ_KIND_ACK) {
             r->acked++;
         } else if (r->nacked++ == 0) {
             r->reason = reason;
             r->from = from;
         }
-        return;
+        return true;
     }
-    /* A transfer already waited for, or forgotten: nothing to credit. */
+    return false;
 }
 
 void dn_cq_drain(dn_node *n)
@@ -33,12 +42,10 @@ void dn_cq_drain(dn_node *n)
             (n->cq_consumed % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec);
         uint32_t tag = (uint32_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, tag), 4);
 
-        /* Only answers to packets sent since dn_open count as in flight. */
-        if (tag - n->first_tag < n->next_tag - n->first_tag) {
-            n->completed++;
-            credit(n, tag, rec[offsetof(struct dn1_cq_rec, kind)],
+        if (credit(n, tag, rec[offsetof(struct dn1_cq_rec, kind)],
                    rec[offsetof(struct dn1_cq_rec, reason)],
-                   (uint16_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, src), 2));
+                   (uint16_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, src), 2))) {
+            n->completed++;
         }
         n->cq_consumed++;
     }

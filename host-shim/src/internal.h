@@ -39,7 +39,8 @@ struct dn_node {
     uint32_t next_tag;
     uint16_t next_seq;
     uint32_t cq_consumed;
-    uint32_t completed;        /* ACK/NACKs consumed for our packets */
+    uint32_t completed;        /* packets answered (or given up), so that
+                                  next_tag - first_tag - completed are in flight */
     uint32_t next_xfer_id;
     struct dn_xfer_rec xfers[DN_XFER_SLOTS];
     struct {

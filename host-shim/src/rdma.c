@@ -17,7 +17,7 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     const size_t desc_bytes = (size_t)RDMA_DESC_PACKETS * DN1_RDMA_MAX_PAYLOAD;
     size_t done = 0;
 
-    if (!n || !x || dst > 0xffffu || !dn1_type_sendable(type)) {
+    if (!n || !x || dst >= DN1_MCAST_BASE || !dn1_type_sendable(type)) {
         return DN_EINVAL;
     }
     if (local > n->hostmem_size || len > n->hostmem_size - local) {

@@ -19,7 +19,9 @@ static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
 
     memset(win, 0, DN1_BOTF_PAYLOAD_OFF);
     win[offsetof(struct dn1_botf_hdr, type)] = type;
-    win[offsetof(struct dn1_botf_hdr, flags)] = DN1_FLAG_ACK_REQ | flags;
+    /* Multicast is never answered: asking would only be misleading. */
+    win[offsetof(struct dn1_botf_hdr, flags)] =
+        (dst < DN1_MCAST_BASE ? DN1_FLAG_ACK_REQ : 0) | flags;
     dn_put_le(win + offsetof(struct dn1_botf_hdr, dst), dst, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, len), len, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, seq), n->next_seq, 2);
@@ -43,7 +45,11 @@ struct dn_xfer_rec *dn_xfer_begin(dn_node *n, dn_xfer *x)
     uint32_t id = n->next_xfer_id++;
     struct dn_xfer_rec *r = &n->xfers[id % DN_XFER_SLOTS];
 
-    /* Reusing the slot forgets the transfer 64 before this one. */
+    /* Reusing the slot forgets the transfer 64 before this one: its
+     * unanswered packets stop counting as in flight. */
+    if (r->in_use) {
+        n->completed += r->packets - r->acked - r->nacked;
+    }
     *r = (struct dn_xfer_rec){ .in_use = 1, .id = id, .first_tag = n->next_tag };
     *x = (dn_xfer){ .id = id };
     return r;
@@ -86,8 +92,8 @@ static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
 static int check_common(dn_node *n, unsigned dst, const void *buf, size_t len,
                         dn_xfer *x)
 {
-    if (!n || !x || dst > 0xffffu || (!buf && len > 0)) {
-        return DN_EINVAL;
+    if (!n || !x || dst >= DN1_MCAST_BASE || (!buf && len > 0)) {
+        return DN_EINVAL;   /* groups go through dn_botf_put_group() */
     }
     if (len > DN1_HOSTMEM_SIZE) {
         return DN_ERANGE;
@@ -107,6 +113,32 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
         return DN_ERANGE;
     }
     return send_transfer(n, DN1_TYPE_PUSH, 0, dst, raddr, 1, buf, len, x);
+}
+
+int dn_botf_put_group(dn_node *n, unsigned group, uint64_t raddr,
+                      const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    size_t done = 0;
+
+    if (!n || group >= DN1_MCAST_GROUPS || (!buf && len > 0)) {
+        return DN_EINVAL;
+    }
+    if (!dn1_raddr_writable(raddr, len)) {
+        return DN_ERANGE;
+    }
+    /* No ACKs come back, so nothing is in flight for the completion queue. */
+    do {
+        uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
+                                    ? len - done : DN_BOTF_MAX_PAYLOAD);
+        int rc = botf_send(n, DN1_TYPE_PUSH, 0, DN1_MCAST_BASE + group,
+                           raddr + done, (uint32_t)done, p + done, chunk, 0);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        done += chunk;
+    } while (done < len);
+    return DN_OK;
 }
 
 int dn_botf_put_rva(dn_node *n, unsigned dst, uint64_t rva, const void *buf,

@@ -8,7 +8,8 @@
 # supplied syscalls (libc/newlib/syscalls.c provides them).
 set -euo pipefail
 build=${1:?build dir}; prefix=${2:?prefix}; cpuflags=${3:?cpu flags}
-tarball=$(ls /usr/src/newlib/newlib-3.3.0.tar.* 2>/dev/null | head -n 1)
+tarball=$(compgen -G "/usr/src/newlib/newlib-3.3.0.tar.*" || true)
+tarball=${tarball%%$'\n'*}
 [ -n "$tarball" ] || { echo "build-newlib: /usr/src/newlib/newlib-3.3.0.tar.* missing; install newlib-source (scripts/setup.sh)" >&2; exit 1; }
 if [ -f "$prefix/mips-elf/lib/libc.a" ] && [ "$(cat "$prefix/.flags" 2>/dev/null)" = "$cpuflags" ]; then
     exit 0

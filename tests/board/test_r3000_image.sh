@@ -9,18 +9,19 @@ r3000=$1 mips32=$2
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
-mips-linux-gnu-readelf -h "$r3000" | grep -q 'Flags:.*mips1' || fail "ELF flags are not mips1"
+# (No "| grep -q" under pipefail: its early exit can fail the writer.)
+grep -q 'Flags:.*mips1' <<<"$(mips-linux-gnu-readelf -h "$r3000")" || fail "ELF flags are not mips1"
 later='eret|wait|ssnop|ehb|clz|clo|movn|movz|mul|madd|maddu|msub|msubu|beql|bnel|blezl|bgtzl|bltzl|bgezl|ll|sc|sync|teq|tne|tge|tgeu|tlt|tltu|teqi|tnei'
 dis=$(mips-linux-gnu-objdump -d --no-show-raw-insn "$r3000")
 bad=$(printf '%s\n' "$dis" | grep -E "^\s*[0-9a-f]+:\s+($later)(\s|$)" || true)
 [ -z "$bad" ] || fail "MIPS II+ instructions in the R3000 image: $(printf '%s\n' "$bad" | head -5)"
-printf '%s\n' "$dis" | grep -qE ':\s+rfe(\s|$)' || fail "no rfe in the R3000 image"
-printf '%s\n' "$dis" | grep -qE '^bfc00180:\s+j\s' || fail "no jump at the R3000 general vector 0xbfc00180"
+grep -qE ':\s+rfe(\s|$)' <<<"$dis" || fail "no rfe in the R3000 image"
+grep -qE '^bfc00180:\s+j\s' <<<"$dis" || fail "no jump at the R3000 general vector 0xbfc00180"
 
 # And the 4Kc image is the MIPS32 port: eret, vector at 0x380.
 dis32=$(mips-linux-gnu-objdump -d --no-show-raw-insn "$mips32")
-printf '%s\n' "$dis32" | grep -qE ':\s+eret(\s|$)' || fail "no eret in the 4Kc image"
-printf '%s\n' "$dis32" | grep -qE '^bfc00380:\s+j\s' || fail "no jump at the 4Kc general vector 0xbfc00380"
+grep -qE ':\s+eret(\s|$)' <<<"$dis32" || fail "no eret in the 4Kc image"
+grep -qE '^bfc00380:\s+j\s' <<<"$dis32" || fail "no jump at the 4Kc general vector 0xbfc00380"
 
 echo "$fails failures"
 [ "$fails" = 0 ]

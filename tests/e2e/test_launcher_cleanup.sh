@@ -63,8 +63,10 @@ expect_status qemu-arg 0 $?; check_clean qemu-arg
 
 "$launcher" --qemu "$qemu" --firmware "$work/missing.bin" -- true 2>/dev/null
 expect_status missing-firmware 2 $?
-"$launcher" --qemu "$qemu" --firmware "$firmware" -n 3 -- true 2>/dev/null
-expect_status three-nodes 2 $?
+"$launcher" --qemu "$qemu" --firmware "$firmware" -n 65 -- true 2>/dev/null
+expect_status too-many-nodes 2 $?
+"$launcher" --qemu "$qemu" --firmware "$firmware" --switch /nonexistent -n 2 -- true 2>/dev/null
+expect_status missing-switch 2 $?
 
-echo "8 scenarios run, $fails failures"
+echo "9 scenarios run, $fails failures"
 [ "$fails" = 0 ]

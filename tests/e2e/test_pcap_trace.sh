@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Each board's link trace (--pcap-dir) is a pcap that tshark reads with the
-# project's Lua dissector: the demo's packets in order, with their fields,
-# good CRCs and non-decreasing virtual-time stamps; a corrupted copy is
-# flagged as a bad CRC.
+# Each board's link trace and the switch's (--pcap-dir) are pcaps that tshark
+# reads with the project's Lua dissector: the demo's packets, each direction
+# in order, with their fields and good CRCs, a board's stamps non-decreasing
+# in its virtual time; a corrupted copy is flagged as a bad CRC.
 #   test_pcap_trace.sh LAUNCHER QEMU FIRMWARE DEMO DISSECTOR
 set -euo pipefail
 launcher=$1 qemu=$2 firmware=$3 demo=$4 lua=$5
@@ -19,18 +19,26 @@ fields() {   # file -> "type src dst xoff crc_ok" per packet
         -e dimmnet1.type -e dimmnet1.src -e dimmnet1.dst -e dimmnet1.xoff \
         -e dimmnet1.crc_ok 2>/dev/null
 }
-expected='0x40 0 1 0 1
+# Each direction in order; how a board interleaves what it sends with what
+# it receives depends on timing, so the directions are compared apart.
+expected_data='0x40 0 1 0 1
 0x40 0 1 464 1
-0x40 0 1 928 1
-0x02 1 0 0 1
+0x40 0 1 928 1'
+expected_acks='0x02 1 0 0 1
 0x02 1 0 464 1
 0x02 1 0 928 1'
-for n in 0 1; do
-    got=$(fields "$work/node$n.pcap")
-    [ "$got" = "$expected" ] || fail "node$n.pcap: got
+for n in 0 1 switch; do
+    f=$work/node$n.pcap
+    [ "$n" = switch ] && f=$work/switch.pcap
+    got=$(fields "$f")
+    [ "$(grep '^0x40' <<<"$got")" = "$expected_data" ] || fail "$f: data packets:
 $got"
-    times=$(tshark -r "$work/node$n.pcap" -T fields -e frame.time_epoch 2>/dev/null)
-    [ "$times" = "$(sort -n <<<"$times")" ] || fail "node$n.pcap: time goes backwards"
+    [ "$(grep '^0x02' <<<"$got")" = "$expected_acks" ] || fail "$f: ACKs:
+$got"
+    [ "$(wc -l <<<"$got")" = 6 ] || fail "$f: $(wc -l <<<"$got") packets, want 6"
+    [ "$n" = switch ] && continue   # the switch's stamps are the senders' clocks
+    times=$(tshark -r "$f" -T fields -e frame.time_epoch 2>/dev/null)
+    [ "$times" = "$(sort -n <<<"$times")" ] || fail "$f: time goes backwards"
 done
 # (Each board has its own virtual clock until the timing model joins them,
 # so only the order within one file is checked.)
@@ -39,7 +47,8 @@ done
 # record header, 32-byte packet header): the dissector must say bad CRC.
 cp "$work/node0.pcap" "$work/bad.pcap"
 printf '\xff' | dd of="$work/bad.pcap" bs=1 seek=$((24 + 16 + 32 + 5)) conv=notrunc status=none
-first=$(fields "$work/bad.pcap" | head -n 1)
+first=$(fields "$work/bad.pcap")   # whole output: no "| head" under pipefail
+first=${first%%$'\n'*}
 [ "$first" = "0x40 0 1 0 0" ] || fail "corrupted packet not flagged: $first"
 
 echo "$fails failures"

@@ -107,6 +107,14 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
                 size_t len, dn_xfer *x);
 
 /*
+ * Multicast remote write through the switch to every member of @group
+ * (group 0: all nodes, as the launcher sets it up): the same @raddr on each.
+ * Nothing answers a multicast packet, so there is nothing to wait for.
+ */
+int dn_botf_put_group(dn_node *n, unsigned group, uint64_t raddr,
+                      const void *buf, size_t len);
+
+/*
  * Remote direct write to a remote *virtual* address (flag VA): @rva is
  * DN_RVA(context, va); node @dst's RVATLB maps it page by page, and a miss
  * is served by its firmware (or NACKed with DN1_NACK_NO_TRANSLATION).
