@@ -35,19 +35,29 @@ static void die(const char *msg)
     exit(2);
 }
 
+static void *grow(void *buf, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) {
+        return buf;
+    }
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) {
+        c *= 2;
+    }
+    buf = realloc(buf, c * elem);
+    if (!buf) {
+        die("out of memory");
+    }
+    *cap = c;
+    return buf;
+}
+
 static void out_append(struct sw_port *p, const uint8_t *buf, size_t len)
 {
-    if (p->out_len + len > p->out_cap) {
-        size_t cap = p->out_cap ? p->out_cap * 2 : 65536;
-        while (cap < p->out_len + len) {
-            cap *= 2;
-        }
-        p->out = realloc(p->out, cap);
-        if (!p->out) {
-            die("out of memory");
-        }
-        p->out_cap = cap;
-    }
+    p->out_sizes = grow(p->out_sizes, &p->out_sizes_cap, p->out_frames + 1,
+                        sizeof(*p->out_sizes));
+    p->out_sizes[p->out_frames++] = (uint32_t)len;
+    p->out = grow(p->out, &p->out_cap, p->out_len + len, 1);
     memcpy(p->out + p->out_len, buf, len);
     p->out_len += len;
 }
@@ -163,15 +173,28 @@ static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len
     }
 }
 
+/* @k bytes of port @p's output were written: retire the frames they finish. */
+static void out_written(struct sw_port *p, size_t k)
+{
+    memmove(p->out, p->out + k, p->out_len - k);
+    p->out_len -= k;
+    p->out_sent += k;
+    size_t done = 0;
+    while (done < p->out_frames && p->out_sent >= p->out_sizes[done]) {
+        p->out_sent -= p->out_sizes[done++];
+    }
+    memmove(p->out_sizes, p->out_sizes + done, (p->out_frames - done) * sizeof(uint32_t));
+    p->out_frames -= done;
+}
+
 static void port_close(struct sw_port *p)
 {
     close(p->fd);
     p->fd = -1;
     p->in_fill = 0;
-    if (p->out_len) {
-        p->dropped++;                 /* the unsent rest of the board's frames */
-        p->out_len = 0;
-    }
+    /* Frames not (wholly) written to the board are lost: count each. */
+    p->dropped += p->out_frames + (p->held_len ? 1 : 0);
+    p->out_len = p->out_frames = p->out_sent = 0;
     p->held_len = 0;
 }
 
@@ -334,8 +357,7 @@ int main(int argc, char **argv)
             if (ev & POLLOUT && p->out_len) {
                 ssize_t k = write(p->fd, p->out, p->out_len);
                 if (k > 0) {
-                    memmove(p->out, p->out + k, p->out_len - (size_t)k);
-                    p->out_len -= (size_t)k;
+                    out_written(p, (size_t)k);
                 }
             }
             if (ev & (POLLIN | POLLHUP | POLLERR)) {

@@ -26,9 +26,12 @@ struct sw_port {
     int fd;                    /* -1: no board connected */
     uint8_t in[SW_FRAME_MAX];
     uint32_t in_fill;
-    /* Output: frames the board has not read yet, in order. */
+    /* Output: frames the board has not read yet, in order; out_sent bytes
+     * of the first one are already written. */
     uint8_t *out;
     size_t out_len, out_cap;
+    uint32_t *out_sizes;       /* size of each queued frame, oldest first */
+    size_t out_frames, out_sizes_cap, out_sent;
     uint8_t held[SW_FRAME_MAX];  /* a frame kept back to reorder */
     uint32_t held_len;
     struct sw_fault fault;

@@ -1,0 +1,230 @@
+/*
+ * The switch model on its own: this test plays three boards on its port
+ * sockets and checks routing, multicast membership, refusals, loss counting
+ * on a disconnect, and the counters it writes when told to stop.
+ *
+ *   test_switch SWITCH [CASE]
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "../common/check.h"
+#include "dimmnet1/link.h"
+#include "dimmnet1/packet_codec.h"
+
+static const char *switch_bin;
+static char dir[64];
+static pid_t pid;
+static int port[3];
+
+static void start(const char *extra_fault)
+{
+    char stats[96];
+    int out[2];
+
+    snprintf(dir, sizeof(dir), "/tmp/dn-switch-test.XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(stats, sizeof(stats), "%s/stats", dir);
+    CHECK(pipe(out) == 0);
+    pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        if (extra_fault) {
+            execl(switch_bin, switch_bin, "--ports", "3", "--socket-dir", dir,
+                  "--group", "1=0,2", "--stats", stats, "--fault", extra_fault,
+                  (char *)NULL);
+        } else {
+            execl(switch_bin, switch_bin, "--ports", "3", "--socket-dir", dir,
+                  "--group", "1=0,2", "--stats", stats, (char *)NULL);
+        }
+        _exit(127);
+    }
+    close(out[1]);
+    char ready[8] = { 0 };
+    CHECK(read(out[0], ready, 6) == 6 && !strcmp(ready, "ready\n"));
+    close(out[0]);
+    for (int i = 0; i < 3; i++) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/port%d.sock", dir, i);
+        port[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+        CHECK(connect(port[i], (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    }
+}
+
+/* Stop the switch; return its counters file's contents. */
+static char *stop(void)
+{
+    static char buf[4096];
+    char path[96], cmd[96];
+
+    for (int i = 0; i < 3; i++) {
+        if (port[i] >= 0) {
+            close(port[i]);
+        }
+    }
+    struct timespec ts = { 0, 50 * 1000000L };
+    nanosleep(&ts, NULL);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    snprintf(path, sizeof(path), "%s/stats", dir);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    buf[n] = 0;
+    if (f) {
+        fclose(f);
+    }
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    return buf;
+}
+
+static void send_frame(int fd, uint16_t src, uint16_t dst, uint32_t tag, uint16_t len)
+{
+    uint8_t f[DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE];
+    struct dn1_hdr h = { .version = 1, .type = DN1_TYPE_PUSH, .src = src,
+                         .dst = dst, .len = len, .tag = tag };
+    memset(f + DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE, (int)tag, len);
+    dn1_packet_seal(f + DN1_LINK_FRAME_HDR, &h);
+    dn1_put_be32(f, DN1_LINK_MAGIC);
+    dn1_put_be32(f + 4, DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + len);
+    dn1_put_be64(f + 8, 1000 + tag);
+    CHECK(write(fd, f, DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + len) ==
+          (ssize_t)(DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + len));
+}
+
+/* Receive one frame within @ms: its tag, or -1. */
+static long recv_tag(int fd, int ms)
+{
+    uint8_t f[DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE];
+    size_t got = 0, want = DN1_LINK_FRAME_HDR;
+    while (got < want) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, ms) <= 0) {
+            return -1;
+        }
+        ssize_t k = read(fd, f + got, want - got);
+        if (k <= 0) {
+            return -1;
+        }
+        got += (size_t)k;
+        if (got == DN1_LINK_FRAME_HDR) {
+            want = dn1_get_be32(f + 4);
+        }
+    }
+    CHECK_EQ(dn1_packet_check(f + DN1_LINK_FRAME_HDR, want - DN1_LINK_FRAME_HDR), DN1_PKT_OK);
+    return dn1_get_be32(f + DN1_LINK_FRAME_HDR + DN1_OFF_TAG);
+}
+
+static unsigned long stat_of(const char *stats, int p, const char *name)
+{
+    char key[32];
+    snprintf(key, sizeof(key), "port %d ", p);
+    const char *line = strstr(stats, key);
+    const char *v = line ? strstr(line, name) : NULL;
+    return v ? strtoul(v + strlen(name) + 1, NULL, 10) : ~0ul;
+}
+
+static void t_routing(void)
+{
+    start(NULL);
+    send_frame(port[0], 0, 2, 11, 100);
+    CHECK_EQ(recv_tag(port[2], 2000), 11);
+    send_frame(port[2], 2, 0, 12, 0);
+    CHECK_EQ(recv_tag(port[0], 2000), 12);
+    for (uint32_t t = 20; t < 30; t++) {           /* order kept per pair */
+        send_frame(port[1], 1, 0, t, 2048);
+    }
+    for (uint32_t t = 20; t < 30; t++) {
+        CHECK_EQ(recv_tag(port[0], 2000), t);
+    }
+    send_frame(port[0], 0, 7, 13, 8);               /* no such port */
+    uint8_t junk[DN1_LINK_FRAME_HDR] = { 'x' };     /* not a frame */
+    CHECK(write(port[1], junk, sizeof(junk)) == sizeof(junk));
+    CHECK_EQ(recv_tag(port[2], 200), -1);
+    char *s = stop();
+    CHECK_EQ(stat_of(s, 0, "no_route"), 1);
+    CHECK_EQ(stat_of(s, 1, "bad_frames"), 1);
+    CHECK_EQ(stat_of(s, 0, "rx_frames"), 2);
+    CHECK_EQ(stat_of(s, 0, "tx_frames"), 11);
+}
+
+static void t_multicast(void)
+{
+    start(NULL);
+    send_frame(port[1], 1, DN1_MCAST_BASE + 1, 40, 64);   /* group 1 = {0, 2} */
+    CHECK_EQ(recv_tag(port[0], 2000), 40);
+    CHECK_EQ(recv_tag(port[2], 2000), 40);
+    CHECK_EQ(recv_tag(port[1], 200), -1);                 /* not a member */
+    send_frame(port[0], 0, DN1_MCAST_BASE + 1, 41, 8);    /* a member sends: */
+    CHECK_EQ(recv_tag(port[0], 2000), 41);                /* it gets it too */
+    CHECK_EQ(recv_tag(port[2], 2000), 41);
+    send_frame(port[0], 0, DN1_MCAST_BASE + 5, 42, 8);    /* empty group */
+    char *s = stop();
+    CHECK_EQ(stat_of(s, 0, "no_route"), 1);
+}
+
+/* A board that stops reading and goes away: every frame it did not take is
+ * counted lost, exactly. */
+static void t_disconnect_loss(void)
+{
+    start(NULL);
+    int sent = 400;                                       /* ~800 KB */
+    for (int t = 0; t < sent; t++) {
+        send_frame(port[0], 0, 2, (uint32_t)t, 2048);
+    }
+    int taken = 0;
+    while (recv_tag(port[2], 300) >= 0 && taken < 50) {   /* read a few */
+        taken++;
+    }
+    struct timespec ts = { 0, 100 * 1000000L };
+    nanosleep(&ts, NULL);
+    close(port[2]);
+    port[2] = -1;
+    /* Let the switch notice, then count. */
+    send_frame(port[0], 0, 1, 999, 8);
+    CHECK_EQ(recv_tag(port[1], 2000), 999);
+    char *s = stop();
+    unsigned long tx = stat_of(s, 2, "tx_frames"), dropped = stat_of(s, 2, "dropped");
+    CHECK_EQ(tx, (unsigned long)sent);
+    /* Taken by us, or still in the socket when we closed, or counted lost. */
+    CHECK(dropped > 0);
+    CHECK(dropped <= (unsigned long)(sent - taken));
+}
+
+static void t_fault_drop_all(void)
+{
+    start("port=2,drop=1");
+    send_frame(port[0], 0, 2, 50, 8);
+    send_frame(port[0], 0, 1, 51, 8);
+    CHECK_EQ(recv_tag(port[1], 2000), 51);
+    CHECK_EQ(recv_tag(port[2], 200), -1);
+    char *s = stop();
+    CHECK_EQ(stat_of(s, 2, "dropped"), 1);
+    CHECK_EQ(stat_of(s, 2, "tx_frames"), 0);
+}
+
+static const struct test_case cases[] = {
+    { "routing", t_routing },
+    { "multicast", t_multicast },
+    { "disconnect_loss", t_disconnect_loss },
+    { "fault_drop_all", t_fault_drop_all },
+    { NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s SWITCH [CASE]\n", argv[0]);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    switch_bin = argv[1];
+    return run_cases(cases, argc, argv, 2, NULL, NULL);
+}
