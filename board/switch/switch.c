@@ -143,32 +143,22 @@ static void forward(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size
     }
 }
 
-/* Bytes from a board: reassemble frames exactly as the boards do. */
+/* Bytes from a board: reassembled by the boards' own rules. */
 static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len)
 {
     struct sw_port *p = &sw->port[i];
 
     while (len > 0) {
-        uint32_t want = p->in_fill < DN1_LINK_FRAME_HDR ? DN1_LINK_FRAME_HDR
-                                                        : dn1_get_be32(p->in + 4);
-        uint32_t n = len < want - p->in_fill ? (uint32_t)len : want - p->in_fill;
-
-        memcpy(p->in + p->in_fill, buf, n);
-        p->in_fill += n;
-        buf += n;
-        len -= n;
-        if (p->in_fill == DN1_LINK_FRAME_HDR) {
-            uint32_t size = dn1_get_be32(p->in + 4);
-            if (dn1_get_be32(p->in) != DN1_LINK_MAGIC || size < DN1_LINK_FRAME_HDR ||
-                size > SW_FRAME_MAX) {
-                p->bad_frames++;      /* out of step: drop what we hold */
-                p->in_fill = 0;
-                continue;
-            }
-        }
-        if (p->in_fill >= DN1_LINK_FRAME_HDR && p->in_fill == dn1_get_be32(p->in + 4)) {
-            forward(sw, i, p->in, p->in_fill);
-            p->in_fill = 0;
+        switch (dn1_link_reasm_feed(&p->in, &buf, &len)) {
+        case DN1_REASM_BAD:
+            p->bad_frames++;
+            break;
+        case DN1_REASM_FRAME:
+            forward(sw, i, p->in.buf, p->in.fill);
+            p->in.fill = 0;
+            break;
+        case DN1_REASM_MORE:
+            break;
         }
     }
 }
@@ -191,7 +181,7 @@ static void port_close(struct sw_port *p)
 {
     close(p->fd);
     p->fd = -1;
-    p->in_fill = 0;
+    p->in.fill = 0;
     /* Frames not (wholly) written to the board are lost: count each. */
     p->dropped += p->out_frames + (p->held_len ? 1 : 0);
     p->out_len = p->out_frames = p->out_sent = 0;

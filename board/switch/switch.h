@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "dimmnet1/link.h"
+#include "dimmnet1/link_reasm.h"
 #include "dimmnet1/packet.h"
 
 #define SW_MAX_PORTS   64
@@ -24,8 +25,7 @@ struct sw_fault {              /* per output port, probabilities in 1/1e6 */
 struct sw_port {
     int listen_fd;
     int fd;                    /* -1: no board connected */
-    uint8_t in[SW_FRAME_MAX];
-    uint32_t in_fill;
+    struct dn1_link_reasm in;
     /* Output: frames the board has not read yet, in order; out_sent bytes
      * of the first one are already written. */
     uint8_t *out;

@@ -62,28 +62,35 @@ void dn_xfer_sent(dn_node *n, struct dn_xfer_rec *r, dn_xfer *x)
     x->packets++;
 }
 
-/* Send @len bytes as packets of @type; direct writes advance the address. */
+/*
+ * Send @len bytes as packets of @type; direct writes advance the address.
+ * With @x the packets ask for ACKs and are tracked as one transfer; without
+ * (multicast) nothing will answer, so nothing is tracked or waited for.
+ */
 static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                          uint64_t raddr, int advance, const void *buf,
                          size_t len, dn_xfer *x)
 {
     const uint8_t *p = buf;
     size_t done = 0;
-    struct dn_xfer_rec *r = dn_xfer_begin(n, x);
+    struct dn_xfer_rec *r = x ? dn_xfer_begin(n, x) : NULL;
 
     do {
         uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
                                     ? len - done : DN_BOTF_MAX_PAYLOAD);
-        int rc = dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES, SEND_ROOM_TIMEOUT_MS);
+        int rc = r ? dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES, SEND_ROOM_TIMEOUT_MS)
+                   : DN_OK;
 
         if (rc == DN_OK) {
             rc = botf_send(n, type, flags, dst, advance ? raddr + done : raddr,
-                           (uint32_t)done, p + done, chunk, n->next_tag);
+                           (uint32_t)done, p + done, chunk, r ? n->next_tag : 0);
         }
         if (rc != DN_OK) {
             return rc;      /* x->packets were sent; dn_wait() can wait for them */
         }
-        dn_xfer_sent(n, r, x);
+        if (r) {
+            dn_xfer_sent(n, r, x);
+        }
         done += chunk;
     } while (done < len);
     return DN_OK;
@@ -118,27 +125,14 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
 int dn_botf_put_group(dn_node *n, unsigned group, uint64_t raddr,
                       const void *buf, size_t len)
 {
-    const uint8_t *p = buf;
-    size_t done = 0;
-
     if (!n || group >= DN1_MCAST_GROUPS || (!buf && len > 0)) {
         return DN_EINVAL;
     }
     if (!dn1_raddr_writable(raddr, len)) {
         return DN_ERANGE;
     }
-    /* No ACKs come back, so nothing is in flight for the completion queue. */
-    do {
-        uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
-                                    ? len - done : DN_BOTF_MAX_PAYLOAD);
-        int rc = botf_send(n, DN1_TYPE_PUSH, 0, DN1_MCAST_BASE + group,
-                           raddr + done, (uint32_t)done, p + done, chunk, 0);
-        if (rc != DN_OK) {
-            return rc;
-        }
-        done += chunk;
-    } while (done < len);
-    return DN_OK;
+    return send_transfer(n, DN1_TYPE_PUSH, 0, DN1_MCAST_BASE + group, raddr, 1,
+                         buf, len, NULL);
 }
 
 int dn_botf_put_rva(dn_node *n, unsigned dst, uint64_t rva, const void *buf,

@@ -75,7 +75,7 @@ void martini_link_reset(MartiniState *s)
         g_source_remove(s->tx_watch);
         s->tx_watch = 0;
     }
-    s->link_fill = 0;   /* a partial frame from the old peer is void */
+    s->link_rx.fill = 0;   /* a partial frame from the old peer is void */
 }
 
 /* Seal @h into @pkt (payload already in place) and queue it, framed. */
@@ -114,52 +114,31 @@ static int martini_link_can_receive(void *opaque)
     }
     /* At most the rest of the current frame, so that the queue bound is
      * checked again before every frame. */
-    if (s->link_fill < DN1_LINK_FRAME_HDR) {
-        return DN1_LINK_FRAME_HDR - s->link_fill;
-    }
-    return dn1_get_be32(s->link_buf + 4) - s->link_fill;
+    return dn1_link_reasm_want(&s->link_rx);
 }
 
 static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
 {
     MartiniState *s = opaque;
+    size_t len = size;
 
-    while (size > 0) {
-        uint32_t want = DN1_LINK_FRAME_HDR;
-        uint32_t n;
-
-        if (s->link_fill >= DN1_LINK_FRAME_HDR) {
-            want = dn1_get_be32(s->link_buf + 4);
-        }
-        n = MIN((uint32_t)size, want - s->link_fill);
-        memcpy(s->link_buf + s->link_fill, buf, n);
-        s->link_fill += n;
-        buf += n;
-        size -= n;
-
-        if (s->link_fill == DN1_LINK_FRAME_HDR) {
-            uint32_t frame = dn1_get_be32(s->link_buf + 4);
-
-            if (dn1_get_be32(s->link_buf) != DN1_LINK_MAGIC ||
-                frame < DN1_LINK_FRAME_HDR ||
-                frame > sizeof(s->link_buf)) {
-                /* Out of step with the sender: drop what we hold. */
-                martini_count(s, DN1_CNT_ERR_FRAMING);
-                qemu_log_mask(LOG_GUEST_ERROR, "martini%u: bad link frame "
-                              "header, %u bytes dropped\n", s->node_id,
-                              s->link_fill);
-                s->link_fill = 0;
-                continue;
-            }
-        }
-        if (s->link_fill >= DN1_LINK_FRAME_HDR &&
-            s->link_fill == dn1_get_be32(s->link_buf + 4)) {
+    while (len > 0) {
+        switch (dn1_link_reasm_feed(&s->link_rx, &buf, &len)) {
+        case DN1_REASM_BAD:
+            martini_count(s, DN1_CNT_ERR_FRAMING);
+            qemu_log_mask(LOG_GUEST_ERROR, "martini%u: bad link frame "
+                          "header, bytes dropped\n", s->node_id);
+            break;
+        case DN1_REASM_FRAME:
             martini_count(s, DN1_CNT_RX_FRAMES);
-            martini_pcap_record(s, s->link_buf + DN1_LINK_FRAME_HDR,
-                                s->link_fill - DN1_LINK_FRAME_HDR);
-            martini_rx_enqueue(s, s->link_buf + DN1_LINK_FRAME_HDR,
-                               s->link_fill - DN1_LINK_FRAME_HDR);
-            s->link_fill = 0;
+            martini_pcap_record(s, s->link_rx.buf + DN1_LINK_FRAME_HDR,
+                                s->link_rx.fill - DN1_LINK_FRAME_HDR);
+            martini_rx_enqueue(s, s->link_rx.buf + DN1_LINK_FRAME_HDR,
+                               s->link_rx.fill - DN1_LINK_FRAME_HDR);
+            s->link_rx.fill = 0;
+            break;
+        case DN1_REASM_MORE:
+            break;
         }
     }
 }

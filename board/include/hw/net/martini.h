@@ -14,6 +14,7 @@
 #include "dimmnet1/packet.h"
 #include "dimmnet1/regs.h"
 #include "dimmnet1/link.h"
+#include "dimmnet1/link_reasm.h"
 #include "dimmnet1/hostbus.h"
 #include "dimmnet1/memmap.h"
 
@@ -110,8 +111,7 @@ struct MartiniState {
     guint tx_watch;
 
     /* Stream reassembly */
-    uint8_t link_buf[DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE];
-    uint32_t link_fill;
+    struct dn1_link_reasm link_rx;
     uint8_t hb_buf[sizeof(struct dn1_hb_req)];
     uint32_t hb_fill;
 };
