@@ -39,6 +39,8 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_PATLB_MISS] = "patlb_miss",
     [DN1_CNT_ERR_PROT] = "err_prot",
     [DN1_CNT_RX_RETRY] = "rx_retry",
+    [DN1_CNT_RX_READ_REQ] = "rx_read_req",
+    [DN1_CNT_RX_READ_RSP] = "rx_read_rsp",
 };
 
 unsigned dn_counter_count(void)

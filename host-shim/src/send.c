@@ -135,6 +135,42 @@ int dn_botf_put_group(dn_node *n, unsigned group, uint64_t raddr,
                          buf, len, NULL);
 }
 
+int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
+           dn_xfer *x)
+{
+    size_t done = 0;
+
+    if (!n || !x || src >= DN1_MCAST_BASE) {
+        return DN_EINVAL;
+    }
+    if (!dn1_raddr_readable(raddr, len) || !dn1_raddr_writable(local, len)) {
+        return DN_ERANGE;
+    }
+    /* One request per response packet; each completes like an ACKed write. */
+    struct dn_xfer_rec *r = dn_xfer_begin(n, x);
+    do {
+        uint32_t chunk = (uint32_t)(len - done < DN1_PKT_MAX_PAYLOAD
+                                    ? len - done : DN1_PKT_MAX_PAYLOAD);
+        uint8_t reply[8];
+        int rc = dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES, SEND_ROOM_TIMEOUT_MS);
+
+        for (int i = 0; i < 8; i++) {       /* wire order: big-endian */
+            reply[i] = (uint8_t)((local + done) >> (56 - 8 * i));
+        }
+        if (rc == DN_OK) {
+            /* The read length travels in xoff. */
+            rc = botf_send(n, DN1_TYPE_READ_REQ, 0, src, raddr + done, chunk,
+                           reply, sizeof(reply), n->next_tag);
+        }
+        if (rc != DN_OK) {
+            return rc;
+        }
+        dn_xfer_sent(n, r, x);
+        done += chunk;
+    } while (done < len);
+    return DN_OK;
+}
+
 int dn_botf_put_rva(dn_node *n, unsigned dst, uint64_t rva, const void *buf,
                     size_t len, dn_xfer *x)
 {

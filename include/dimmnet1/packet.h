@@ -35,6 +35,9 @@
 #define DN1_TYPE_PUSH            0x01u  /* remote direct write */
 #define DN1_TYPE_ACK             0x02u  /* write done at the receiver */
 #define DN1_TYPE_NACK            0x03u  /* refused; reason in DN1_OFF_REASON */
+#define DN1_TYPE_READ_REQ        0x04u  /* remote read: raddr, length in xoff,
+                                           payload = u64 (BE) reply address */
+#define DN1_TYPE_READ_RSP        0x05u  /* its data, to the reply address */
 #define DN1_TYPE_INDIRECT_WRITE  0x40u  /* firmware: remote indirect write */
 #define DN1_TYPE_MESSAGE         0x41u  /* firmware: message exchange (reserved) */
 #define DN1_TYPE_BARRIER         0x42u  /* firmware: counting barrier (reserved) */
@@ -69,11 +72,12 @@
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not
- * ACK or NACK: those are the hardware's own answers.
+ * ACK, NACK or READ_RSP: those are the hardware's own answers.
  */
 static inline int dn1_type_sendable(uint8_t type)
 {
-    return type != 0 && type != DN1_TYPE_ACK && type != DN1_TYPE_NACK;
+    return type != 0 && type != DN1_TYPE_ACK && type != DN1_TYPE_NACK &&
+           type != DN1_TYPE_READ_RSP;
 }
 
 /* Flags a host or the firmware may set (the NIC sets OTF itself). */

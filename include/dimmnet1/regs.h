@@ -82,14 +82,16 @@
 #define DN1_CNT_PATLB_MISS       33  /* writes held on a PATLB miss */
 #define DN1_CNT_ERR_PROT         34  /* writes a TLB entry forbids: refused */
 #define DN1_CNT_RX_RETRY         35  /* held writes retried after a refill */
-#define DN1_CNT_COUNT            36
+#define DN1_CNT_RX_READ_REQ      36  /* remote reads served */
+#define DN1_CNT_RX_READ_RSP      37  /* remote read data received and written */
+#define DN1_CNT_COUNT            38
 #define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
 
 /* Payload of the held packet, byte-addressed, read-only. */
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010005u  /* 1.5 */
+#define DN1_CONTRACT_VERSION  0x00010006u  /* 1.6 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

@@ -942,6 +942,70 @@ static void t_patlb(void)
     CHECK_EQ(qb_reg(&b, DN1_REG_RX_HOLD_REASON), DN1_HOLD_TYPE);
 }
 
+/* Remote read served in hardware: the data goes back to the reply address. */
+static void t_read_serve(void)
+{
+    uint8_t req[8], got[DN1_PKT_MAX_PAYLOAD];
+    fill(b.hostmem + 0x6000, 2048, 31);
+    fill(b.llcm + DN1_LLCM_USER_BASE, 16, 32);
+    dn1_put_be64(req, 0x123456789aull);                  /* reply address */
+    struct dn1_hdr h = pkt(DN1_TYPE_READ_REQ, 0, 0x6000, 8, 91);
+    h.xoff = 2048;                                        /* length */
+    qb_link_send(&b, &h, req);
+    struct dn1_hdr r;
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.type, DN1_TYPE_READ_RSP);
+    CHECK_EQ(r.src, ME);
+    CHECK_EQ(r.dst, PEER);
+    CHECK_EQ(r.tag, 91);
+    CHECK_EQ(r.len, 2048);
+    CHECK_EQ(r.raddr, 0x123456789aull);
+    CHECK(memcmp(got, b.hostmem + 0x6000, 2048) == 0);
+
+    h = pkt(DN1_TYPE_READ_REQ, 0, DN1_RADDR_LLCM + DN1_LLCM_USER_BASE, 8, 92);
+    h.xoff = 16;                                          /* from LLCM */
+    qb_link_send(&b, &h, req);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK(memcmp(got, b.llcm + DN1_LLCM_USER_BASE, 16) == 0);
+
+    h = pkt(DN1_TYPE_READ_REQ, 0, DN1_HOSTMEM_SIZE - 8, 8, 93);
+    h.xoff = 16;                                          /* runs past memory */
+    qb_link_send(&b, &h, req);
+    expect_reply(DN1_TYPE_NACK, 93, DN1_NACK_RANGE);
+    h = pkt(DN1_TYPE_READ_REQ, 0, 0, 8, 94);
+    h.xoff = DN1_PKT_MAX_PAYLOAD + 1;                     /* too much for a packet */
+    qb_link_send(&b, &h, req);
+    expect_reply(DN1_TYPE_NACK, 94, DN1_NACK_RANGE);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_READ_REQ), 2);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 2);
+    CHECK_EQ(dirty_outside(0x6000, 0x6000 + 2048), 0);    /* reads write nothing */
+}
+
+/* The data of our read arrives: written, then a completion for its tag. */
+static void t_read_done(void)
+{
+    uint8_t data[100];
+    fill(data, sizeof(data), 33);
+    struct dn1_hdr h = pkt(DN1_TYPE_READ_RSP, 0, 0x7000, sizeof(data), 95);
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_READ_RSP, 1, 5000) == 0);
+    CHECK(memcmp(b.hostmem + 0x7000, data, sizeof(data)) == 0);
+    struct dn1_cq_rec rec;
+    memcpy(&rec, b.llcm + DN1_LLCM_CQ_RING, sizeof(rec));
+    CHECK_EQ(*(uint32_t *)(b.llcm + DN1_LLCM_CQ_PRODUCED), 1);
+    CHECK_EQ(rec.tag, 95);
+    CHECK_EQ(rec.kind, DN1_CQ_KIND_ACK);
+    expect_no_packet();                                   /* no ACK for data */
+
+    h = pkt(DN1_TYPE_READ_RSP, 0, DN1_HOSTMEM_SIZE - 4, sizeof(data), 96);
+    qb_link_send(&b, &h, data);                           /* reply address bad */
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_RANGE, 1, 5000) == 0);
+    memcpy(&rec, b.llcm + DN1_LLCM_CQ_RING + sizeof(rec), sizeof(rec));
+    CHECK_EQ(rec.tag, 96);
+    CHECK_EQ(rec.kind, DN1_CQ_KIND_NACK);
+    CHECK_EQ(rec.reason, DN1_NACK_RANGE);
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -951,7 +1015,7 @@ static const struct test_case cases[] = {
     CASE(register_errors), CASE(link_down), CASE(rx_done), CASE(tx_from_sram),
     CASE(aotf_store), CASE(rx_otf), CASE(rdma_post), CASE(hold_large),
     CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
-    CASE(rvatlb_protection), CASE(patlb),
+    CASE(rvatlb_protection), CASE(patlb), CASE(read_serve), CASE(read_done),
     { NULL, NULL },
 };
 

@@ -52,6 +52,9 @@
 #define LAND_RDMA    0x700000u
 #define SLOT_LLCM_OFF 0x1000u  /* pointer slot in node 1's LLCM user area, */
 #define LAND_VIA_LLCM 0x25000u /* -> here (the paper keeps pointers in LLCM) */
+#define READ_SRC     0x800000u /* node 1 fills it; node 0 reads it */
+#define READ_LEN     10000u
+#define READ_DST     0x900000u /* in node 0's own receive memory */
 #define RDMA_IW_LEN  10000u
 
 struct region {
@@ -72,6 +75,7 @@ static const struct region written[] = {
     { RDMA_ADDR, RDMA_LEN, 11 },
     { LAND_RDMA, RDMA_IW_LEN, 12 },
     { LAND_VIA_LLCM, 1000, 13 },
+    { READ_SRC, READ_LEN, 14 },               /* node 1's own, read by node 0 */
 };
 
 static const struct { uint64_t slot, target; } slots[] = {
@@ -217,6 +221,17 @@ static void sender(void)
     CHECK_EQ(dn_rdma_write(n, DN1_TYPE_PUSH, 1, DN1_HOSTMEM_SIZE - 10, 0, 20, &x), DN_ERANGE);
     CHECK_EQ(dn_rdma_write(n, DN1_TYPE_ACK, 1, 0, 0, 20, &x), DN_EINVAL);
 
+    /* Remote read of what node 1 put there for us. */
+    CHECK_EQ(send_wait(dn_get(n, 1, READ_SRC, READ_DST, READ_LEN, &x), &x, 5), DN_OK);
+    CHECK_EQ(x.acked, 5);
+    size_t read_bad = 0;
+    for (size_t i = 0; i < READ_LEN; i++) {
+        read_bad += mine[READ_DST + i] != pattern(i, 14);
+    }
+    CHECK_EQ(read_bad, 0);
+    CHECK_EQ(send_wait(dn_get(n, 1, DN1_HOSTMEM_SIZE - 16, READ_DST, 32, &x), &x, 0),
+             DN_ERANGE);
+
     /* Pointer slot in LLCM, as in the paper's measurements. */
     buf = make(1000, 13);
     CHECK_EQ(send_wait(dn_indirect_write(n, 1, DN_RADDR_LLCM_USER + SLOT_LLCM_OFF, buf, 1000,
@@ -269,6 +284,9 @@ static void receiver(void)
     char v[32];
 
     memset(mem, SENTINEL, size);
+    for (size_t i = 0; i < READ_LEN; i++) {
+        mem[READ_SRC + i] = pattern(i, 14);
+    }
     size_t llcm_size;
     uint8_t *llcm = dn_llcm_user(n, &llcm_size);
     memset(llcm, SENTINEL, llcm_size);
@@ -337,6 +355,7 @@ static void receiver(void)
     CHECK_EQ(c[DN1_CNT_RX_PUSH], 5 + MANY + 2 + RDMA_LEN / 2048);
     CHECK_EQ(c[DN1_CNT_ERR_DST], 0);           /* node 5's packet never came here */
     CHECK_EQ(c[DN1_CNT_RX_OTF], 8 + 2);                  /* Mini-OTF receiver */
+    CHECK_EQ(c[DN1_CNT_RX_READ_REQ], 5);
     CHECK_EQ(c[DN1_CNT_ERR_CRC], 0);
     CHECK_EQ(c[DN1_CNT_RX_DISCARDED], 0);
     CHECK(strcmp(v, "ok") == 0);

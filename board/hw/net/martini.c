@@ -40,7 +40,8 @@ static void martini_update_irq(MartiniState *s)
 static bool martini_is_hw_type(uint8_t type)
 {
     return type == DN1_TYPE_PUSH || type == DN1_TYPE_ACK ||
-           type == DN1_TYPE_NACK;
+           type == DN1_TYPE_NACK || type == DN1_TYPE_READ_REQ ||
+           type == DN1_TYPE_READ_RSP;
 }
 
 /* Does @h want the hardware's ACK or NACK? Never for multicast. */
@@ -146,7 +147,8 @@ static void martini_hold(MartiniState *s, MartiniPacket *p, uint32_t reason)
     martini_count(s, DN1_CNT_RX_HELD);
 }
 
-/* Post an ACK/NACK record to the LLCM completion queue for the host. */
+/* Post an ACK/NACK record to the LLCM completion queue for the host: for
+ * @h's tag, of @h's type (a READ_RSP written completes as an ACK). */
 static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
 {
     uint8_t *llcm = memory_region_get_ram_ptr(s->llcm);
@@ -166,7 +168,7 @@ static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
           (produced % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec);
     stl_le_p(rec + offsetof(struct dn1_cq_rec, tag), h->tag);
     rec[offsetof(struct dn1_cq_rec, kind)] =
-        h->type == DN1_TYPE_ACK ? DN1_CQ_KIND_ACK : DN1_CQ_KIND_NACK;
+        h->type == DN1_TYPE_NACK ? DN1_CQ_KIND_NACK : DN1_CQ_KIND_ACK;
     rec[offsetof(struct dn1_cq_rec, reason)] = h->reason;
     stw_le_p(rec + offsetof(struct dn1_cq_rec, src), h->src);
     stl_le_p(rec + offsetof(struct dn1_cq_rec, index), produced);
@@ -174,6 +176,55 @@ static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
     smp_wmb();
     stl_le_p(llcm + DN1_LLCM_CQ_PRODUCED, produced + 1);
     memory_region_set_dirty(s->llcm, 0, memory_region_size(s->llcm));
+}
+
+/*
+ * Serve a remote read in hardware: send the @h->xoff bytes at @h->raddr back
+ * to the reply address the request carries, or NACK (RANGE) if they are not
+ * all readable or too many for one packet.
+ */
+static void martini_read_serve(MartiniState *s, const MartiniPacket *p)
+{
+    const struct dn1_hdr *h = &p->hdr;
+    uint8_t rsp[DN1_PKT_MAX_SIZE];
+    struct dn1_hdr r = {
+        .version = DN1_PKT_VERSION, .type = DN1_TYPE_READ_RSP,
+        .src = s->node_id, .dst = h->src, .len = h->xoff, .seq = h->seq,
+        .tag = h->tag,
+    };
+
+    if (h->len != 8 || h->xoff > DN1_PKT_MAX_PAYLOAD ||
+        (h->flags & DN1_FLAG_VA) || !dn1_raddr_readable(h->raddr, h->xoff)) {
+        martini_count(s, DN1_CNT_ERR_RANGE);
+        martini_reply(s, h, DN1_TYPE_NACK, DN1_NACK_RANGE);
+        return;
+    }
+    r.raddr = dn1_get_be64(p->data + DN1_PKT_HDR_SIZE);
+    if (h->raddr >= DN1_RADDR_LLCM) {
+        memcpy(rsp + DN1_PKT_HDR_SIZE, (uint8_t *)memory_region_get_ram_ptr(s->llcm) +
+               (h->raddr - DN1_RADDR_LLCM), h->xoff);
+    } else {
+        memcpy(rsp + DN1_PKT_HDR_SIZE, (uint8_t *)memory_region_get_ram_ptr(s->hostmem) +
+               h->raddr, h->xoff);
+    }
+    martini_count(s, DN1_CNT_RX_READ_REQ);
+    martini_link_send(s, rsp, &r);
+}
+
+/* The data of our remote read: write it, then tell the host (CQ). */
+static void martini_read_done(MartiniState *s, const MartiniPacket *p)
+{
+    struct dn1_hdr done = p->hdr;
+
+    /* A response asks for no ACK; the completion is ours to post. Our own
+     * reply address needs no translation, only the range check. */
+    if (martini_remote_write(s, p, p->hdr.raddr, false) == MARTINI_WRITE_DONE) {
+        martini_count(s, DN1_CNT_RX_READ_RSP);
+    } else {
+        done.type = DN1_TYPE_NACK;
+        done.reason = DN1_NACK_RANGE;
+    }
+    martini_cq_post(s, &done);
 }
 
 /*
@@ -200,6 +251,12 @@ static bool martini_rx_hw(MartiniState *s, MartiniPacket *p)
         martini_count(s, p->hdr.type == DN1_TYPE_ACK ? DN1_CNT_RX_ACK
                                                      : DN1_CNT_RX_NACK);
         martini_cq_post(s, &p->hdr);
+        break;
+    case DN1_TYPE_READ_REQ:
+        martini_read_serve(s, p);
+        break;
+    case DN1_TYPE_READ_RSP:
+        martini_read_done(s, p);
         break;
     }
     return false;

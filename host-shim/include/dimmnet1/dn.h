@@ -107,6 +107,15 @@ int dn_botf_put(dn_node *n, unsigned dst, uint64_t raddr, const void *buf,
                 size_t len, dn_xfer *x);
 
 /*
+ * Remote read (get): @len bytes at @raddr in node @src's NIC address space
+ * (its receive memory or LLCM) land at @local in this node's, read by @src's
+ * hardware in packets of up to 2048 bytes; dn_wait() says when all are here.
+ * Unreadable there or unwritable here: DN_ERANGE (or a NACK RANGE later).
+ */
+int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
+           dn_xfer *x);
+
+/*
  * Multicast remote write through the switch to every member of @group
  * (group 0: all nodes, as the launcher sets it up): the same @raddr on each.
  * Nothing answers a multicast packet, so there is nothing to wait for.
