@@ -1,18 +1,19 @@
 -- Wireshark/tshark dissector for DIMMnet-1 packets (docs/hardware.md,
 -- "Packets"), as the dimmnet1 board traces them: pcap, link type USER0.
 --   tshark -X lua_script:tools/wireshark/dimmnet1.lua -r node0.pcap
--- Field names: dimmnet1.type, .flags, .src, .dst, .len, .seq, .tag,
--- .raddr, .xoff, .crc, .crc_ok, .reason, .payload.
+-- Field names: dimmnet1.type, .flags (.flags.ack_req, .otf, .va), .src,
+-- .dst, .len, .seq, .tag, .raddr, .xoff, .crc, .crc_ok, .reason, .payload.
 
 local p = Proto("dimmnet1", "DIMMnet-1")
 
 local types = {
     [0x01] = "PUSH", [0x02] = "ACK", [0x03] = "NACK",
+    [0x04] = "READ_REQ", [0x05] = "READ_RSP",
     [0x40] = "INDIRECT_WRITE", [0x41] = "MESSAGE", [0x42] = "BARRIER",
 }
 local reasons = {
     [0] = "none", [1] = "RANGE", [2] = "BAD_POINTER", [3] = "NO_HANDLER",
-    [4] = "NO_FIRMWARE",
+    [4] = "NO_FIRMWARE", [5] = "PROTECTION", [6] = "NO_TRANSLATION",
 }
 
 local f = p.fields
@@ -21,6 +22,7 @@ f.type    = ProtoField.uint8("dimmnet1.type", "Type", base.HEX, types)
 f.flags   = ProtoField.uint8("dimmnet1.flags", "Flags", base.HEX)
 f.ack_req = ProtoField.bool("dimmnet1.flags.ack_req", "ACK requested", 8, nil, 0x01)
 f.otf     = ProtoField.bool("dimmnet1.flags.otf", "AOTF (one host store)", 8, nil, 0x02)
+f.va      = ProtoField.bool("dimmnet1.flags.va", "Remote virtual address", 8, nil, 0x04)
 f.reason  = ProtoField.uint8("dimmnet1.reason", "NACK reason", base.DEC, reasons)
 f.src     = ProtoField.uint16("dimmnet1.src", "Source node")
 f.dst     = ProtoField.uint16("dimmnet1.dst", "Destination node")
@@ -71,6 +73,7 @@ function p.dissector(tvb, pinfo, tree)
     local fl = t:add(f.flags, tvb(2, 1))
     fl:add(f.ack_req, tvb(2, 1))
     fl:add(f.otf, tvb(2, 1))
+    fl:add(f.va, tvb(2, 1))
     t:add(f.reason, tvb(3, 1))
     t:add(f.src, tvb(4, 2))
     t:add(f.dst, tvb(6, 2))
