@@ -61,6 +61,11 @@ run -n 2 --qemu-arg -name --qemu-arg "$marker-{node}" -- sh -c \
      [ \$(pgrep -fc -- '^[^ ]*qemu-system-mips .*-name $marker-1') = 1 ]"
 expect_status qemu-arg 0 $?; check_clean qemu-arg
 
+# A bare QEMU name, relative to the current directory, is that file.
+(cd "$(dirname "$qemu")" && "$launcher" --quiet --qemu "$(basename "$qemu")" \
+     --firmware "$firmware" -n 2 -- true 2>"$work/stderr.txt")
+expect_status relative-qemu 0 $?; check_clean relative-qemu
+
 "$launcher" --qemu "$qemu" --firmware "$work/missing.bin" -- true 2>/dev/null
 expect_status missing-firmware 2 $?
 "$launcher" --qemu "$qemu" --firmware "$firmware" -n 65 -- true 2>/dev/null
@@ -68,5 +73,5 @@ expect_status too-many-nodes 2 $?
 "$launcher" --qemu "$qemu" --firmware "$firmware" --switch /nonexistent -n 2 -- true 2>/dev/null
 expect_status missing-switch 2 $?
 
-echo "9 scenarios run, $fails failures"
+echo "10 scenarios run, $fails failures"
 [ "$fails" = 0 ]
