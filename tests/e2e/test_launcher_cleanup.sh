@@ -4,7 +4,7 @@
 # terminated, and when a board cannot start.
 #   test_launcher_cleanup.sh LAUNCHER QEMU FIRMWARE
 set -uo pipefail
-launcher=$1 qemu=$2 firmware=$3
+launcher=$(realpath "$1") qemu=$(realpath -s "$2") firmware=$(realpath "$3")
 work=$(mktemp -d /tmp/dn-cleanup-test.XXXXXX)
 export TMPDIR=$work          # the launcher's run dir, hence every QEMU argv, lives here
 fails=0
