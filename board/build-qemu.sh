@@ -77,7 +77,7 @@ hook "$src/hw/mips/meson.build" \
 hook "$src/hw/net/meson.build" \
 "softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files(
   'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c',
-  'martini-mmu.c'))"
+  'martini-mmu.c', 'martini-sync.c'))"
 
 build="$src/build"
 if [ ! -f "$build/build.ninja" ]; then

@@ -3,11 +3,14 @@
  *
  *   dimmnet1-switch --ports N --socket-dir DIR [--group G=all|N,N,...]...
  *                   [--fault port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS]...
- *                   [--seed S] [--pcap FILE] [--stats FILE]
+ *                   [--seed S] [--pcap FILE] [--stats FILE] [--sync QUANTUM_NS]
  *
  * Port i listens on DIR/port<i>.sock; the board with node id i connects its
  * link there. Prints "ready" on stdout once listening. On SIGTERM or SIGINT
  * it writes its counters (to --stats FILE, else stderr) and exits 0.
+ * With --sync, it keeps the boards' virtual clocks in step: once every port
+ * has a board, it grants them QUANTUM_NS of virtual time at a time, the next
+ * quantum when all have reported the last (docs/hardware.md, "Timing").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -143,6 +146,33 @@ static void forward(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size
     }
 }
 
+/* Timing: grant the next quantum to every board once all reached this one. */
+static void sync_advance(struct sw *sw)
+{
+    uint8_t g[DN1_LINK_FRAME_HDR];
+
+    if (!sw->quantum) {
+        return;
+    }
+    for (unsigned i = 0; i < sw->nports; i++) {
+        const struct sw_port *p = &sw->port[i];
+        /* Not started: wait for every board. Later a board that left no
+         * longer holds the others back. */
+        if (sw->horizon == 0 ? p->fd < 0 : p->fd >= 0 && p->reached < sw->horizon) {
+            return;
+        }
+    }
+    sw->horizon += sw->quantum;
+    dn1_put_be32(g, DN1_LINK_MAGIC_GRANT);
+    dn1_put_be32(g + 4, DN1_LINK_FRAME_HDR);
+    dn1_put_be64(g + 8, (uint64_t)sw->horizon);
+    for (unsigned i = 0; i < sw->nports; i++) {
+        if (sw->port[i].fd >= 0) {
+            out_append(&sw->port[i], g, sizeof(g));   /* after its frames */
+        }
+    }
+}
+
 /* Bytes from a board: reassembled by the boards' own rules. */
 static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len)
 {
@@ -154,7 +184,14 @@ static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len
             p->bad_frames++;
             break;
         case DN1_REASM_FRAME:
-            forward(sw, i, p->in.buf, p->in.fill);
+            if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC) {
+                forward(sw, i, p->in.buf, p->in.fill);
+            } else if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_REACHED) {
+                p->reached = (int64_t)dn1_get_be64(p->in.buf + 8);
+                sync_advance(sw);
+            } else {
+                p->bad_frames++;      /* a board may not grant */
+            }
             p->in.fill = 0;
             break;
         case DN1_REASM_MORE:
@@ -278,6 +315,11 @@ int main(int argc, char **argv)
             pcap = v;
         } else if (!strcmp(a, "--stats")) {
             stats = v;
+        } else if (!strcmp(a, "--sync")) {
+            sw.quantum = strtoll(v, NULL, 10);
+            if (sw.quantum <= 0) {
+                die("--sync takes a quantum in virtual ns, above 0");
+            }
         } else {
             die("unknown option");
         }
@@ -341,6 +383,7 @@ int main(int argc, char **argv)
             if (p->fd < 0) {
                 if (ev & POLLIN) {
                     p->fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                    sync_advance(&sw);    /* the last board starts the clock */
                 }
                 continue;
             }
@@ -357,6 +400,9 @@ int main(int argc, char **argv)
                     port_input(&sw, i, buf, (size_t)k);
                 } else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
                     port_close(p);    /* the board went away; it may come back */
+                    if (sw.horizon) {
+                        sync_advance(&sw);
+                    }
                 }
             }
         }

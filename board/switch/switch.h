@@ -36,6 +36,7 @@ struct sw_port {
     uint32_t held_len;
     struct sw_fault fault;
     uint64_t rng;
+    int64_t reached;           /* timing: the horizon this board got to */
     /* Counters */
     uint64_t rx_frames, tx_frames, bad_frames, no_route, dropped, duplicated,
              corrupted, reordered;
@@ -46,6 +47,8 @@ struct sw {
     struct sw_port port[SW_MAX_PORTS];
     uint64_t group[DN1_MCAST_GROUPS];   /* member bit mask per group */
     FILE *pcap;
+    int64_t quantum;           /* timing on: virtual ns granted at a time */
+    int64_t horizon;           /* granted so far (0: not started) */
 };
 
 /* faults.c */

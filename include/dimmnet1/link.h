@@ -8,4 +8,17 @@
 #define DN1_LINK_MAGIC        0x444e4c31u  /* "DNL1" */
 #define DN1_LINK_FRAME_HDR    16u          /* magic u32, size u32, vtime_ns u64 */
 
+/*
+ * Timing (docs/hardware.md, "Timing"): control frames of just a header.
+ * The switch grants each board virtual time up to vtime_ns; a board that
+ * got there says so and pauses until the next grant.
+ */
+#define DN1_LINK_MAGIC_GRANT   0x444e4731u  /* "DNG1": switch -> board */
+#define DN1_LINK_MAGIC_REACHED 0x444e5231u  /* "DNR1": board -> switch */
+
+/* Modeled link: 500 MB/s (2 ns a byte), fixed latencies (docs, "Timing"). */
+#define DN1_LINK_NS_PER_BYTE   2u
+#define DN1_WIRE_NS            50u   /* cable and SerDes, each way */
+#define DN1_SWITCH_NS          140u  /* RHiNET-3/SW's reported latency */
+
 #endif

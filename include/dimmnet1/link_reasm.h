@@ -17,7 +17,8 @@ struct dn1_link_reasm {
 
 enum dn1_reasm_result {
     DN1_REASM_MORE,     /* input used up, frame not complete */
-    DN1_REASM_FRAME,    /* a whole frame is in buf (fill bytes); clear fill after */
+    DN1_REASM_FRAME,    /* a whole frame is in buf (fill bytes; a data frame or a
+                           header-only control frame, by magic); clear fill after */
     DN1_REASM_BAD,      /* bad magic or size: the bytes held were dropped */
 };
 
@@ -44,8 +45,12 @@ dn1_link_reasm_feed(struct dn1_link_reasm *r, const uint8_t **in, size_t *len)
         *len -= n;
         if (r->fill == DN1_LINK_FRAME_HDR) {
             uint32_t size = dn1_get_be32(r->buf + 4);
-            if (dn1_get_be32(r->buf) != DN1_LINK_MAGIC ||
-                size < DN1_LINK_FRAME_HDR || size > sizeof(r->buf)) {
+            uint32_t magic = dn1_get_be32(r->buf);
+            int control = magic == DN1_LINK_MAGIC_GRANT ||
+                          magic == DN1_LINK_MAGIC_REACHED;
+            if (control ? size != DN1_LINK_FRAME_HDR
+                        : magic != DN1_LINK_MAGIC || size < DN1_LINK_FRAME_HDR ||
+                          size > sizeof(r->buf)) {
                 r->fill = 0;   /* out of step with the sender */
                 return DN1_REASM_BAD;
             }

@@ -43,6 +43,7 @@ struct Dimmnet1MachineState {
     MachineState parent_obj;
 
     uint32_t node_id;
+    bool sync;
     char *hostmem_id;
     char *llcm_id;
     char *window_id;
@@ -198,6 +199,7 @@ static void dimmnet1_init(MachineState *machine)
     if (m->pcap_id) {
         qdev_prop_set_string(dev, "pcap", m->pcap_id);
     }
+    qdev_prop_set_bit(dev, "sync", m->sync);
     object_property_add_child(OBJECT(machine), "martini", OBJECT(dev));
     sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize_and_unref(sbd, &error_fatal);
@@ -273,6 +275,16 @@ static const Dimmnet1StrProp dimmnet1_str_props[] = {
       "File to write a pcap trace of link port 0 to (virtual-time stamps)" },
 };
 
+static bool dimmnet1_get_sync(Object *obj, Error **errp)
+{
+    return DIMMNET1_MACHINE(obj)->sync;
+}
+
+static void dimmnet1_set_sync(Object *obj, bool value, Error **errp)
+{
+    DIMMNET1_MACHINE(obj)->sync = value;
+}
+
 static void dimmnet1_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -288,6 +300,10 @@ static void dimmnet1_class_init(ObjectClass *oc, void *data)
                               dimmnet1_set_node_id, NULL, NULL);
     object_class_property_set_description(oc, "node-id",
                                           "This board's node number");
+    object_class_property_add_bool(oc, "sync", dimmnet1_get_sync,
+                                   dimmnet1_set_sync);
+    object_class_property_set_description(oc, "sync",
+        "Timing: virtual time granted by the switch (use with -icount and -S)");
     for (size_t i = 0; i < ARRAY_SIZE(dimmnet1_str_props); i++) {
         const Dimmnet1StrProp *p = &dimmnet1_str_props[i];
 

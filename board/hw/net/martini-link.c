@@ -78,6 +78,13 @@ void martini_link_reset(MartiniState *s)
     s->link_rx.fill = 0;   /* a partial frame from the old peer is void */
 }
 
+static void martini_link_queue(MartiniState *s, MartiniFrame *f)
+{
+    QSIMPLEQ_INSERT_TAIL(&s->txq, f, next);
+    s->tx_bytes += f->size;
+    martini_link_flush(s);
+}
+
 /* Seal @h into @pkt (payload already in place) and queue it, framed. */
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
 {
@@ -94,15 +101,26 @@ int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
     f->sent = 0;
     dn1_put_be32(f->data, DN1_LINK_MAGIC);
     dn1_put_be32(f->data + 4, size);
-    /* Departure time in virtual time; used by the timing model. */
-    dn1_put_be64(f->data + 8, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    /* Departure time in virtual time (after the link is free, timing on). */
+    dn1_put_be64(f->data + 8, martini_sync_departure(s, size));
     memcpy(f->data + DN1_LINK_FRAME_HDR, pkt, size - DN1_LINK_FRAME_HDR);
     martini_pcap_record(s, pkt, size - DN1_LINK_FRAME_HDR);
-    QSIMPLEQ_INSERT_TAIL(&s->txq, f, next);
-    s->tx_bytes += size;
     martini_count(s, DN1_CNT_TX_PACKETS);
-    martini_link_flush(s);
+    martini_link_queue(s, f);
     return 0;
+}
+
+/* A header-only control frame (timing) to the switch. */
+void martini_link_control(MartiniState *s, uint32_t magic, int64_t vtime)
+{
+    MartiniFrame *f = g_malloc(sizeof(*f) + DN1_LINK_FRAME_HDR);
+
+    f->size = DN1_LINK_FRAME_HDR;
+    f->sent = 0;
+    dn1_put_be32(f->data, magic);
+    dn1_put_be32(f->data + 4, DN1_LINK_FRAME_HDR);
+    dn1_put_be64(f->data + 8, vtime);
+    martini_link_queue(s, f);
 }
 
 static int martini_link_can_receive(void *opaque)
@@ -130,11 +148,13 @@ static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
                           "header, bytes dropped\n", s->node_id);
             break;
         case DN1_REASM_FRAME:
-            martini_count(s, DN1_CNT_RX_FRAMES);
-            martini_pcap_record(s, s->link_rx.buf + DN1_LINK_FRAME_HDR,
-                                s->link_rx.fill - DN1_LINK_FRAME_HDR);
-            martini_rx_enqueue(s, s->link_rx.buf + DN1_LINK_FRAME_HDR,
-                               s->link_rx.fill - DN1_LINK_FRAME_HDR);
+            if (dn1_get_be32(s->link_rx.buf) == DN1_LINK_MAGIC_GRANT) {
+                martini_sync_grant(s, dn1_get_be64(s->link_rx.buf + 8));
+            } else if (dn1_get_be32(s->link_rx.buf) == DN1_LINK_MAGIC) {
+                martini_sync_receive(s, s->link_rx.buf, s->link_rx.fill);
+            } else {
+                martini_count(s, DN1_CNT_ERR_FRAMING);   /* not ours to get */
+            }
             s->link_rx.fill = 0;
             break;
         case DN1_REASM_MORE:
@@ -154,6 +174,11 @@ static void martini_link_event(void *opaque, QEMUChrEvent event)
     case CHR_EVENT_CLOSED:
         s->link_up = false;
         martini_link_reset(s);
+        if (s->sync) {
+            /* Without the switch no grant comes: run free rather than hang. */
+            s->sync_live = false;
+            qemu_cond_broadcast(&s->grant_cond);
+        }
         break;
     default:
         break;

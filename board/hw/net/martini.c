@@ -682,6 +682,7 @@ static void martini_realize(DeviceState *dev, Error **errp)
     if (*errp) {
         return;
     }
+    martini_sync_init(s);
     martini_link_init(s);
     martini_hostbus_init(s);
 }
@@ -710,6 +711,7 @@ static Property martini_properties[] = {
     DEFINE_PROP_CHR("hostbus", MartiniState, hostbus),
     DEFINE_PROP_CHR("link", MartiniState, link),
     DEFINE_PROP_STRING("pcap", MartiniState, pcap_path),
+    DEFINE_PROP_BOOL("sync", MartiniState, sync, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

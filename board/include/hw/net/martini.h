@@ -35,6 +35,7 @@ typedef struct MartiniFrame {
     QSIMPLEQ_ENTRY(MartiniFrame) next;
     uint32_t size;
     uint32_t sent;
+    int64_t at;              /* received, timing on: virtual arrival time */
     uint8_t data[];
 } MartiniFrame;
 
@@ -84,6 +85,7 @@ struct MartiniState {
     CharBackend hostbus;
     CharBackend link;
     char *pcap_path;         /* link trace, optional */
+    bool sync;               /* timing: virtual time granted by the switch */
     FILE *pcap;
 
     /* Receive pipeline: in order; stops while a packet is held. */
@@ -112,6 +114,15 @@ struct MartiniState {
 
     /* Stream reassembly */
     struct dn1_link_reasm link_rx;
+
+    /* Timing (martini-sync.c) */
+    QEMUTimer *quantum_timer;
+    QEMUTimer *arrive_timer;
+    QemuCond grant_cond;     /* the vCPU waits here at the horizon */
+    bool sync_live;          /* false once the switch is gone: stop waiting */
+    int64_t horizon;
+    int64_t tx_free;
+    QSIMPLEQ_HEAD(, MartiniFrame) inflight;
     uint8_t hb_buf[sizeof(struct dn1_hb_req)];
     uint32_t hb_fill;
 };
@@ -134,6 +145,7 @@ void martini_link_init(MartiniState *s);
 bool martini_link_backlogged(MartiniState *s);
 void martini_link_reset(MartiniState *s);
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
+void martini_link_control(MartiniState *s, uint32_t magic, int64_t vtime);
 
 /* martini-mmu.c */
 void martini_mmu_init(MartiniState *s, Error **errp);
@@ -142,6 +154,12 @@ void martini_mmu_reset(MartiniState *s);
  * PATLB apply, else @raddr is a NIC address the firmware vouches for. */
 MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
                            uint32_t len, bool translate, MartiniWrite *w);
+
+/* martini-sync.c */
+void martini_sync_init(MartiniState *s);
+int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size);
+void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size);
+void martini_sync_grant(MartiniState *s, int64_t horizon);
 
 /* martini-pcap.c */
 void martini_pcap_open(MartiniState *s, Error **errp);
