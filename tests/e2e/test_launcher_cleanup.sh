@@ -61,6 +61,12 @@ run -n 2 --qemu-arg -name --qemu-arg "$marker-{node}" -- sh -c \
      [ \$(pgrep -fc -- '^[^ ]*qemu-system-mips .*-name $marker-1') = 1 ]"
 expect_status qemu-arg 0 $?; check_clean qemu-arg
 
+# Boards in modeled time (waiting at their horizons) still stop on SIGTERM.
+run -n 2 --timing -- true; expect_status timing 0 $?; check_clean timing
+if grep -q 'did not stop on SIGTERM' "$work/stderr.txt"; then
+    echo "FAIL timing: $(cat "$work/stderr.txt")" >&2; fails=$((fails + 1))
+fi
+
 # A bare QEMU name, relative to the current directory, is that file.
 (cd "$(dirname "$qemu")" && "$launcher" --quiet --qemu "$(basename "$qemu")" \
      --firmware "$firmware" -n 2 -- true 2>"$work/stderr.txt")
@@ -73,5 +79,5 @@ expect_status too-many-nodes 2 $?
 "$launcher" --qemu "$qemu" --firmware "$firmware" --switch /nonexistent -n 2 -- true 2>/dev/null
 expect_status missing-switch 2 $?
 
-echo "10 scenarios run, $fails failures"
+echo "11 scenarios run, $fails failures"
 [ "$fails" = 0 ]

@@ -174,11 +174,6 @@ static void martini_link_event(void *opaque, QEMUChrEvent event)
     case CHR_EVENT_CLOSED:
         s->link_up = false;
         martini_link_reset(s);
-        if (s->sync) {
-            /* Without the switch no grant comes: run free rather than hang. */
-            s->sync_live = false;
-            qemu_cond_broadcast(&s->grant_cond);
-        }
         break;
     default:
         break;

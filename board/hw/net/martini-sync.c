@@ -15,18 +15,20 @@
 #include "qemu/osdep.h"
 #include "qemu/timer.h"
 #include "qemu/main-loop.h"
-#include "qemu/error-report.h"
-#include "sysemu/cpus.h"
 #include "hw/core/cpu.h"
-#include "qemu/main-loop.h"
 #include "sysemu/runstate.h"
 #include "hw/net/martini.h"
+
+/* Time a frame's packet occupies the link (500 MB/s). */
+static int64_t martini_serialize_ns(uint32_t frame_size)
+{
+    return (int64_t)(frame_size - DN1_LINK_FRAME_HDR) * DN1_LINK_NS_PER_BYTE;
+}
 
 /* Modeled delay from the first bit leaving the sender to the last arriving. */
 static int64_t martini_link_delay(uint32_t frame_size)
 {
-    return 2 * DN1_WIRE_NS + DN1_SWITCH_NS +
-           (int64_t)(frame_size - DN1_LINK_FRAME_HDR) * DN1_LINK_NS_PER_BYTE;
+    return 2 * DN1_WIRE_NS + DN1_SWITCH_NS + martini_serialize_ns(frame_size);
 }
 
 int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size)
@@ -39,19 +41,17 @@ int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size)
     }
     /* The link serializes: a frame starts when the one before is out. */
     dep = MAX(now, s->tx_free);
-    s->tx_free = dep + (int64_t)(frame_size - DN1_LINK_FRAME_HDR) *
-                       DN1_LINK_NS_PER_BYTE;
+    s->tx_free = dep + martini_serialize_ns(frame_size);
     return dep;
 }
 
-static void martini_sync_deliver(MartiniState *s, MartiniFrame *f)
+/* A frame reaches the receive pipeline (and the trace). */
+static void martini_sync_deliver(MartiniState *s, const uint8_t *frame,
+                                 uint32_t size)
 {
     martini_count(s, DN1_CNT_RX_FRAMES);
-    martini_pcap_record(s, f->data + DN1_LINK_FRAME_HDR,
-                        f->size - DN1_LINK_FRAME_HDR);
-    martini_rx_enqueue(s, f->data + DN1_LINK_FRAME_HDR,
-                       f->size - DN1_LINK_FRAME_HDR);
-    g_free(f);
+    martini_pcap_record(s, frame + DN1_LINK_FRAME_HDR, size - DN1_LINK_FRAME_HDR);
+    martini_rx_enqueue(s, frame + DN1_LINK_FRAME_HDR, size - DN1_LINK_FRAME_HDR);
 }
 
 static void martini_sync_arrive(void *opaque)
@@ -62,7 +62,8 @@ static void martini_sync_arrive(void *opaque)
 
     while ((f = QSIMPLEQ_FIRST(&s->inflight)) && f->at <= now) {
         QSIMPLEQ_REMOVE_HEAD(&s->inflight, next);
-        martini_sync_deliver(s, f);
+        martini_sync_deliver(s, f->data, f->size);
+        g_free(f);
     }
     if (f) {
         timer_mod(s->arrive_timer, f->at);
@@ -72,17 +73,18 @@ static void martini_sync_arrive(void *opaque)
 /* A data frame from the link: into the pipeline now or at its arrival. */
 void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
 {
-    MartiniFrame *f = g_malloc(sizeof(*f) + size);
-    MartiniFrame *pos, *prev = NULL;
+    int64_t at = (int64_t)dn1_get_be64(frame + 8) + martini_link_delay(size);
+    MartiniFrame *f, *pos, *prev = NULL;
 
-    f->size = size;
-    f->sent = 0;
-    memcpy(f->data, frame, size);
-    f->at = (int64_t)dn1_get_be64(frame + 8) + martini_link_delay(size);
-    if (!s->sync || f->at <= qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
-        martini_sync_deliver(s, f);
+    if (!s->sync || at <= qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
+        martini_sync_deliver(s, frame, size);   /* no copy: it is due now */
         return;
     }
+    f = g_malloc(sizeof(*f) + size);
+    f->size = size;
+    f->sent = 0;
+    f->at = at;
+    memcpy(f->data, frame, size);
     /* Frames from several senders: keep them in arrival order. */
     QSIMPLEQ_FOREACH(pos, &s->inflight, next) {
         if (pos->at > f->at) {
@@ -112,34 +114,58 @@ void martini_sync_grant(MartiniState *s, int64_t horizon)
 }
 
 /*
- * At the horizon: say so and wait for the next grant. In icount mode this
- * timer runs in the vCPU thread: waiting here (the BQL released, as QEMU's
- * own vCPU pause does) stops the CPU without making it idle, so the virtual
- * clock cannot warp ahead while the other boards catch up.
+ * Wait for the next grant, as work on the vCPU thread: outside timer
+ * processing, with the BQL released, as QEMU's own vCPU pause does. The CPU
+ * neither executes nor counts as idle meanwhile, so the virtual clock cannot
+ * warp ahead while the other boards catch up. Without the switch no grant
+ * comes and the board waits (its host bus still answers).
  */
+static void martini_sync_wait(CPUState *cpu, run_on_cpu_data data)
+{
+    MartiniState *s = data.host_ptr;
+    int64_t reached = s->horizon;
+
+    /*
+     * A CPU halted in `wait` counts as idle, and icount would warp the clock
+     * to the next deadline (the CP0 timer, seconds ahead). Not halted, it is
+     * not idle; the firmware's idle loop executes `wait` again afterwards.
+     */
+    cpu->halted = 0;
+    while (s->horizon == reached) {
+        if (cpu->stop) {
+            /* QEMU pauses the CPU (shutdown, debugger): let it, and wait
+             * again once it runs. */
+            s->wait_on_resume = true;
+            return;
+        }
+        qemu_cond_timedwait_iothread(&s->grant_cond, 10);
+    }
+    timer_mod(s->quantum_timer, s->horizon);
+}
+
+/* At the horizon: say so, and have the vCPU wait for the next grant. */
 static void martini_sync_quantum(void *opaque)
 {
     MartiniState *s = opaque;
-    int64_t reached = s->horizon;
 
-    martini_link_control(s, DN1_LINK_MAGIC_REACHED, reached);
-    if (!qemu_in_vcpu_thread()) {
-        /* Not expected with icount; never block the main loop. */
-        warn_report_once("martini: quantum timer outside the vCPU thread");
-        timer_mod(s->quantum_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 1);
+    if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->horizon) {
+        /* Granted more while the CPU was stopped: not there yet. */
+        timer_mod(s->quantum_timer, s->horizon);
         return;
     }
-    /*
-     * A CPU halted in `wait` counts as idle, and icount would then warp the
-     * clock to the next deadline (the CP0 timer, seconds ahead) while we
-     * wait. Not halted, it is not idle; the firmware's idle loop simply
-     * executes `wait` again once the grant comes.
-     */
-    first_cpu->halted = 0;
-    while (s->horizon == reached && s->sync_live) {
-        qemu_cond_wait_iothread(&s->grant_cond);
+    martini_link_control(s, DN1_LINK_MAGIC_REACHED, s->horizon);
+    /* Queued work also kicks the CPU out before its next instruction. */
+    async_run_on_cpu(first_cpu, martini_sync_wait, RUN_ON_CPU_HOST_PTR(s));
+}
+
+static void martini_sync_vm_state(void *opaque, bool running, RunState state)
+{
+    MartiniState *s = opaque;
+
+    if (running && s->wait_on_resume) {
+        s->wait_on_resume = false;
+        timer_mod(s->quantum_timer, s->horizon);
     }
-    timer_mod(s->quantum_timer, s->horizon);
 }
 
 void martini_sync_init(MartiniState *s)
@@ -151,5 +177,5 @@ void martini_sync_init(MartiniState *s)
     s->quantum_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, martini_sync_quantum, s);
     s->arrive_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, martini_sync_arrive, s);
     qemu_cond_init(&s->grant_cond);
-    s->sync_live = true;
+    qemu_add_vm_change_state_handler(martini_sync_vm_state, s);
 }

@@ -119,7 +119,7 @@ struct MartiniState {
     QEMUTimer *quantum_timer;
     QEMUTimer *arrive_timer;
     QemuCond grant_cond;     /* the vCPU waits here at the horizon */
-    bool sync_live;          /* false once the switch is gone: stop waiting */
+    bool wait_on_resume;     /* left the wait for a CPU stop: wait again */
     int64_t horizon;
     int64_t tx_free;
     QSIMPLEQ_HEAD(, MartiniFrame) inflight;
