@@ -38,6 +38,9 @@ static void die(const char *msg)
     exit(2);
 }
 
+#define OUT_CONTROL 0x80000000u   /* out_sizes[] flag: a control frame */
+#define OUT_SIZE(v) ((v) & ~OUT_CONTROL)
+
 static void *grow(void *buf, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap) {
@@ -59,7 +62,9 @@ static void out_append(struct sw_port *p, const uint8_t *buf, size_t len)
 {
     p->out_sizes = grow(p->out_sizes, &p->out_sizes_cap, p->out_frames + 1,
                         sizeof(*p->out_sizes));
-    p->out_sizes[p->out_frames++] = (uint32_t)len;
+    /* Timing control frames are marked: they are not traffic to count. */
+    p->out_sizes[p->out_frames++] = (uint32_t)len |
+        (dn1_get_be32(buf) == DN1_LINK_MAGIC ? 0 : OUT_CONTROL);
     p->out = grow(p->out, &p->out_cap, p->out_len + len, 1);
     memcpy(p->out + p->out_len, buf, len);
     p->out_len += len;
@@ -207,8 +212,8 @@ static void out_written(struct sw_port *p, size_t k)
     p->out_len -= k;
     p->out_sent += k;
     size_t done = 0;
-    while (done < p->out_frames && p->out_sent >= p->out_sizes[done]) {
-        p->out_sent -= p->out_sizes[done++];
+    while (done < p->out_frames && p->out_sent >= OUT_SIZE(p->out_sizes[done])) {
+        p->out_sent -= OUT_SIZE(p->out_sizes[done++]);
     }
     memmove(p->out_sizes, p->out_sizes + done, (p->out_frames - done) * sizeof(uint32_t));
     p->out_frames -= done;
@@ -220,7 +225,10 @@ static void port_close(struct sw_port *p)
     p->fd = -1;
     p->in.fill = 0;
     /* Frames not (wholly) written to the board are lost: count each. */
-    p->dropped += p->out_frames + (p->held_len ? 1 : 0);
+    for (size_t k = 0; k < p->out_frames; k++) {
+        p->dropped += !(p->out_sizes[k] & OUT_CONTROL);
+    }
+    p->dropped += p->held_len ? 1 : 0;
     p->out_len = p->out_frames = p->out_sent = 0;
     p->held_len = 0;
 }
