@@ -44,7 +44,9 @@ sync_file "$here/hw/mips/dimmnet1.c"          "$src/hw/mips/dimmnet1.c"
 for f in "$here"/hw/net/martini*.c; do
     sync_file "$f" "$src/hw/net/$(basename "$f")"
 done
-sync_file "$here/include/hw/net/martini.h"    "$src/include/hw/net/martini.h"
+for f in "$here"/include/hw/net/martini*.h; do
+    sync_file "$f" "$src/include/hw/net/$(basename "$f")"
+done
 for f in "$top"/include/dimmnet1/*.h; do
     sync_file "$f" "$src/include/dimmnet1/$(basename "$f")"
 done
@@ -77,7 +79,7 @@ hook "$src/hw/mips/meson.build" \
 hook "$src/hw/net/meson.build" \
 "softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files(
   'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c',
-  'martini-mmu.c', 'martini-sync.c'))"
+  'martini-mmu.c', 'martini-sync.c', 'martini-bridge.c'))"
 
 build="$src/build"
 if [ ! -f "$build/build.ninja" ]; then

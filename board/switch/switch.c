@@ -99,6 +99,9 @@ static void emit(struct sw *sw, struct sw_port *p, const uint8_t *frame, uint32_
         f[DN1_LINK_FRAME_HDR + bit / 8] ^= (uint8_t)(1u << (bit % 8));
         p->corrupted++;
     }
+    if (sw->quantum) {
+        sw_contend(p, f, size);       /* waits for the output link */
+    }
     if (fl->delay_ns) {
         dn1_put_be64(f + 8, dn1_get_be64(f + 8) + fl->delay_ns);
     }
@@ -167,6 +170,16 @@ static void sync_advance(struct sw *sw)
             return;
         }
     }
+    /* Frames stamped before the horizon, in a fixed order, ahead of the
+     * grants. */
+    sw_batch_flush(sw, sw->horizon, forward);
+    for (unsigned i = 0; i < sw->nports; i++) {
+        struct sw_port *p = &sw->port[i];
+        if (p->held_len && p->fd >= 0) {
+            deliver(sw, p, p->held, p->held_len);   /* nothing came after it */
+            p->held_len = 0;
+        }
+    }
     sw->horizon += sw->quantum;
     dn1_put_be32(g, DN1_LINK_MAGIC_GRANT);
     dn1_put_be32(g + 4, DN1_LINK_FRAME_HDR);
@@ -190,7 +203,11 @@ static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len
             break;
         case DN1_REASM_FRAME:
             if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC) {
-                forward(sw, i, p->in.buf, p->in.fill);
+                if (sw->quantum) {
+                    sw_batch_add(sw, i, p->in.buf, p->in.fill);
+                } else {
+                    forward(sw, i, p->in.buf, p->in.fill);
+                }
             } else if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_REACHED) {
                 p->reached = (int64_t)dn1_get_be64(p->in.buf + 8);
                 sync_advance(sw);
@@ -245,11 +262,12 @@ static void write_stats(struct sw *sw, const char *path)
         const struct sw_port *p = &sw->port[i];
         fprintf(f, "port %u rx_frames=%llu tx_frames=%llu bad_frames=%llu "
                 "no_route=%llu dropped=%llu duplicated=%llu corrupted=%llu "
-                "reordered=%llu\n", i,
+                "reordered=%llu contended=%llu\n", i,
                 (unsigned long long)p->rx_frames, (unsigned long long)p->tx_frames,
                 (unsigned long long)p->bad_frames, (unsigned long long)p->no_route,
                 (unsigned long long)p->dropped, (unsigned long long)p->duplicated,
-                (unsigned long long)p->corrupted, (unsigned long long)p->reordered);
+                (unsigned long long)p->corrupted, (unsigned long long)p->reordered,
+                (unsigned long long)p->contended);
     }
     if (f != stderr) {
         fclose(f);
@@ -374,7 +392,7 @@ int main(int argc, char **argv)
         if (r < 0 && errno == EINTR) {
             continue;
         }
-        if (r == 0) {
+        if (r == 0 && !sw.quantum) {
             for (unsigned i = 0; i < sw.nports; i++) {
                 struct sw_port *p = &sw.port[i];
                 if (p->held_len && p->fd >= 0) {
@@ -415,6 +433,7 @@ int main(int argc, char **argv)
             }
         }
     }
+    sw_batch_flush(&sw, INT64_MAX, forward);   /* the last frames: counted */
     write_stats(&sw, stats);
     return 0;
 }

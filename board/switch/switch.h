@@ -37,9 +37,16 @@ struct sw_port {
     struct sw_fault fault;
     uint64_t rng;
     int64_t reached;           /* timing: the horizon this board got to */
+    int64_t out_free;          /* timing: when the output link is free */
     /* Counters */
     uint64_t rx_frames, tx_frames, bad_frames, no_route, dropped, duplicated,
-             corrupted, reordered;
+             corrupted, reordered, contended;
+};
+
+struct sw_pend {               /* timing: a frame waiting for its quantum */
+    int64_t stamp;
+    uint32_t src, order, size;
+    uint8_t *f;
 };
 
 struct sw {
@@ -49,11 +56,22 @@ struct sw {
     FILE *pcap;
     int64_t quantum;           /* timing on: virtual ns granted at a time */
     int64_t horizon;           /* granted so far (0: not started) */
+    struct sw_pend *pend;      /* timing: this quantum's frames */
+    size_t npend, pend_cap;
+    uint32_t pend_order;
 };
+
+typedef void (*sw_route_fn)(struct sw *sw, unsigned src, const uint8_t *f,
+                            uint32_t size);
 
 /* faults.c */
 uint32_t sw_rand(uint64_t *state);
 int sw_parse_fault(struct sw *sw, const char *spec);
+
+/* timing.c */
+void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size);
+void sw_batch_flush(struct sw *sw, int64_t before, sw_route_fn route);
+void sw_contend(struct sw_port *p, uint8_t *f, uint32_t size);
 
 /* pcap.c */
 int sw_pcap_open(struct sw *sw, const char *path);

@@ -1,5 +1,4 @@
 /* LLCM completion queue: ACK/NACK records the NIC posts for our packets. */
-#include <sched.h>
 #include <stdbool.h>
 #include "internal.h"
 
@@ -65,7 +64,10 @@ int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms)
         if (dn_now_ms() >= deadline) {
             return DN_ETIMEDOUT;
         }
-        sched_yield();
+        int rc = dn_idle(n);
+        if (rc != DN_OK) {
+            return rc;
+        }
     }
 }
 
@@ -96,6 +98,9 @@ int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms)
         if (dn_now_ms() >= deadline) {
             return DN_ETIMEDOUT;
         }
-        sched_yield();
+        int rc = dn_idle(n);
+        if (rc != DN_OK) {
+            return rc;
+        }
     }
 }

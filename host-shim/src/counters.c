@@ -41,6 +41,7 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_RX_RETRY] = "rx_retry",
     [DN1_CNT_RX_READ_REQ] = "rx_read_req",
     [DN1_CNT_RX_READ_RSP] = "rx_read_rsp",
+    [DN1_CNT_ERR_SYNC] = "err_sync",
 };
 
 unsigned dn_counter_count(void)

@@ -5,13 +5,18 @@
 #include <unistd.h>
 #include "internal.h"
 
-/* The NIC answers at once; this bounds a wedged or vanished board. */
-#define HB_TIMEOUT_MS 10000
+/*
+ * The NIC answers at once; this bounds a wedged or vanished board. With
+ * host sync an answer waits for virtual time, i.e. for the whole cluster to
+ * get there: allow for a slow, loaded machine.
+ */
+#define HB_TIMEOUT_MS      10000
+#define HB_SYNC_TIMEOUT_MS 120000
 
-static int io_full(int fd, void *buf, size_t len, int writing)
+static int io_full(int fd, void *buf, size_t len, int writing, int timeout_ms)
 {
     uint8_t *p = buf;
-    int64_t deadline = dn_now_ms() + HB_TIMEOUT_MS;
+    int64_t deadline = dn_now_ms() + timeout_ms;
 
     while (len > 0) {
         struct pollfd pfd = { .fd = fd, .events = writing ? POLLOUT : POLLIN };
@@ -52,9 +57,10 @@ int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
     dn_put_le(req + offsetof(struct dn1_hb_req, arg0), arg0, 8);
     dn_put_le(req + offsetof(struct dn1_hb_req, arg1), arg1, 8);
     dn_put_le(req + offsetof(struct dn1_hb_req, arg2), arg2, 8);
-    rc = io_full(n->hb_fd, req, sizeof(req), 1);
+    int timeout_ms = n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS;
+    rc = io_full(n->hb_fd, req, sizeof(req), 1, timeout_ms);
     if (rc == DN_OK) {
-        rc = io_full(n->hb_fd, rsp, sizeof(rsp), 0);
+        rc = io_full(n->hb_fd, rsp, sizeof(rsp), 0, timeout_ms);
     }
     if (rc != DN_OK) {
         return rc;

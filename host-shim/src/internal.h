@@ -23,9 +23,13 @@ struct dn_xfer_rec {
     uint16_t from;
 };
 
+/* Host sync: virtual time one turn of a polling loop costs (an LLCM load). */
+#define DN_POLL_NS DN1_HOST_LOAD_NS
+
 struct dn_node {
     unsigned node_id;
     int hb_fd;
+    int host_sync;             /* requests take effect in virtual time */
     uint8_t *hostmem;
     size_t hostmem_size;
     uint8_t *llcm;

@@ -93,14 +93,21 @@ static int wait_ready(dn_node *n, int timeout_ms, int wait_link)
         if (dn_now_ms() >= deadline) {
             return (fw & DN1_FW_READY) ? DN_ELINKDOWN : DN_ENOFW;
         }
-        sleep_ms(20);
+        if (n->host_sync) {
+            rc = dn_delay(n, 1000, NULL);   /* the board waits for us */
+            if (rc != DN_OK) {
+                return rc;
+            }
+        } else {
+            sleep_ms(20);
+        }
     }
 }
 
 int dn_open(const struct dn_config *cfg, dn_node **out)
 {
     dn_node *n;
-    uint32_t id, version, node;
+    uint32_t id, version, node, timing;
     int rc;
 
     if (!cfg || !out || !cfg->hostmem_path || !cfg->llcm_path ||
@@ -138,9 +145,23 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         goto fail;
     }
     n->node_id = node;
+    rc = dn_reg_read(n, DN1_REG_TIMING, &timing);
+    if (rc != DN_OK) {
+        goto fail;
+    }
+    n->host_sync = !!(timing & DN1_TIMING_HOST_SYNC);
     /* Tags start somewhere new at each open, so that late answers to an
-     * earlier process's packets do not match ours. */
-    n->first_tag = n->next_tag = (uint32_t)dn_now_ms();
+     * earlier process's packets do not match ours; with host sync, from
+     * the virtual clock, so that runs repeat exactly. */
+    if (n->host_sync) {
+        uint64_t now;
+        if ((rc = dn_clock(n, &now)) != DN_OK) {
+            goto fail;
+        }
+        n->first_tag = n->next_tag = (uint32_t)(now / 1000);
+    } else {
+        n->first_tag = n->next_tag = (uint32_t)dn_now_ms();
+    }
     rc = wait_ready(n, cfg->timeout_ms, cfg->wait_link);
     if (rc != DN_OK) {
         goto fail;

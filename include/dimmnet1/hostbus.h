@@ -20,7 +20,26 @@ enum dn1_hb_op {
                                little-endian order), arg2 = the packet's tag */
     DN1_HB_RDMA_POST  = 4,  /* arg0 = descriptor index: send it; value =
                                packets sent */
+    DN1_HB_CLOCK      = 5,  /* value = the board's virtual time (ns); with
+                               host sync, first let arg0 ns of host time pass
+                               (at most DN1_HB_CLOCK_MAX_NS) */
 };
+
+#define DN1_HB_CLOCK_MAX_NS  1000000000ull
+
+/*
+ * Host sync (machine option host-sync=on, docs/hardware.md "Host sync"):
+ * each request takes effect at the virtual time of the previous response
+ * plus the modeled host cost of issuing it, so a run does not depend on how
+ * fast the host process happens to be. Costs of a PC133 DIMM-slot host
+ * (modeled assumptions, docs section 9):
+ */
+#define DN1_HOST_STORE_NS     60u   /* one uncached store reaching the NIC */
+#define DN1_HOST_LOAD_NS      150u  /* one uncached load: a round trip */
+#define DN1_HOST_NS_PER_BYTE  1u    /* write-combined window/descriptor fill */
+/* The first request of a host takes effect this long after the firmware
+ * reported READY (time for the firmware to finish its banner). */
+#define DN1_HOST_EPOCH_NS     100000u
 
 #define DN1_AOTF_ARG0(ch, size, off) \
     ((uint64_t)(ch) << 40 | (uint64_t)(size) << 32 | (uint32_t)(off))

@@ -20,5 +20,12 @@
 #define DN1_LINK_NS_PER_BYTE   2u
 #define DN1_WIRE_NS            50u   /* cable and SerDes, each way */
 #define DN1_SWITCH_NS          140u  /* RHiNET-3/SW's reported latency */
+/* On-the-fly paths (paper's estimates): an AOTF store to its packet leaving,
+ * and an OTF packet's arrival to its data in memory. */
+#define DN1_AOTF_TX_NS         105u
+#define DN1_OTF_RX_NS          90u
+/* A board stops at a horizon within one instruction (32 ns) and one
+ * wide-access charge; further past it, frames could land late. */
+#define DN1_SYNC_QUANTUM_SLACK_NS 64
 
 #endif

@@ -36,6 +36,7 @@
 #define DN1_REG_RX_MISS_HI    0x064u  /* RO  missed address (RVA or NIC address) */
 #define DN1_REG_RX_MISS_LO    0x068u  /* RO  */
 #define DN1_REG_MMU_CTRL      0x06cu  /* RW  DN1_MMU_PATLB_EN */
+#define DN1_REG_TIMING        0x070u  /* RO  DN1_TIMING_*: how this board keeps time */
 
 #define DN1_HOLD_NONE          0u
 #define DN1_HOLD_TYPE          1u  /* a type the hardware does not implement */
@@ -43,6 +44,9 @@
 #define DN1_HOLD_PATLB_MISS    3u
 
 #define DN1_MMU_PATLB_EN       0x1u  /* check every write against the PATLB */
+
+#define DN1_TIMING_SYNC        0x1u  /* modeled virtual time, kept by the switch */
+#define DN1_TIMING_HOST_SYNC   0x2u  /* host requests take effect in virtual time */
 
 /* Counters (RO, wrap at 2^32): what was done, and what was refused and why. */
 #define DN1_REG_CNT_BASE      0x100u
@@ -84,14 +88,15 @@
 #define DN1_CNT_RX_RETRY         35  /* held writes retried after a refill */
 #define DN1_CNT_RX_READ_REQ      36  /* remote reads served */
 #define DN1_CNT_RX_READ_RSP      37  /* remote read data received and written */
-#define DN1_CNT_COUNT            38
+#define DN1_CNT_ERR_SYNC         38  /* timing: ran past a horizon (lookahead broken) */
+#define DN1_CNT_COUNT            39
 #define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
 
 /* Payload of the held packet, byte-addressed, read-only. */
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010007u  /* 1.7 */
+#define DN1_CONTRACT_VERSION  0x00010008u  /* 1.8 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

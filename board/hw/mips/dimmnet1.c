@@ -3,7 +3,9 @@
  *
  * The real processor is an R3000-compatible core at 50 MHz; QEMU has no R3000,
  * so the board uses a big-endian MIPS32 4Kc at the same clock. Memory map,
- * interrupts and shared memories follow docs/hardware.md.
+ * interrupts and shared memories follow docs/hardware.md. The chip's
+ * 64-bit-wide memories reach the 32-bit processor through the internal-bus
+ * bridge (hw/net/martini-bridge.c), which charges its extra cycle per access.
  *
  *   -M dimmnet1,node-id=N,hostmem=ID,llcm=ID,window=ID,hostbus=CHR,link=CHR
  *
@@ -27,6 +29,7 @@
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
 #include "hw/net/martini.h"
+#include "hw/net/martini-bridge.h"
 #include "chardev/char.h"
 #include "sysemu/hostmem.h"
 #include "sysemu/reset.h"
@@ -44,6 +47,7 @@ struct Dimmnet1MachineState {
 
     uint32_t node_id;
     bool sync;
+    bool host_sync;
     char *hostmem_id;
     char *llcm_id;
     char *window_id;
@@ -96,6 +100,21 @@ static MemoryRegion *dimmnet1_shared_memory(Dimmnet1MachineState *m,
     }
     host_memory_backend_set_mapped(backend, true);
     return mr;
+}
+
+/*
+ * Map @ram, one of the chip's 64-bit-wide memories, at @base of the
+ * processor's address space: through the internal-bus bridge, which charges
+ * the 32-bit processor's extra cycle per access (docs/hardware.md, "Timing").
+ * The device model keeps using @ram itself.
+ */
+static void dimmnet1_map_wide(MemoryRegion *sysmem, hwaddr base,
+                              MemoryRegion *ram, const char *name)
+{
+    MemoryRegion *bus = g_new(MemoryRegion, 1);
+
+    martini_bridge_init(bus, NULL, name, ram);
+    memory_region_add_subregion(sysmem, base, bus);
 }
 
 static Chardev *dimmnet1_chardev(const char *prop, const char *id)
@@ -177,12 +196,14 @@ static void dimmnet1_init(MachineState *machine)
     llcm = dimmnet1_shared_memory(m, "llcm", m->llcm_id, DN1_LLCM_SIZE);
     window = dimmnet1_shared_memory(m, "window", m->window_id,
                                     DN1_WINDOW_SIZE);
-    memory_region_add_subregion(sysmem, DN1_HOSTMEM_BASE, hostmem);
-    memory_region_add_subregion(sysmem, DN1_LLCM_BASE, llcm);
-    memory_region_add_subregion(sysmem, DN1_WINDOW_BASE, window);
     memory_region_init_ram(chip_sram, NULL, "dimmnet1.chip-sram",
                            DN1_CHIP_SRAM_SIZE, &error_fatal);
-    memory_region_add_subregion(sysmem, DN1_CHIP_SRAM_BASE, chip_sram);
+    /* 64-bit-wide memories: the processor reaches them through the bridge. */
+    dimmnet1_map_wide(sysmem, DN1_HOSTMEM_BASE, hostmem, "dimmnet1.hostmem-bus");
+    dimmnet1_map_wide(sysmem, DN1_LLCM_BASE, llcm, "dimmnet1.llcm-bus");
+    dimmnet1_map_wide(sysmem, DN1_WINDOW_BASE, window, "dimmnet1.window-bus");
+    dimmnet1_map_wide(sysmem, DN1_CHIP_SRAM_BASE, chip_sram,
+                      "dimmnet1.chip-sram-bus");
 
     dev = qdev_new(TYPE_MARTINI);
     qdev_prop_set_uint32(dev, "node-id", m->node_id);
@@ -200,6 +221,7 @@ static void dimmnet1_init(MachineState *machine)
         qdev_prop_set_string(dev, "pcap", m->pcap_id);
     }
     qdev_prop_set_bit(dev, "sync", m->sync);
+    qdev_prop_set_bit(dev, "host-sync", m->host_sync);
     object_property_add_child(OBJECT(machine), "martini", OBJECT(dev));
     sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize_and_unref(sbd, &error_fatal);
@@ -285,6 +307,16 @@ static void dimmnet1_set_sync(Object *obj, bool value, Error **errp)
     DIMMNET1_MACHINE(obj)->sync = value;
 }
 
+static bool dimmnet1_get_host_sync(Object *obj, Error **errp)
+{
+    return DIMMNET1_MACHINE(obj)->host_sync;
+}
+
+static void dimmnet1_set_host_sync(Object *obj, bool value, Error **errp)
+{
+    DIMMNET1_MACHINE(obj)->host_sync = value;
+}
+
 static void dimmnet1_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -304,6 +336,10 @@ static void dimmnet1_class_init(ObjectClass *oc, void *data)
                                    dimmnet1_set_sync);
     object_class_property_set_description(oc, "sync",
         "Timing: virtual time granted by the switch (use with -icount and -S)");
+    object_class_property_add_bool(oc, "host-sync", dimmnet1_get_host_sync,
+                                   dimmnet1_set_host_sync);
+    object_class_property_set_description(oc, "host-sync",
+        "Host requests take effect in virtual time (needs sync=on)");
     for (size_t i = 0; i < ARRAY_SIZE(dimmnet1_str_props); i++) {
         const Dimmnet1StrProp *p = &dimmnet1_str_props[i];
 

@@ -10,6 +10,7 @@
 #include "qemu/log.h"
 #include "qemu/bswap.h"
 #include "qemu/cutils.h"
+#include "qemu/timer.h"
 #include "hw/net/martini.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/shared_mem.h"
@@ -162,8 +163,38 @@ bad:
     return DN1_HB_EINVAL;
 }
 
-static void martini_hostbus_request(MartiniState *s,
-                                    const struct dn1_hb_req *req)
+/*
+ * Modeled host time to issue @req (host sync): what the host writes into
+ * NIC memory first (a BOTF window, an RDMA descriptor) and the access that
+ * reaches the NIC. CLOCK asks for its own amount.
+ */
+int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
+{
+    uint64_t arg0 = le64_to_cpu(req->arg0);
+    const uint8_t *win = memory_region_get_ram_ptr(s->window);
+
+    switch (le32_to_cpu(req->op)) {
+    case DN1_HB_REG_READ:
+        return DN1_HOST_LOAD_NS;
+    case DN1_HB_BOTF_KICK:
+        if (arg0 < DN1_BOTF_WINDOWS) {
+            uint16_t len = lduw_le_p(win + arg0 * DN1_BOTF_WINDOW_STRIDE +
+                                     offsetof(struct dn1_botf_hdr, len));
+            return DN1_HOST_STORE_NS + DN1_HOST_NS_PER_BYTE *
+                   (sizeof(struct dn1_botf_hdr) + MIN(len, DN1_BOTF_MAX_PAYLOAD));
+        }
+        return DN1_HOST_STORE_NS;
+    case DN1_HB_RDMA_POST:
+        return DN1_HOST_STORE_NS +
+               DN1_HOST_NS_PER_BYTE * sizeof(struct dn1_rdma_desc);
+    case DN1_HB_CLOCK:
+        return arg0 <= DN1_HB_CLOCK_MAX_NS ? (int64_t)arg0 : 0;
+    default:
+        return DN1_HOST_STORE_NS;
+    }
+}
+
+void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
 {
     struct dn1_hb_rsp rsp = { .magic = cpu_to_le32(DN1_HB_MAGIC) };
     uint32_t op = le32_to_cpu(req->op);
@@ -194,6 +225,13 @@ static void martini_hostbus_request(MartiniState *s,
             status = martini_aotf_store(s, arg0, le64_to_cpu(req->arg1),
                                         (uint32_t)le64_to_cpu(req->arg2));
             break;
+        case DN1_HB_CLOCK:
+            /* With host sync, the asked-for time has passed by now. */
+            if (arg0 > DN1_HB_CLOCK_MAX_NS) {
+                status = DN1_HB_EINVAL;
+            }
+            value = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+            break;
         default:
             status = DN1_HB_EBADOP;
             break;
@@ -214,6 +252,10 @@ static int martini_hostbus_can_receive(void *opaque)
     if (martini_link_backlogged(s)) {
         return 0;   /* the host waits, as on a busy bus */
     }
+    if (martini_sync_host_queues(s) && s->hbq_len == MARTINI_HBQ_MAX) {
+        return 0;   /* host sync: requests wait for their virtual time */
+    }
+    /* At most one request at a time. */
     return sizeof(s->hb_buf) - s->hb_fill;
 }
 
@@ -233,7 +275,14 @@ static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
 
             memcpy(&req, s->hb_buf, sizeof(req));
             s->hb_fill = 0;
-            martini_hostbus_request(s, &req);
+            if (!martini_sync_host_queues(s)) {
+                martini_hostbus_apply(s, &req);
+            } else if (!martini_sync_host_request(s, &req)) {
+                /* can_receive keeps this from happening */
+                qemu_log_mask(LOG_GUEST_ERROR, "martini%u: host request "
+                              "queue overflow, request dropped\n", s->node_id);
+                martini_count(s, DN1_CNT_ERR_HOSTBUS);
+            }
         }
     }
 }
@@ -244,6 +293,7 @@ static void martini_hostbus_event(void *opaque, QEMUChrEvent event)
 
     if (event == CHR_EVENT_CLOSED || event == CHR_EVENT_OPENED) {
         s->hb_fill = 0;   /* a new host starts a new request stream */
+        martini_sync_host_event(s, event == CHR_EVENT_OPENED);
     }
 }
 

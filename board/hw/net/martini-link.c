@@ -90,6 +90,7 @@ int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
 {
     uint32_t size = DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + h->len;
     MartiniFrame *f;
+    int64_t dep;
 
     if (!s->link_up) {
         martini_count(s, DN1_CNT_ERR_LINK_DOWN);
@@ -101,10 +102,13 @@ int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
     f->sent = 0;
     dn1_put_be32(f->data, DN1_LINK_MAGIC);
     dn1_put_be32(f->data + 4, size);
-    /* Departure time in virtual time (after the link is free, timing on). */
-    dn1_put_be64(f->data + 8, martini_sync_departure(s, size));
+    /* Departure time in virtual time (after the link is free, timing on);
+     * an AOTF packet leaves its modeled on-the-fly delay after the store. */
+    dep = martini_sync_departure(s, size,
+                                 h->flags & DN1_FLAG_OTF ? DN1_AOTF_TX_NS : 0);
+    dn1_put_be64(f->data + 8, dep);
     memcpy(f->data + DN1_LINK_FRAME_HDR, pkt, size - DN1_LINK_FRAME_HDR);
-    martini_pcap_record(s, pkt, size - DN1_LINK_FRAME_HDR);
+    martini_pcap_record(s, pkt, size - DN1_LINK_FRAME_HDR, dep);
     martini_count(s, DN1_CNT_TX_PACKETS);
     martini_link_queue(s, f);
     return 0;
@@ -127,8 +131,13 @@ static int martini_link_can_receive(void *opaque)
 {
     MartiniState *s = opaque;
 
-    if (!martini_rx_can_accept(s) || martini_link_backlogged(s)) {
-        return 0;   /* back-pressure: the peer's bytes wait in the socket */
+    /*
+     * Back-pressure: the peer's bytes wait in the socket. With timing on,
+     * frames wait for their arrival time in the in-flight list instead:
+     * the switch's grant behind them must get through.
+     */
+    if ((!s->sync && !martini_rx_can_accept(s)) || martini_link_backlogged(s)) {
+        return 0;
     }
     /* At most the rest of the current frame, so that the queue bound is
      * checked again before every frame. */

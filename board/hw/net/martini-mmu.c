@@ -4,6 +4,8 @@
  * NIC address space; the PATLB, when enabled, must allow every page written.
  * Both are on-chip memories the processor fills itself; a miss stops the
  * pipeline and interrupts it (paper, Sec. 4: RVATLB/PATLB miss-continue).
+ * The processor's stores and loads reach them through the internal-bus
+ * bridge (martini-bridge.c), charged as accesses to 64-bit-wide memory.
  * Contract: docs/hardware.md, "Translation and protection".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -12,6 +14,7 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "hw/net/martini.h"
+#include "hw/net/martini-bridge.h"
 
 #define PAGE_SIZE_DN1  (1u << DN1_PAGE_SHIFT)
 #define PAGE_MASK_DN1  (PAGE_SIZE_DN1 - 1)
@@ -139,6 +142,8 @@ MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
 
 void martini_mmu_init(MartiniState *s, Error **errp)
 {
+    MemoryRegion *rvatlb_bus, *patlb_bus;
+
     memory_region_init_ram(&s->rvatlb, OBJECT(s), "martini.rvatlb",
                            DN1_RVATLB_ENTRIES * DN1_RVATLB_ENTRY, errp);
     if (*errp) {
@@ -149,8 +154,17 @@ void martini_mmu_init(MartiniState *s, Error **errp)
     if (*errp) {
         return;
     }
-    sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->rvatlb);
-    sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->patlb);
+    /*
+     * The processor reaches both over the internal bus, 64 bits wide: through
+     * the bridge, which charges its extra cycle per access. The lookups above
+     * read the memories directly, at no charge.
+     */
+    rvatlb_bus = g_new(MemoryRegion, 1);
+    patlb_bus = g_new(MemoryRegion, 1);
+    martini_bridge_init(rvatlb_bus, OBJECT(s), "martini.rvatlb-bus", &s->rvatlb);
+    martini_bridge_init(patlb_bus, OBJECT(s), "martini.patlb-bus", &s->patlb);
+    sysbus_init_mmio(SYS_BUS_DEVICE(s), rvatlb_bus);
+    sysbus_init_mmio(SYS_BUS_DEVICE(s), patlb_bus);
 }
 
 void martini_mmu_reset(MartiniState *s)

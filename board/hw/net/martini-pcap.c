@@ -61,9 +61,11 @@ void martini_pcap_open(MartiniState *s, Error **errp)
     }
 }
 
-void martini_pcap_record(MartiniState *s, const uint8_t *pkt, uint32_t size)
+/* A packet sent (@at: its departure) or received (@at: its delivery). */
+void martini_pcap_record(MartiniState *s, const uint8_t *pkt, uint32_t size,
+                         int64_t at)
 {
-    uint64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint64_t now = at;
     struct pcap_record_header r = {
         .ts_sec = now / NANOSECONDS_PER_SECOND,
         .ts_nsec = now % NANOSECONDS_PER_SECOND,

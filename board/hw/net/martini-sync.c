@@ -14,6 +14,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/timer.h"
+#include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "hw/core/cpu.h"
 #include "sysemu/runstate.h"
@@ -31,7 +32,8 @@ static int64_t martini_link_delay(uint32_t frame_size)
     return 2 * DN1_WIRE_NS + DN1_SWITCH_NS + martini_serialize_ns(frame_size);
 }
 
-int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size)
+int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size,
+                               int64_t extra_ns)
 {
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     int64_t dep;
@@ -40,7 +42,7 @@ int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size)
         return now;
     }
     /* The link serializes: a frame starts when the one before is out. */
-    dep = MAX(now, s->tx_free);
+    dep = MAX(now + extra_ns, s->tx_free);
     s->tx_free = dep + martini_serialize_ns(frame_size);
     return dep;
 }
@@ -50,7 +52,8 @@ static void martini_sync_deliver(MartiniState *s, const uint8_t *frame,
                                  uint32_t size)
 {
     martini_count(s, DN1_CNT_RX_FRAMES);
-    martini_pcap_record(s, frame + DN1_LINK_FRAME_HDR, size - DN1_LINK_FRAME_HDR);
+    martini_pcap_record(s, frame + DN1_LINK_FRAME_HDR, size - DN1_LINK_FRAME_HDR,
+                        qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     martini_rx_enqueue(s, frame + DN1_LINK_FRAME_HDR, size - DN1_LINK_FRAME_HDR);
 }
 
@@ -70,13 +73,30 @@ static void martini_sync_arrive(void *opaque)
     }
 }
 
-/* A data frame from the link: into the pipeline now or at its arrival. */
+/*
+ * A data frame from the link: into the pipeline now (timing off) or at its
+ * modeled arrival. The receive pipeline is in order, so a frame never enters
+ * it before the one ahead of it on the link; an OTF packet's data lands its
+ * on-the-fly receive delay after arrival.
+ */
 void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
 {
-    int64_t at = (int64_t)dn1_get_be64(frame + 8) + martini_link_delay(size);
-    MartiniFrame *f, *pos, *prev = NULL;
+    int64_t at;
+    MartiniFrame *f;
 
-    if (!s->sync || at <= qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
+    if (!s->sync) {
+        martini_sync_deliver(s, frame, size);
+        return;
+    }
+    at = (int64_t)dn1_get_be64(frame + 8) + martini_link_delay(size);
+    if (size >= DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE &&
+        frame[DN1_LINK_FRAME_HDR + DN1_OFF_FLAGS] & DN1_FLAG_OTF) {
+        at += DN1_OTF_RX_NS;
+    }
+    at = MAX(at, s->rx_last);
+    s->rx_last = at;
+    if (at <= qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) &&
+        QSIMPLEQ_EMPTY(&s->inflight)) {
         martini_sync_deliver(s, frame, size);   /* no copy: it is due now */
         return;
     }
@@ -85,19 +105,118 @@ void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
     f->sent = 0;
     f->at = at;
     memcpy(f->data, frame, size);
-    /* Frames from several senders: keep them in arrival order. */
-    QSIMPLEQ_FOREACH(pos, &s->inflight, next) {
-        if (pos->at > f->at) {
-            break;
-        }
-        prev = pos;
-    }
-    if (prev) {
-        QSIMPLEQ_INSERT_AFTER(&s->inflight, prev, f, next);
-    } else {
-        QSIMPLEQ_INSERT_HEAD(&s->inflight, f, next);
-    }
+    QSIMPLEQ_INSERT_TAIL(&s->inflight, f, next);
     timer_mod(s->arrive_timer, QSIMPLEQ_FIRST(&s->inflight)->at);
+}
+
+/*
+ * Host sync. The host is a process outside virtual time; to make a run
+ * independent of how fast it happens to be, its requests take effect at the
+ * virtual time the host had reached (its previous response) plus the modeled
+ * cost of issuing the request, and the board does not run past that point
+ * until it knows the host's next request. Before the firmware is READY the
+ * host is not in step yet (requests wait); after the host disconnects the
+ * board runs free and serves later hosts at once.
+ */
+static bool martini_host_in_step(MartiniState *s)
+{
+    return s->host_sync && s->host_started && (!s->host_gone || s->hbq_len);
+}
+
+/*
+ * Virtual time the board may not pass for its host. The board always stops
+ * at host_at first, whether or not the next request is already there: where
+ * and how the CPU pauses must not depend on when a request arrived.
+ */
+static int64_t martini_host_horizon(MartiniState *s)
+{
+    if (!martini_host_in_step(s)) {
+        return INT64_MAX;
+    }
+    if (!s->host_stopped || !s->hbq_len) {
+        return s->host_at;
+    }
+    return s->host_at + martini_hostbus_cost(s, &s->hbq[s->hbq_head]);
+}
+
+static int64_t martini_sync_next(MartiniState *s)
+{
+    return MIN(s->horizon, martini_host_horizon(s));
+}
+
+/*
+ * Host requests whose time has come take effect, in order. Frames due by
+ * now land first: timers that expire together run in no fixed order, and
+ * the host reads NIC memory as soon as it has its answer.
+ */
+static void martini_host_apply_due(MartiniState *s, int64_t now)
+{
+    if (martini_host_in_step(s) && s->hbq_len &&
+        now >= martini_host_horizon(s)) {
+        martini_sync_arrive(s);
+    }
+    while (martini_host_in_step(s) && s->hbq_len &&
+           now >= martini_host_horizon(s)) {
+        struct dn1_hb_req req = s->hbq[s->hbq_head];
+
+        s->hbq_head = (s->hbq_head + 1) % MARTINI_HBQ_MAX;
+        s->hbq_len--;
+        s->host_at = now;
+        s->host_stopped = true;
+        martini_hostbus_apply(s, &req);
+        qemu_chr_fe_accept_input(&s->hostbus);   /* room for more */
+    }
+}
+
+/*
+ * Must the vCPU stand still at @now: for a grant, or for its host's next
+ * request? (A request that is due is applied, not waited for.)
+ */
+static bool martini_sync_blocked(MartiniState *s, int64_t now)
+{
+    return now >= s->horizon ||
+           (now >= martini_host_horizon(s) && !s->hbq_len);
+}
+
+bool martini_sync_host_queues(MartiniState *s)
+{
+    return s->hbq_len || (s->host_sync && !s->host_gone);
+}
+
+/* A request from the host, to take effect in virtual time. False: full. */
+bool martini_sync_host_request(MartiniState *s, const struct dn1_hb_req *req)
+{
+    if (s->hbq_len == MARTINI_HBQ_MAX) {
+        return false;
+    }
+    s->hbq[(s->hbq_head + s->hbq_len++) % MARTINI_HBQ_MAX] = *req;
+    /* A board that waits for it stands at host_at and re-arms its timer. */
+    qemu_cond_broadcast(&s->grant_cond);
+    return true;
+}
+
+void martini_sync_host_event(MartiniState *s, bool connected)
+{
+    if (!s->host_sync) {
+        return;
+    }
+    if (connected) {
+        s->host_connected = true;
+    } else if (s->host_connected) {
+        s->host_gone = true;          /* queued requests still take effect */
+        qemu_cond_broadcast(&s->grant_cond);
+    }
+}
+
+/* Firmware reports READY: the host's first request may take effect soon. */
+void martini_sync_fw_status(MartiniState *s, uint32_t old, uint32_t val)
+{
+    if (s->host_sync && !s->host_started && (val & ~old & DN1_FW_READY)) {
+        s->host_started = true;
+        s->host_stopped = false;
+        s->host_at = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + DN1_HOST_EPOCH_NS;
+        timer_mod(s->quantum_timer, martini_sync_next(s));
+    }
 }
 
 /* The switch granted virtual time up to @horizon: run until then. */
@@ -113,17 +232,35 @@ void martini_sync_grant(MartiniState *s, int64_t horizon)
     qemu_cond_broadcast(&s->grant_cond);
 }
 
+/* Tell the switch the board got to its horizon (once per horizon). */
+static void martini_sync_report(MartiniState *s, int64_t now)
+{
+    if (now < s->horizon || s->reported == s->horizon) {
+        return;
+    }
+    if (now - s->horizon > DN1_SYNC_QUANTUM_SLACK_NS) {
+        /* Frames due meanwhile land late: the model's lookahead broke. */
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: ran %" PRId64 " ns past "
+                      "the horizon %" PRId64 "\n", s->node_id,
+                      now - s->horizon, s->horizon);
+        martini_count(s, DN1_CNT_ERR_SYNC);
+    }
+    s->reported = s->horizon;
+    martini_link_control(s, DN1_LINK_MAGIC_REACHED, s->horizon);
+}
+
 /*
- * Wait for the next grant, as work on the vCPU thread: outside timer
- * processing, with the BQL released, as QEMU's own vCPU pause does. The CPU
- * neither executes nor counts as idle meanwhile, so the virtual clock cannot
- * warp ahead while the other boards catch up. Without the switch no grant
- * comes and the board waits (its host bus still answers).
+ * Wait for the next grant or host request, as work on the vCPU thread:
+ * outside timer processing, with the BQL released, as QEMU's own vCPU pause
+ * does. The CPU neither executes nor counts as idle meanwhile, so the
+ * virtual clock cannot warp ahead while the other boards catch up. Without
+ * the switch no grant comes and the board waits (its host bus still
+ * answers, unless host sync holds requests for virtual time).
  */
 static void martini_sync_wait(CPUState *cpu, run_on_cpu_data data)
 {
     MartiniState *s = data.host_ptr;
-    int64_t reached = s->horizon;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 
     /*
      * A CPU halted in `wait` counts as idle, and icount would warp the clock
@@ -131,7 +268,8 @@ static void martini_sync_wait(CPUState *cpu, run_on_cpu_data data)
      * not idle; the firmware's idle loop executes `wait` again afterwards.
      */
     cpu->halted = 0;
-    while (s->horizon == reached) {
+    while (martini_sync_blocked(s, now)) {
+        martini_sync_report(s, now);    /* a grant that came during a stop */
         if (cpu->stop) {
             /* QEMU pauses the CPU (shutdown, debugger): let it, and wait
              * again once it runs. */
@@ -140,20 +278,25 @@ static void martini_sync_wait(CPUState *cpu, run_on_cpu_data data)
         }
         qemu_cond_timedwait_iothread(&s->grant_cond, 10);
     }
-    timer_mod(s->quantum_timer, s->horizon);
+    timer_mod(s->quantum_timer, martini_sync_next(s));
 }
 
-/* At the horizon: say so, and have the vCPU wait for the next grant. */
+/*
+ * At a stop (the switch's horizon, the host's place in virtual time, a host
+ * request's time): apply what is due, report the horizon, and always have
+ * the vCPU go through the wait (which returns at once if nothing is
+ * missing), so that the CPU does the same at every stop in every run.
+ */
 static void martini_sync_quantum(void *opaque)
 {
     MartiniState *s = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 
-    if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < s->horizon) {
-        /* Granted more while the CPU was stopped: not there yet. */
-        timer_mod(s->quantum_timer, s->horizon);
-        return;
+    if (martini_host_in_step(s) && now >= s->host_at) {
+        s->host_stopped = true;
     }
-    martini_link_control(s, DN1_LINK_MAGIC_REACHED, s->horizon);
+    martini_host_apply_due(s, now);
+    martini_sync_report(s, now);
     /* Queued work also kicks the CPU out before its next instruction. */
     async_run_on_cpu(first_cpu, martini_sync_wait, RUN_ON_CPU_HOST_PTR(s));
 }
@@ -164,7 +307,7 @@ static void martini_sync_vm_state(void *opaque, bool running, RunState state)
 
     if (running && s->wait_on_resume) {
         s->wait_on_resume = false;
-        timer_mod(s->quantum_timer, s->horizon);
+        timer_mod(s->quantum_timer, martini_sync_next(s));
     }
 }
 

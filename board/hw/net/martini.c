@@ -509,6 +509,9 @@ uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
         return (uint32_t)s->miss_addr;
     case DN1_REG_MMU_CTRL:
         return s->mmu_ctrl;
+    case DN1_REG_TIMING:
+        return (s->sync ? DN1_TIMING_SYNC : 0) |
+               (s->host_sync ? DN1_TIMING_HOST_SYNC : 0);
     }
     return 0;
 }
@@ -526,7 +529,7 @@ bool martini_reg_readable(hwaddr offset)
     case DN1_REG_RX_RADDR_LO: case DN1_REG_RX_XOFF: case DN1_REG_RX_NACK_REASON:
     case DN1_REG_RX_CMD_RESULT: case DN1_REG_TX_SRAM_OFF: case DN1_REG_TX_RESULT:
     case DN1_REG_RX_HOLD_REASON: case DN1_REG_RX_MISS_HI: case DN1_REG_RX_MISS_LO:
-    case DN1_REG_MMU_CTRL:
+    case DN1_REG_MMU_CTRL: case DN1_REG_TIMING:
         return true;
     }
     return false;   /* holes, and the write-only RX_CMD and TX_CMD */
@@ -572,6 +575,7 @@ static void martini_write(void *opaque, hwaddr offset, uint64_t value,
     }
     switch (offset) {
     case DN1_REG_FW_STATUS:
+        martini_sync_fw_status(s, s->fw_status, value);
         s->fw_status = value;
         return;
     case DN1_REG_IRQ_ENABLE:
@@ -682,6 +686,11 @@ static void martini_realize(DeviceState *dev, Error **errp)
     if (*errp) {
         return;
     }
+    if (s->host_sync && !s->sync) {
+        error_setg(errp, "martini: host-sync needs sync (virtual time from "
+                   "the switch)");
+        return;
+    }
     martini_sync_init(s);
     martini_link_init(s);
     martini_hostbus_init(s);
@@ -712,6 +721,7 @@ static Property martini_properties[] = {
     DEFINE_PROP_CHR("link", MartiniState, link),
     DEFINE_PROP_STRING("pcap", MartiniState, pcap_path),
     DEFINE_PROP_BOOL("sync", MartiniState, sync, false),
+    DEFINE_PROP_BOOL("host-sync", MartiniState, host_sync, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -179,6 +179,23 @@ int dn_aotf_store(dn_node *n, unsigned ch, uint32_t offset, uint64_t value,
 /* Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT. */
 int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
 
+/*
+ * Modeled time. dn_clock(): the board's virtual clock in ns (modeled time
+ * when the cluster runs with --timing). A board with host sync (launcher
+ * --deterministic; dn_host_sync() says so) applies each request at the
+ * virtual time of the previous answer plus the modeled cost of issuing it,
+ * and stands still while the host computes: runs then do not depend on host
+ * speed. There, a host that waits for memory to change must let virtual
+ * time pass instead of spinning: dn_idle() is one turn of a polling loop
+ * (one LLCM load of virtual time with host sync, a yield otherwise);
+ * dn_delay() lets @ns of host time pass (at most 1 s; at once without host
+ * sync) and returns the clock. Timeouts stay in wall-clock time.
+ */
+int dn_clock(dn_node *n, uint64_t *now_ns);
+int dn_delay(dn_node *n, uint64_t ns, uint64_t *now_ns);
+int dn_idle(dn_node *n);
+int dn_host_sync(dn_node *n);
+
 const char *dn_strerror(int status);
 
 /*

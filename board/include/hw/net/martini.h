@@ -31,6 +31,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(MartiniState, MARTINI)
  */
 #define MARTINI_TX_HIGH (64 * 1024)
 
+/* Host requests waiting for their virtual time (host sync). */
+#define MARTINI_HBQ_MAX 16
+
 typedef struct MartiniFrame {
     QSIMPLEQ_ENTRY(MartiniFrame) next;
     uint32_t size;
@@ -86,6 +89,7 @@ struct MartiniState {
     CharBackend link;
     char *pcap_path;         /* link trace, optional */
     bool sync;               /* timing: virtual time granted by the switch */
+    bool host_sync;          /* host requests take effect in virtual time */
     FILE *pcap;
 
     /* Receive pipeline: in order; stops while a packet is held. */
@@ -121,8 +125,19 @@ struct MartiniState {
     QemuCond grant_cond;     /* the vCPU waits here at the horizon */
     bool wait_on_resume;     /* left the wait for a CPU stop: wait again */
     int64_t horizon;
+    int64_t reported;        /* last horizon reported to the switch */
     int64_t tx_free;
+    int64_t rx_last;         /* receive pipeline: last delivery time */
     QSIMPLEQ_HEAD(, MartiniFrame) inflight;
+    /* Host sync (martini-sync.c): the host's place in virtual time. */
+    struct dn1_hb_req hbq[MARTINI_HBQ_MAX];
+    unsigned hbq_head;
+    unsigned hbq_len;
+    bool host_started;       /* firmware READY seen: host_at is set */
+    bool host_stopped;       /* the board has stopped at host_at */
+    bool host_connected;
+    bool host_gone;          /* the synced host left: serve at once */
+    int64_t host_at;
     uint8_t hb_buf[sizeof(struct dn1_hb_req)];
     uint32_t hb_fill;
 };
@@ -157,15 +172,23 @@ MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
 
 /* martini-sync.c */
 void martini_sync_init(MartiniState *s);
-int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size);
+int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size,
+                               int64_t extra_ns);
 void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size);
 void martini_sync_grant(MartiniState *s, int64_t horizon);
+bool martini_sync_host_queues(MartiniState *s);
+bool martini_sync_host_request(MartiniState *s, const struct dn1_hb_req *req);
+void martini_sync_host_event(MartiniState *s, bool connected);
+void martini_sync_fw_status(MartiniState *s, uint32_t old, uint32_t val);
 
 /* martini-pcap.c */
 void martini_pcap_open(MartiniState *s, Error **errp);
-void martini_pcap_record(MartiniState *s, const uint8_t *pkt, uint32_t size);
+void martini_pcap_record(MartiniState *s, const uint8_t *pkt, uint32_t size,
+                         int64_t at);
 
 /* martini-hostbus.c */
 void martini_hostbus_init(MartiniState *s);
+void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req);
+int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req);
 
 #endif

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Deterministic runs (--deterministic: timing plus host sync). Three boards,
+# each sending to the next (AOTF, indirect write, BOTF into LLCM, RDMA, a
+# remote read), with seeded faults (dup, reorder, delay) on one port:
+# - two runs with the same seed give identical traces (switch and every
+#   board, byte for byte) and identical virtual times in every program;
+# - a run with another seed gives a different switch trace;
+# - the modeled on-the-fly delays show in the traces: an AOTF packet leaves
+#   105 ns after the host store took effect (store cost 60 ns after the
+#   previous answer), and its data lands 90 ns after it arrived.
+#   test_determinism.sh LAUNCHER QEMU FIRMWARE PROGRAM DISSECTOR
+set -euo pipefail
+launcher=$1 qemu=$2 firmware=$3 prog=$4 lua=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+run() {   # name seed
+    mkdir -p "$work/$1"
+    "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 3 --deterministic \
+        --fault port=2,dup=0.2,reorder=0.2,delay=400 --seed "$2" \
+        --pcap-dir "$work/$1" --timeout 300 -- "$prog" >"$work/$1/out" ||
+        { cat "$work/$1/out" >&2; fail "run $1 (seed $2) failed"; }
+    for i in 0 1 2; do
+        grep -F "[node $i] " "$work/$1/out" >"$work/$1/out$i" || true
+    done
+}
+run a 7
+run b 7
+run c 8
+
+for f in switch node0 node1 node2; do
+    [ "$(stat -c %s "$work/a/$f.pcap")" -gt 1000 ] || fail "$f.pcap is (nearly) empty"
+    if ! cmp -s "$work/a/$f.pcap" "$work/b/$f.pcap"; then
+        fail "$f.pcap differs between two runs with the same inputs"
+        for r in a b; do
+            tshark -X "lua_script:$lua" -r "$work/$r/$f.pcap" -T fields -e frame.time_epoch \
+                -e dimmnet1.type -e dimmnet1.src -e dimmnet1.dst -e dimmnet1.tag \
+                -e dimmnet1.xoff >"$work/$r/$f.txt" 2>/dev/null || true
+        done
+        diff "$work/a/$f.txt" "$work/b/$f.txt" | sed -n 1,20p >&2 || true
+    fi
+done
+for i in 0 1 2; do
+    grep -q 'ns (modeled): received' "$work/a/out$i" || fail "node $i did not finish"
+    diff "$work/a/out$i" "$work/b/out$i" >&2 || fail "node $i printed other virtual times in the second run"
+done
+cmp -s "$work/a/switch.pcap" "$work/c/switch.pcap" && fail "another seed gave the same switch trace"
+
+# "time_ns" of the first OTF packet from node 0 in a trace.
+first_otf() {
+    tshark -X "lua_script:$lua" -r "$1" -Y 'dimmnet1.flags.otf == 1 && dimmnet1.src == 0' -T fields \
+        -e frame.time_epoch 2>/dev/null |
+        awk 'NR == 1 { split($1, t, "."); printf "%d\n", t[1] * 1000000000 + substr(t[2] "000000000", 1, 9) }'
+}
+store=$(awk '/ns \(modeled\): aotf store/ { print $3; exit }' "$work/a/out0")
+left=$(first_otf "$work/a/node0.pcap")      # node 0's own trace: departure
+via=$(first_otf "$work/a/switch.pcap")      # the switch's: departure as delivered
+landed=$(first_otf "$work/a/node1.pcap")    # node 1's: into its pipeline
+if [ -z "$store" ] || [ -z "$left" ] || [ -z "$landed" ]; then
+    fail "no AOTF packet from node 0 to node 1 in the traces"
+else
+    d=$((left - store))
+    [ "$d" -ge $((60 + 105)) ] && [ "$d" -lt $((60 + 105 + 32)) ] ||
+        fail "AOTF packet left $d ns after the previous answer, want 165 ns (+ one 32 ns instruction)"
+    [ "$via" = "$left" ] || fail "switch trace has the AOTF packet at $via, node 0 at $left"
+    wire=$((2 * 50 + 140 + (32 + 8) * 2))
+    a=$((landed - left))
+    [ "$a" -ge $((wire + 90)) ] && [ "$a" -lt $((wire + 90 + 32)) ] ||
+        fail "AOTF data landed $a ns after departure, want $wire + 90 ns (+ one instruction)"
+    echo "modeled: AOTF store to packet out $d ns (60 host + 105), out to data in memory $a ns ($wire link + 90 OTF receive)"
+fi
+echo "$fails failures"
+[ "$fails" = 0 ]
