@@ -21,7 +21,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/regs.h"
 
-#ifndef PROBE_N
+#ifndef PROBE_N                 /* -DPROBE_N=... for longer runs by hand */
 #define PROBE_N 1000u
 #endif
 
