@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The launcher removes every process and shared-memory file it made: after
 # success, after a failing program, after its own timeout, when it is
-# terminated, and when a board cannot start.
+# terminated, and when a board cannot start; what a launcher killed outright
+# left behind, the next launcher removes.
 #   test_launcher_cleanup.sh LAUNCHER QEMU FIRMWARE
 set -uo pipefail
 launcher=$(realpath "$1") qemu=$(realpath -s "$2") firmware=$(realpath "$3")
@@ -47,6 +48,22 @@ for _ in $(seq 200); do [ "$(pgrep -fc "$work/sleeper.sh")" -ge 2 ] && break; sl
 kill -TERM "$lpid"; wait "$lpid"; expect_status terminated 143 $?
 check_clean terminated
 
+# Killed outright, the launcher cannot clean up; the next one removes what
+# the dead run left (its run directory and shared-memory files).
+# (Programs still running hold the run: the test stops them itself; this
+# sleeper keeps its name in the process list so that it can.)
+printf '#!/bin/sh\nwhile :; do sleep 0.2; done\n' >"$work/looper.sh"; chmod +x "$work/looper.sh"
+"$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 -- "$work/looper.sh" 2>/dev/null & lpid=$!
+for _ in $(seq 200); do [ "$(pgrep -fc "$work/looper.sh")" -ge 2 ] && break; sleep 0.05; done
+kill -KILL "$lpid"; wait "$lpid" 2>/dev/null
+pkill -KILL -f "$work/looper.sh"       # programs have no parent-death signal
+for _ in $(seq 50); do pgrep -f "$work/" >/dev/null || break; sleep 0.1; done
+sleep 0.5                              # their last `sleep 0.2` and output filters
+if [ "$(shm_list)" = "$before" ]; then
+    echo "FAIL killed: nothing left behind to sweep (test is void)" >&2; fails=$((fails + 1))
+fi
+run -n 1 -- true; expect_status after-killed 0 $?; check_clean after-killed
+
 : >"$work/empty.bin"
 "$launcher" --quiet --qemu "$qemu" --firmware "$work/empty.bin" -n 2 -- true 2>"$work/stderr.txt"
 expect_status bad-firmware 1 $?
@@ -79,5 +96,5 @@ expect_status too-many-nodes 2 $?
 "$launcher" --qemu "$qemu" --firmware "$firmware" --switch /nonexistent -n 2 -- true 2>/dev/null
 expect_status missing-switch 2 $?
 
-echo "11 scenarios run, $fails failures"
+echo "12 scenarios run, $fails failures"
 [ "$fails" = 0 ]
