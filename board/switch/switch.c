@@ -154,6 +154,18 @@ static void forward(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size
     }
 }
 
+/* Frames kept back to reorder go out now: nothing came after them. */
+static void release_held(struct sw *sw)
+{
+    for (unsigned i = 0; i < sw->nports; i++) {
+        struct sw_port *p = &sw->port[i];
+        if (p->held_len && p->fd >= 0) {
+            deliver(sw, p, p->held, p->held_len);
+            p->held_len = 0;
+        }
+    }
+}
+
 /* Timing: grant the next quantum to every board once all reached this one. */
 static void sync_advance(struct sw *sw)
 {
@@ -173,13 +185,7 @@ static void sync_advance(struct sw *sw)
     /* Frames stamped before the horizon, in a fixed order, ahead of the
      * grants. */
     sw_batch_flush(sw, sw->horizon, forward);
-    for (unsigned i = 0; i < sw->nports; i++) {
-        struct sw_port *p = &sw->port[i];
-        if (p->held_len && p->fd >= 0) {
-            deliver(sw, p, p->held, p->held_len);   /* nothing came after it */
-            p->held_len = 0;
-        }
-    }
+    release_held(sw);
     sw->horizon += sw->quantum;
     dn1_put_be32(g, DN1_LINK_MAGIC_GRANT);
     dn1_put_be32(g + 4, DN1_LINK_FRAME_HDR);
@@ -393,13 +399,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (r == 0 && !sw.quantum) {
-            for (unsigned i = 0; i < sw.nports; i++) {
-                struct sw_port *p = &sw.port[i];
-                if (p->held_len && p->fd >= 0) {
-                    deliver(&sw, p, p->held, p->held_len);
-                    p->held_len = 0;
-                }
-            }
+            release_held(&sw);
             continue;
         }
         for (unsigned i = 0; i < sw.nports; i++) {
