@@ -56,6 +56,34 @@ sync_file "$here/qemu/mips-softmmu-default.mak" "$src/configs/devices/mips-softm
 # original text plus our block, rewritten only when that changes (so meson
 # reconfigures only then). The originals are kept beside them; in a tree
 # hooked by an older version of this script, our lines are stripped first.
+# Fixes to QEMU itself (board/qemu/patches, each says why). Each patched
+# file is rebuilt from its pristine copy (FILE.dimmnet1-pristine) plus every
+# patch, so re-running is idempotent and ninja only sees changed files; a
+# file no patch touches any more gets its pristine text back.
+apply_patches() {
+    local work f p touched
+    work=$(mktemp -d)
+    touched=$(sed -n 's|^+++ b/||p' "$here"/qemu/patches/*.patch | sort -u)
+    for f in $touched; do
+        [ -f "$src/$f.dimmnet1-pristine" ] || cp "$src/$f" "$src/$f.dimmnet1-pristine"
+        mkdir -p "$work/$(dirname "$f")"
+        cp "$src/$f.dimmnet1-pristine" "$work/$f"
+    done
+    for p in "$here"/qemu/patches/*.patch; do
+        patch -s -p1 -d "$work" <"$p" ||
+            { echo "build-qemu: $p does not apply" >&2; rm -rf "$work"; exit 1; }
+    done
+    for f in $touched; do
+        sync_file "$work/$f" "$src/$f"
+    done
+    rm -rf "$work"
+    find "$src" -name '*.dimmnet1-pristine' -not -path "$src/build/*" | while read -r p; do
+        f=${p#"$src/"}; f=${f%.dimmnet1-pristine}
+        grep -qxF "$f" <<<"$touched" || { sync_file "$p" "$src/$f"; rm -f "$p"; }
+    done
+}
+apply_patches
+
 strip_ours() {
     awk '/^config (DIMMNET1|MARTINI)$/ { skip = 1; next }
          skip && /^[ \t]/ { next }

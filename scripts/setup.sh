@@ -11,7 +11,7 @@ packages=(
     gcc libc6-dev make cmake ninja-build pkg-config
     gcc-mips-linux-gnu binutils-mips-linux-gnu newlib-source
     python3 meson libglib2.0-dev libpixman-1-dev zlib1g-dev
-    dpkg-dev xz-utils procps util-linux
+    dpkg-dev patch xz-utils procps util-linux
     tshark
 )
 src_list=/etc/apt/sources.list.d/dimmnet1-src.list

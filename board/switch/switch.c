@@ -11,6 +11,8 @@
  * With --sync, it keeps the boards' virtual clocks in step: once every port
  * has a board, it grants them QUANTUM_NS of virtual time at a time, the next
  * quantum when all have reported the last (docs/hardware.md, "Timing").
+ * QUANTUM_NS may not exceed DN1_SYNC_QUANTUM_NS (240 ns): a longer quantum
+ * would let frames reach a board after their modeled arrival.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -349,8 +351,11 @@ int main(int argc, char **argv)
             stats = v;
         } else if (!strcmp(a, "--sync")) {
             sw.quantum = strtoll(v, NULL, 10);
-            if (sw.quantum <= 0) {
-                die("--sync takes a quantum in virtual ns, above 0");
+            if (sw.quantum <= 0 || sw.quantum > DN1_SYNC_QUANTUM_NS) {
+                fprintf(stderr, "dimmnet1-switch: --sync takes a quantum in "
+                        "virtual ns, 1 to %u (shortest link delay less the "
+                        "boards' stop slack)\n", (unsigned)DN1_SYNC_QUANTUM_NS);
+                exit(2);
             }
         } else {
             die("unknown option");

@@ -25,7 +25,13 @@
 #define DN1_AOTF_TX_NS         105u
 #define DN1_OTF_RX_NS          90u
 /* A board stops at a horizon within one instruction (32 ns) and one
- * wide-access charge; further past it, frames could land late. */
+ * wide-access charge (20 ns); further past it, frames could land late. */
 #define DN1_SYNC_QUANTUM_SLACK_NS 64
+/* Shortest modeled link delay: a header-only (32-byte) packet. */
+#define DN1_LINK_MIN_DELAY_NS  (2 * DN1_WIRE_NS + DN1_SWITCH_NS + 32 * DN1_LINK_NS_PER_BYTE)
+/* Virtual time the switch grants at a time. Frames routed at horizon H left
+ * at or after H - quantum, so they arrive at or after H + slack: a board
+ * that stopped within the slack past H gets every frame before it is due. */
+#define DN1_SYNC_QUANTUM_NS    (DN1_LINK_MIN_DELAY_NS - DN1_SYNC_QUANTUM_SLACK_NS)
 
 #endif

@@ -17,6 +17,7 @@
 #include "../common/check.h"
 #include "dimmnet1/dn.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/regs.h"
 
 #define TIMEOUT_MS 60000
 
@@ -156,6 +157,10 @@ int main(void)
      * before leaving: after the last host leaves, boards run on for as
      * long as the launcher takes to stop them, a wall-clock span. */
     CHECK_EQ(dn_delay(n, DRAIN_NS, NULL), DN_OK);
+    /* No frame reached this board after its modeled arrival. */
+    uint32_t late = 1;
+    CHECK_EQ(dn_counter_read(n, DN1_CNT_ERR_SYNC, &late), DN_OK);
+    CHECK_EQ(late, 0);
     dn_close(n);
     printf("node %u: %s\n", me, check_failures ? "FAILED" : "ok");
     return check_failures ? 1 : 0;

@@ -5,6 +5,8 @@
 # - two runs with the same seed give identical traces (switch and every
 #   board, byte for byte) and identical virtual times in every program;
 # - a run with another seed gives a different switch trace;
+# - no board runs past a switch horizon by more than the slack, and no frame
+#   comes after its arrival time (board logs, ERR_SYNC counters);
 # - the modeled on-the-fly delays show in the traces: an AOTF packet leaves
 #   105 ns after the host store took effect (store cost 60 ns after the
 #   previous answer), and its data lands 90 ns after it arrived.
@@ -22,8 +24,14 @@ run() {   # name seed
     mkdir -p "$work/$1"
     "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 3 --deterministic \
         --fault port=2,dup=0.2,reorder=0.2,delay=400 --seed "$2" \
-        --pcap-dir "$work/$1" --timeout 300 -- "$prog" >"$work/$1/out" ||
-        { cat "$work/$1/out" >&2; fail "run $1 (seed $2) failed"; }
+        --pcap-dir "$work/$1" --log-dir "$work/$1/log" --timeout 300 -- "$prog" \
+        >"$work/$1/out" || { cat "$work/$1/out" >&2; fail "run $1 (seed $2) failed"; }
+    # The lookahead held: no board stopped more than the slack past a
+    # horizon, no frame came after its arrival time (each program also
+    # checks its board's ERR_SYNC counter).
+    if grep -H -e 'past the horizon' -e 'ns late' "$work/$1"/log/node*.qemu.log >&2; then
+        fail "run $1: a board ran past its horizon or got a frame late"
+    fi
     for i in 0 1 2; do
         grep -F "[node $i] " "$work/$1/out" >"$work/$1/out$i" || true
     done

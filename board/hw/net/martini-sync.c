@@ -95,6 +95,14 @@ void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
     }
     at = MAX(at, s->rx_last);
     s->rx_last = at;
+    if (at < qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
+        /* The board ran past the frame's arrival before it got the frame:
+         * the lookahead broke (section "Timing"); it lands late. */
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: frame due at %" PRId64
+                      " ns came %" PRId64 " ns late\n", s->node_id, at,
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - at);
+        martini_count(s, DN1_CNT_ERR_SYNC);
+    }
     if (at <= qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) &&
         QSIMPLEQ_EMPTY(&s->inflight)) {
         martini_sync_deliver(s, frame, size);   /* no copy: it is due now */
@@ -239,11 +247,10 @@ static void martini_sync_report(MartiniState *s, int64_t now)
         return;
     }
     if (now - s->horizon > DN1_SYNC_QUANTUM_SLACK_NS) {
-        /* Frames due meanwhile land late: the model's lookahead broke. */
+        /* Frames due meanwhile may land late (counted when they come). */
         qemu_log_mask(LOG_GUEST_ERROR, "martini%u: ran %" PRId64 " ns past "
                       "the horizon %" PRId64 "\n", s->node_id,
                       now - s->horizon, s->horizon);
-        martini_count(s, DN1_CNT_ERR_SYNC);
     }
     s->reported = s->horizon;
     martini_link_control(s, DN1_LINK_MAGIC_REACHED, s->horizon);
@@ -295,10 +302,15 @@ static void martini_sync_quantum(void *opaque)
     if (martini_host_in_step(s) && now >= s->host_at) {
         s->host_stopped = true;
     }
+    /*
+     * Queue the wait first: queued work also kicks the CPU out before its
+     * next instruction, and keeps a halted CPU from counting as idle. Else
+     * arming a timer below (a frame's arrival) would let icount warp the
+     * clock to that timer, past this stop, whose timer is not armed now.
+     */
+    async_run_on_cpu(first_cpu, martini_sync_wait, RUN_ON_CPU_HOST_PTR(s));
     martini_host_apply_due(s, now);
     martini_sync_report(s, now);
-    /* Queued work also kicks the CPU out before its next instruction. */
-    async_run_on_cpu(first_cpu, martini_sync_wait, RUN_ON_CPU_HOST_PTR(s));
 }
 
 static void martini_sync_vm_state(void *opaque, bool running, RunState state)
