@@ -1,7 +1,8 @@
 /*
  * The switch model on its own: this test plays three boards on its port
  * sockets and checks routing, multicast membership, refusals, loss counting
- * on a disconnect, and the counters it writes when told to stop.
+ * on a disconnect, the counters it writes when told to stop, and which sync
+ * quanta it accepts.
  *
  *   test_switch SWITCH [CASE]
  */
@@ -210,11 +211,59 @@ static void t_fault_drop_all(void)
     CHECK_EQ(stat_of(s, 2, "tx_frames"), 0);
 }
 
+/*
+ * Start the switch with --sync @quantum: its exit status if it refuses to
+ * start, 0 if it starts (then it is stopped again).
+ */
+static int sync_quantum_status(const char *quantum)
+{
+    char d[64] = "/tmp/dn-switch-test.XXXXXX", ready[8] = { 0 }, cmd[96];
+    int out[2], status = -1;
+
+    CHECK(mkdtemp(d) != NULL);
+    CHECK(pipe(out) == 0);
+    pid_t p = fork();
+    if (p == 0) {
+        dup2(out[1], 1);
+        execl(switch_bin, switch_bin, "--ports", "2", "--socket-dir", d,
+              "--sync", quantum, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    if (read(out[0], ready, 6) == 6 && !strcmp(ready, "ready\n")) {
+        kill(p, SIGTERM);
+        waitpid(p, NULL, 0);
+        status = 0;
+    } else if (waitpid(p, &status, 0) == p && WIFEXITED(status)) {
+        status = WEXITSTATUS(status);
+    }
+    close(out[0]);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+    CHECK(system(cmd) == 0);
+    return status;
+}
+
+/* A quantum longer than the lookahead allows (frames would land late) or
+ * not above 0 is refused; the longest allowed one starts. */
+static void t_sync_quantum(void)
+{
+    char q[24];
+
+    snprintf(q, sizeof(q), "%u", (unsigned)DN1_SYNC_QUANTUM_NS);
+    CHECK_EQ(sync_quantum_status(q), 0);
+    snprintf(q, sizeof(q), "%u", (unsigned)DN1_SYNC_QUANTUM_NS + 1);
+    CHECK_EQ(sync_quantum_status(q), 2);
+    CHECK_EQ(sync_quantum_status("0"), 2);
+    CHECK_EQ(sync_quantum_status("-5"), 2);
+    CHECK(DN1_SYNC_QUANTUM_NS + DN1_SYNC_QUANTUM_SLACK_NS <= DN1_LINK_MIN_DELAY_NS);
+}
+
 static const struct test_case cases[] = {
     { "routing", t_routing },
     { "multicast", t_multicast },
     { "disconnect_loss", t_disconnect_loss },
     { "fault_drop_all", t_fault_drop_all },
+    { "sync_quantum", t_sync_quantum },
     { NULL, NULL },
 };
 
