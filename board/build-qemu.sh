@@ -52,10 +52,6 @@ for f in "$top"/include/dimmnet1/*.h; do
 done
 sync_file "$here/qemu/mips-softmmu-default.mak" "$src/configs/devices/mips-softmmu/default.mak"
 
-# Hook the board into QEMU's Kconfig and meson: each file becomes its
-# original text plus our block, rewritten only when that changes (so meson
-# reconfigures only then). The originals are kept beside them; in a tree
-# hooked by an older version of this script, our lines are stripped first.
 # Fixes to QEMU itself (board/qemu/patches, each says why). Each patched
 # file is rebuilt from its pristine copy (FILE.dimmnet1-pristine) plus every
 # patch, so re-running is idempotent and ninja only sees changed files; a
@@ -84,6 +80,10 @@ apply_patches() {
 }
 apply_patches
 
+# Hook the board into QEMU's Kconfig and meson: each file becomes its
+# original text plus our block, rewritten only when that changes (so meson
+# reconfigures only then). The originals are kept beside them; in a tree
+# hooked by an older version of this script, our lines are stripped first.
 strip_ours() {
     awk '/^config (DIMMNET1|MARTINI)$/ { skip = 1; next }
          skip && /^[ \t]/ { next }
