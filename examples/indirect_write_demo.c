@@ -85,12 +85,12 @@ static int run_receiver(dn_node *n, const struct opts *o)
         return fail("transfer size", DN_ERANGE);
     }
     memset(mem, SENTINEL, size);
-    for (int i = 0; i < 8; i++) {          /* little-endian pointer */
-        mem[SLOT_ADDR + i] = (uint8_t)((uint64_t)LAND_ADDR >> (8 * i));
+    int rc = dn_indirect_slot_set(n, SLOT_ADDR, LAND_ADDR);
+    if (rc != DN_OK) {
+        return fail("setting the pointer slot", rc);
     }
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     snprintf(value, sizeof(value), "0x%x", SLOT_ADDR);
-    int rc = dn_publish("slot", value);
+    rc = dn_publish("slot", value);
     if (rc != DN_OK) {
         return fail("publishing the slot", rc);
     }

@@ -200,6 +200,21 @@ int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     return send_transfer(n, type, 0, dst, raddr, 0, buf, len, x);
 }
 
+int dn_indirect_slot_set(dn_node *n, uint64_t ptr_addr, uint64_t target)
+{
+    if (!n || (ptr_addr & 7u) != 0) {
+        return DN_EINVAL;
+    }
+    if (!dn1_raddr_writable(ptr_addr, 8)) {
+        return DN_ERANGE;   /* nor into the NIC's own part of LLCM */
+    }
+    dn_put_le(ptr_addr < DN1_RADDR_LLCM ? n->hostmem + ptr_addr
+                                        : n->llcm + (ptr_addr - DN1_RADDR_LLCM),
+              target, 8);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* set before what follows */
+    return DN_OK;
+}
+
 int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
                       const void *buf, size_t len, dn_xfer *x)
 {

@@ -40,10 +40,7 @@ int main(int argc, char **argv)
     uint8_t *mem = dn_hostmem(n, &size);
     CHECK(LAND + bytes <= size);
     memset(mem, 0, size);
-    for (int i = 0; i < 8; i++) {
-        mem[SLOT + i] = (uint8_t)((uint64_t)LAND >> (8 * i));
-    }
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    CHECK_EQ(dn_indirect_slot_set(n, SLOT, LAND), DN_OK);
     snprintf(key, sizeof(key), "ready%u", me);
     CHECK_EQ(dn_publish(key, "1"), DN_OK);
     snprintf(key, sizeof(key), "ready%u", peer);

@@ -45,13 +45,6 @@ static uint8_t pattern(size_t i, unsigned from, unsigned what)
     return (uint8_t)(i * 7u + from * 31u + what * 101u + 1u);
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) {
-        p[i] = (uint8_t)(v >> (8 * i));
-    }
-}
-
 static void milestone(dn_node *n, const char *what)
 {
     uint64_t now = 0;
@@ -101,7 +94,7 @@ int main(void)
     CHECK(dn_host_sync(n));
     milestone(n, "open");
     /* Lay out memory; with host sync the board stands still meanwhile. */
-    put_le64(mem + SLOT, LAND_IW);
+    CHECK_EQ(dn_indirect_slot_set(n, SLOT, LAND_IW), DN_OK);
     for (size_t i = 0; i < RDMA_LEN; i++) {
         mem[RDMA_SRC + i] = pattern(i, me, 3);
     }

@@ -290,15 +290,17 @@ static void receiver(void)
     size_t llcm_size;
     uint8_t *llcm = dn_llcm_user(n, &llcm_size);
     memset(llcm, SENTINEL, llcm_size);
-    for (int i = 0; i < 8; i++) {
-        llcm[SLOT_LLCM_OFF + i] = (uint8_t)((uint64_t)LAND_VIA_LLCM >> (8 * i));
-    }
+    CHECK_EQ(dn_indirect_slot_set(n, DN_RADDR_LLCM_USER + SLOT_LLCM_OFF, LAND_VIA_LLCM),
+             DN_OK);
     for (size_t s = 0; s < sizeof(slots) / sizeof(slots[0]); s++) {
-        for (int i = 0; i < 8; i++) {
-            mem[slots[s].slot + i] = (uint8_t)(slots[s].target >> (8 * i));
-        }
+        CHECK_EQ(dn_indirect_slot_set(n, slots[s].slot, slots[s].target), DN_OK);
     }
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* Slots it refuses, touching nothing: unaligned, outside both memories,
+     * in the NIC's own part of LLCM (its completion queue). */
+    CHECK_EQ(dn_indirect_slot_set(n, SLOT_SMALL + 4, 0), DN_EINVAL);
+    CHECK_EQ(dn_indirect_slot_set(n, DN1_HOSTMEM_SIZE, 0), DN_ERANGE);
+    CHECK_EQ(dn_indirect_slot_set(n, DN1_RADDR_LLCM + DN1_LLCM_SIZE, 0), DN_ERANGE);
+    CHECK_EQ(dn_indirect_slot_set(n, DN1_RADDR_LLCM, 0), DN_ERANGE);
     CHECK_EQ(dn_publish("layout", "ready"), DN_OK);
     CHECK_EQ(dn_lookup("done", v, sizeof(v), 4 * TIMEOUT_MS), DN_OK);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -48,9 +48,7 @@ static void ring(size_t bytes)
     unsigned next = (me + 1) % nodes, prev = (me + nodes - 1) % nodes;
 
     memset(mem, 0, size);
-    for (int i = 0; i < 8; i++) {
-        mem[SLOT + i] = (uint8_t)((uint64_t)LAND >> (8 * i));
-    }
+    CHECK_EQ(dn_indirect_slot_set(n, SLOT, LAND), DN_OK);
     all_reach("ready");
     uint8_t *buf = malloc(bytes);
     for (size_t i = 0; i < bytes; i++) {

@@ -76,6 +76,7 @@ static void t_calls_without_node(void)
     char buf[4] = { 0 };
     CHECK_EQ(dn_botf_put(NULL, 1, 0, buf, 4, &x), DN_EINVAL);
     CHECK_EQ(dn_indirect_write(NULL, 1, 0, buf, 4, &x), DN_EINVAL);
+    CHECK_EQ(dn_indirect_slot_set(NULL, 0, 0), DN_EINVAL);
     CHECK_EQ(dn_wait(NULL, &x, 0), DN_EINVAL);
     CHECK_EQ(dn_reg_read(NULL, 0, &v), DN_EINVAL);
     CHECK(dn_hostmem(NULL, NULL) == NULL);

@@ -142,6 +142,16 @@ int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
                       const void *buf, size_t len, dn_xfer *x);
 
 /*
+ * The receiving side of an indirect write: set this node's pointer slot at
+ * @ptr_addr (its NIC address space: receive memory or the LLCM user area)
+ * to @target, as the little-endian 64-bit word the firmware reads. @target
+ * is not checked here: the receiving firmware refuses a write it would put
+ * outside receive memory (NACK). An unaligned slot: DN_EINVAL; one outside
+ * those memories: DN_ERANGE.
+ */
+int dn_indirect_slot_set(dn_node *n, uint64_t ptr_addr, uint64_t target);
+
+/*
  * Send a transfer of a firmware-implemented packet @type (one the hardware
  * stops for and hands to the NIC processor, e.g. DN1_TYPE_INDIRECT_WRITE):
  * every packet carries @raddr unchanged and its byte offset in the transfer.
