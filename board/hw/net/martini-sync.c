@@ -81,7 +81,7 @@ static void martini_sync_arrive(void *opaque)
  */
 void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
 {
-    int64_t at;
+    int64_t at, now;
     MartiniFrame *f;
 
     if (!s->sync) {
@@ -95,16 +95,16 @@ void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
     }
     at = MAX(at, s->rx_last);
     s->rx_last = at;
-    if (at < qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (at < now) {
         /* The board ran past the frame's arrival before it got the frame:
          * the lookahead broke (section "Timing"); it lands late. */
         qemu_log_mask(LOG_GUEST_ERROR, "martini%u: frame due at %" PRId64
                       " ns came %" PRId64 " ns late\n", s->node_id, at,
-                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - at);
+                      now - at);
         martini_count(s, DN1_CNT_ERR_SYNC);
     }
-    if (at <= qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) &&
-        QSIMPLEQ_EMPTY(&s->inflight)) {
+    if (at <= now && QSIMPLEQ_EMPTY(&s->inflight)) {
         martini_sync_deliver(s, frame, size);   /* no copy: it is due now */
         return;
     }
