@@ -42,6 +42,8 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_RX_READ_REQ] = "rx_read_req",
     [DN1_CNT_RX_READ_RSP] = "rx_read_rsp",
     [DN1_CNT_ERR_SYNC] = "err_sync",
+    [DN1_CNT_ERR_CONTROL] = "err_control",
+    [DN1_CNT_ERR_GROUP] = "err_group",
 };
 
 unsigned dn_counter_count(void)

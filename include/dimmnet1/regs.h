@@ -89,14 +89,16 @@
 #define DN1_CNT_RX_READ_REQ      36  /* remote reads served */
 #define DN1_CNT_RX_READ_RSP      37  /* remote read data received and written */
 #define DN1_CNT_ERR_SYNC         38  /* timing: a frame came after its arrival time */
-#define DN1_CNT_COUNT            39
+#define DN1_CNT_ERR_CONTROL      39  /* link control frames not expected in this mode */
+#define DN1_CNT_ERR_GROUP        40  /* group packets only one node may answer: dropped */
+#define DN1_CNT_COUNT            41
 #define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
 
 /* Payload of the held packet, byte-addressed, read-only. */
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010009u  /* 1.9 */
+#define DN1_CONTRACT_VERSION  0x0001000au  /* 1.10 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

@@ -121,8 +121,14 @@ static void command(struct qtest_board *b, char *reply, size_t size,
 
 int qb_start(struct qtest_board *b, const char *qemu, unsigned node)
 {
+    return qb_start_opts(b, qemu, node, "");
+}
+
+int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
+                  const char *machine_opts)
+{
     char qsock[96], hb[96], link[96], hm[96], ll[96], win[96];
-    char machine[200], o_hm[400], o_ll[400], o_win[400], c_hb[400], c_link[400];
+    char machine[300], o_hm[400], o_ll[400], o_win[400], c_hb[400], c_link[400];
     char qtest_arg[320];
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
@@ -147,8 +153,8 @@ int qb_start(struct qtest_board *b, const char *qemu, unsigned node)
         die("qtest socket: %s", strerror(errno));
     }
     snprintf(machine, sizeof(machine),
-             "dimmnet1,node-id=%u,hostmem=hm,llcm=ll,window=win,hostbus=hb,link=link",
-             node);
+             "dimmnet1,node-id=%u,hostmem=hm,llcm=ll,window=win,hostbus=hb,link=link%s",
+             node, machine_opts);
     snprintf(o_hm, sizeof(o_hm), "memory-backend-file,id=hm,mem-path=%s,size=%u,share=on",
              hm, DN1_HOSTMEM_SIZE);
     snprintf(o_ll, sizeof(o_ll), "memory-backend-file,id=ll,mem-path=%s,size=%u,share=on",
@@ -367,6 +373,36 @@ int qb_link_recv(struct qtest_board *b, struct dn1_hdr *h, uint8_t *payload,
         memcpy(payload, pkt + DN1_PKT_HDR_SIZE, h->len);
     }
     return 0;
+}
+
+int qb_link_recv_control(struct qtest_board *b, uint32_t *magic,
+                         uint64_t *vtime, int timeout_ms)
+{
+    uint8_t fh[DN1_LINK_FRAME_HDR];
+
+    if (read_all(b->link_fd, fh, sizeof(fh), timeout_ms)) {
+        return -1;
+    }
+    if (dn1_get_be32(fh + 4) != DN1_LINK_FRAME_HDR ||
+        dn1_get_be32(fh) == DN1_LINK_MAGIC) {
+        die("board sent a data frame where a control frame was expected");
+    }
+    *magic = dn1_get_be32(fh);
+    *vtime = dn1_get_be64(fh + 8);
+    return 0;
+}
+
+int qb_clock_step(struct qtest_board *b, uint64_t ns)
+{
+    char r[128];
+    command(b, r, sizeof(r), "clock_step %llu\n", (unsigned long long)ns);
+    return 0;
+}
+
+int qb_alive(struct qtest_board *b)
+{
+    int status;
+    return waitpid(b->pid, &status, WNOHANG) == 0;
 }
 
 int32_t qb_hostbus_raw(struct qtest_board *b, const void *req, size_t len)

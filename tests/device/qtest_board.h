@@ -26,7 +26,14 @@ struct qtest_board {
 
 /* Start a board with node id @node; returns 0 or -1 (message on stderr). */
 int qb_start(struct qtest_board *b, const char *qemu, unsigned node);
+/* The same with more machine options, e.g. ",sync=on" (leading comma). */
+int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
+                  const char *machine_opts);
 void qb_stop(struct qtest_board *b);
+/* Is the QEMU process still there (it did not crash)? */
+int qb_alive(struct qtest_board *b);
+/* Let @ns of virtual time pass (qtest clock_step). */
+int qb_clock_step(struct qtest_board *b, uint64_t ns);
 
 uint32_t qb_readl(struct qtest_board *b, uint32_t pa);
 uint8_t qb_readb(struct qtest_board *b, uint32_t pa);
@@ -45,6 +52,10 @@ void qb_link_send_raw(struct qtest_board *b, const void *buf, size_t len);
 /* Receive one packet from the board's link within @timeout_ms: 0 or -1. */
 int qb_link_recv(struct qtest_board *b, struct dn1_hdr *h, uint8_t *payload,
                  int timeout_ms);
+
+/* Receive one header-only control frame (timing): 0, or -1 on timeout. */
+int qb_link_recv_control(struct qtest_board *b, uint32_t *magic,
+                         uint64_t *vtime, int timeout_ms);
 
 /* A host-bus request; returns the response status, value in *value. */
 int32_t qb_hostbus(struct qtest_board *b, uint32_t op, uint64_t arg0,

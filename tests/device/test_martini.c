@@ -1006,6 +1006,172 @@ static void t_read_done(void)
     CHECK_EQ(rec.reason, DN1_NACK_RANGE);
 }
 
+/* Bytes of a hex string (the issue's reproducers, verbatim). */
+static size_t unhex(const char *hex, uint8_t *out, size_t size)
+{
+    size_t n = 0;
+    while (hex[0] && hex[1] && n < size) {
+        char two[3] = { hex[0], hex[1], 0 };
+        out[n++] = (uint8_t)strtoul(two, NULL, 16);
+        hex += 2;
+    }
+    return n;
+}
+
+static void send_control(uint32_t magic, uint64_t vtime)
+{
+    uint8_t f[DN1_LINK_FRAME_HDR];
+    dn1_put_be32(f, magic);
+    dn1_put_be32(f + 4, DN1_LINK_FRAME_HDR);
+    dn1_put_be64(f + 8, vtime);
+    qb_link_send_raw(&b, f, sizeof(f));
+}
+
+/*
+ * Issue 13.1: a grant on a board without timing used to arm a timer that
+ * exists only with timing (SIGSEGV). Control frames a board does not expect
+ * are dropped and counted (ERR_CONTROL); the link stays in step.
+ */
+static void t_control_frames(void)
+{
+    uint8_t grant[64];
+    size_t n = unhex("444e47310000001000000000000003e8", grant, sizeof(grant));
+
+    qb_link_send_raw(&b, grant, n);
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_CONTROL, 1, 5000) == 0);
+    CHECK(qb_alive(&b));
+    send_control(DN1_LINK_MAGIC_REACHED, 5);      /* only the switch takes it */
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_CONTROL, 2, 5000) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_FRAMING), 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_FRAMES), 0);
+    expect_no_packet();                           /* nothing answers them */
+
+    uint8_t data[16];
+    fill(data, sizeof(data), 5);
+    struct dn1_hdr h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x100, sizeof(data), 77);
+    qb_link_send(&b, &h, data);                   /* the link is still in step */
+    expect_reply(DN1_TYPE_ACK, 77, 0);
+    CHECK(memcmp(b.hostmem + 0x100, data, sizeof(data)) == 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_TIMING), 0);
+}
+
+/* With timing: grants that are no step forward change nothing; they are
+ * counted and answered once the board stands past them (a switch that
+ * restarted catches up); DNR1 from the link is refused here too. */
+static void t_control_frames_sync(void)
+{
+    uint32_t magic;
+    uint64_t t;
+
+    qb_stop(&b);
+    qb_start_opts(&b, qemu, ME, ",sync=on");
+    CHECK_EQ(qb_reg(&b, DN1_REG_TIMING), DN1_TIMING_SYNC);
+
+    send_control(DN1_LINK_MAGIC_GRANT, 1000);
+    qb_clock_step(&b, 1000);
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(magic, DN1_LINK_MAGIC_REACHED);
+    CHECK_EQ(t, 1000);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_CONTROL), 0);
+
+    send_control(DN1_LINK_MAGIC_GRANT, 500);       /* behind: answered now */
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(magic, DN1_LINK_MAGIC_REACHED);
+    CHECK_EQ(t, 500);
+    send_control(DN1_LINK_MAGIC_GRANT, 1000);      /* a duplicate */
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(t, 1000);
+    send_control(DN1_LINK_MAGIC_GRANT, (uint64_t)-1);   /* negative time */
+    send_control(DN1_LINK_MAGIC_REACHED, 1000);
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_CONTROL, 4, 5000) == 0);
+    CHECK(qb_link_recv_control(&b, &magic, &t, QUIET_MS) != 0);
+    CHECK(qb_alive(&b));
+
+    send_control(DN1_LINK_MAGIC_GRANT, 2000);      /* and time goes on */
+    qb_clock_step(&b, 1000);
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(magic, DN1_LINK_MAGIC_REACHED);
+    CHECK_EQ(t, 2000);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_CONTROL), 4);
+}
+
+/*
+ * Issue 13.2: a NIC never answers a group packet by hardware (section 6a),
+ * so a remote read to a group is served by no member, refused or not: no
+ * READ_RSP, no NACK; dropped and counted in ERR_GROUP.
+ */
+static void t_group_read(void)
+{
+    uint8_t f[128], req[8];
+    size_t n = unhex("444e4c31000000380000000000000000010400000001ff0000080000"
+                     "a000000100000000010000000000000886e82795000000000080000"
+                     "0", f, sizeof(f));
+
+    CHECK_EQ(n, 0x38);
+    qb_link_send_raw(&b, f, n);                   /* unreadable, as found */
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_GROUP, 1, 5000) == 0);
+
+    dn1_put_be64(req, 0x5000);
+    struct dn1_hdr h = pkt(DN1_TYPE_READ_REQ, 0, 0x6000, 8, 61);
+    h.dst = DN1_MCAST_BASE + 3;
+    h.xoff = 64;                                  /* readable: still no answer */
+    qb_link_send(&b, &h, req);
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_GROUP, 2, 5000) == 0);
+    expect_no_packet();
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_NACK), 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_READ_REQ), 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 0);
+
+    /* A group packet the firmware NACKs is dropped without a NACK too. */
+    uint8_t d = 1;
+    h = pkt(DN1_TYPE_INDIRECT_WRITE, DN1_FLAG_ACK_REQ, 0, 1, 62);
+    h.dst = DN1_MCAST_BASE + 3;
+    qb_link_send(&b, &h, &d);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_HELD, 1, 5000) == 0);
+    qb_set_reg(&b, DN1_REG_RX_NACK_REASON, DN1_NACK_NO_HANDLER);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_NACK);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_NACKED), 1);
+    expect_no_packet();
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_NACK), 0);
+
+    /* The same read to this node is served. */
+    h = pkt(DN1_TYPE_READ_REQ, 0, 0x6000, 8, 63);
+    h.xoff = 64;
+    qb_link_send(&b, &h, req);
+    struct dn1_hdr r;
+    CHECK(qb_link_recv(&b, &r, NULL, 5000) == 0);
+    CHECK_EQ(r.type, DN1_TYPE_READ_RSP);
+    CHECK_EQ(r.tag, 63);
+}
+
+/*
+ * Issue 13.3: the payload window is readable from the host bus as well, in
+ * aligned 32-bit words, as the processor's word loads see it (bytes in
+ * address order; 0 past len or with nothing held). Unaligned: EINVAL.
+ */
+static void t_hostbus_payload(void)
+{
+    uint8_t data[10];
+    uint64_t v = 1;
+
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_RX_PAYLOAD, &v), 0);
+    CHECK_EQ(v, 0);                               /* nothing held */
+    fill(data, sizeof(data), 21);
+    hold_one(DN1_TYPE_INDIRECT_WRITE, 0x100, data, sizeof(data), 64);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_RX_PAYLOAD, &v), 0);
+    CHECK_EQ(v, (uint32_t)data[0] << 24 | data[1] << 16 | data[2] << 8 | data[3]);
+    CHECK_EQ(v, qb_readl(&b, DN1_REGS_BASE + DN1_REG_RX_PAYLOAD));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_RX_PAYLOAD + 8, &v), 0);
+    CHECK_EQ(v, (uint32_t)data[8] << 24 | data[9] << 16);   /* 0 past len */
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REGS_SIZE - 4, &v), 0);
+    CHECK_EQ(v, 0);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_RX_PAYLOAD + 2, NULL),
+             DN1_HB_EINVAL);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_HOSTBUS), 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);   /* no side effect */
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -1016,6 +1182,8 @@ static const struct test_case cases[] = {
     CASE(aotf_store), CASE(rx_otf), CASE(rdma_post), CASE(hold_large),
     CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
     CASE(rvatlb_protection), CASE(patlb), CASE(read_serve), CASE(read_done),
+    CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
+    CASE(hostbus_payload),
     { NULL, NULL },
 };
 

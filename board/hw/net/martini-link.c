@@ -144,6 +144,28 @@ static int martini_link_can_receive(void *opaque)
     return dn1_link_reasm_want(&s->link_rx);
 }
 
+/*
+ * A whole frame from the link. Control frames are checked against the
+ * board's mode before they touch anything: a grant means something only
+ * with timing on (its timers exist only then), and only the switch takes
+ * DNR1. Anything else is dropped and counted (ERR_CONTROL), never obeyed.
+ */
+static void martini_link_frame(MartiniState *s, const uint8_t *f, uint32_t size)
+{
+    uint32_t magic = dn1_get_be32(f);
+
+    if (magic == DN1_LINK_MAGIC) {
+        martini_sync_receive(s, f, size);
+    } else if (magic == DN1_LINK_MAGIC_GRANT && s->sync) {
+        martini_sync_grant(s, (int64_t)dn1_get_be64(f + 8));
+    } else {
+        martini_count(s, DN1_CNT_ERR_CONTROL);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: control frame 0x%08x not "
+                      "expected %s, dropped\n", s->node_id, magic,
+                      s->sync ? "from the switch" : "without timing");
+    }
+}
+
 static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
 {
     MartiniState *s = opaque;
@@ -157,13 +179,7 @@ static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
                           "header, bytes dropped\n", s->node_id);
             break;
         case DN1_REASM_FRAME:
-            if (dn1_get_be32(s->link_rx.buf) == DN1_LINK_MAGIC_GRANT) {
-                martini_sync_grant(s, dn1_get_be64(s->link_rx.buf + 8));
-            } else if (dn1_get_be32(s->link_rx.buf) == DN1_LINK_MAGIC) {
-                martini_sync_receive(s, s->link_rx.buf, s->link_rx.fill);
-            } else {
-                martini_count(s, DN1_CNT_ERR_FRAMING);   /* not ours to get */
-            }
+            martini_link_frame(s, s->link_rx.buf, s->link_rx.fill);
             s->link_rx.fill = 0;
             break;
         case DN1_REASM_MORE:

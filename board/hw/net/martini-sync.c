@@ -227,9 +227,25 @@ void martini_sync_fw_status(MartiniState *s, uint32_t old, uint32_t val)
     }
 }
 
-/* The switch granted virtual time up to @horizon: run until then. */
+/*
+ * The switch granted virtual time up to @horizon: run until then. A grant
+ * that is no step forward (a duplicate, a switch that restarted from zero,
+ * a negative time) changes nothing; it is counted, and answered as soon as
+ * the board stands at or past it, so that a restarted switch can catch up.
+ */
 void martini_sync_grant(MartiniState *s, int64_t horizon)
 {
+    if (horizon <= s->horizon) {
+        martini_count(s, DN1_CNT_ERR_CONTROL);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: grant to %" PRId64
+                      " ns does not pass the horizon %" PRId64 " ns\n",
+                      s->node_id, horizon, s->horizon);
+        if (horizon > 0 &&
+            qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= horizon) {
+            martini_link_control(s, DN1_LINK_MAGIC_REACHED, horizon);
+        }
+        return;
+    }
     if (s->horizon == 0) {
         timer_mod(s->quantum_timer, horizon);   /* the first quantum */
     }

@@ -253,6 +253,15 @@ static bool martini_rx_hw(MartiniState *s, MartiniPacket *p)
         martini_cq_post(s, &p->hdr);
         break;
     case DN1_TYPE_READ_REQ:
+        if (p->hdr.dst >= DN1_MCAST_BASE) {
+            /* One reply address, N members: no member answers a group
+             * read, with data or with a NACK (section 6a). */
+            martini_count(s, DN1_CNT_ERR_GROUP);
+            qemu_log_mask(LOG_GUEST_ERROR, "martini%u: remote read to group "
+                          "0x%x from node %u, dropped\n", s->node_id,
+                          p->hdr.dst, p->hdr.src);
+            break;
+        }
         martini_read_serve(s, p);
         break;
     case DN1_TYPE_READ_RSP:
@@ -388,7 +397,9 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
         break;
     case DN1_RX_CMD_NACK:
         s->cmd_result = DN1_RX_RESULT_OK;
-        martini_reply(s, &p->hdr, DN1_TYPE_NACK, s->nack_reason);
+        if (p->hdr.dst < DN1_MCAST_BASE) {   /* never for a group packet */
+            martini_reply(s, &p->hdr, DN1_TYPE_NACK, s->nack_reason);
+        }
         martini_count(s, DN1_CNT_RX_NACKED);
         break;
     case DN1_RX_CMD_DONE:
@@ -454,11 +465,33 @@ bad:
                   "offset 0x%x, not sent\n", s->node_id, off);
 }
 
+/* @size bytes of the held payload from @base, in address order (0 past
+ * len, or with nothing held): a big-endian load, as the processor sees it. */
+static uint64_t martini_payload_read(MartiniState *s, hwaddr base,
+                                     unsigned size)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < size; i++) {
+        hwaddr at = base + i;
+        uint8_t b = 0;
+
+        if (s->held && at < s->held->hdr.len) {
+            b = s->held->data[DN1_PKT_HDR_SIZE + at];
+        }
+        v = v << 8 | b;
+    }
+    return v;
+}
+
 /* Register contents; reads have no side effects (the host may read too). */
 uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
 {
     const struct dn1_hdr *h = s->held ? &s->held->hdr : NULL;
 
+    if (offset >= DN1_REG_RX_PAYLOAD) {
+        return martini_payload_read(s, offset - DN1_REG_RX_PAYLOAD, 4);
+    }
     if (offset >= DN1_REG_CNT_BASE &&
         offset < DN1_REG_CNT(DN1_CNT_COUNT)) {
         return s->counters[(offset - DN1_REG_CNT_BASE) / 4];
@@ -518,7 +551,8 @@ uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
 
 bool martini_reg_readable(hwaddr offset)
 {
-    if (offset >= DN1_REG_CNT_BASE && offset < DN1_REG_CNT(DN1_CNT_COUNT)) {
+    if ((offset >= DN1_REG_CNT_BASE && offset < DN1_REG_CNT(DN1_CNT_COUNT)) ||
+        (offset >= DN1_REG_RX_PAYLOAD && offset < DN1_REGS_SIZE)) {
         return (offset & 3) == 0;
     }
     switch (offset) {
@@ -540,20 +574,8 @@ static uint64_t martini_read(void *opaque, hwaddr offset, unsigned size)
     MartiniState *s = opaque;
 
     if (offset >= DN1_REG_RX_PAYLOAD) {
-        /* Held payload, memory-like: bytes in address order (big-endian). */
-        hwaddr base = offset - DN1_REG_RX_PAYLOAD;
-        uint64_t v = 0;
-
-        for (unsigned i = 0; i < size; i++) {
-            hwaddr at = base + i;
-            uint8_t b = 0;
-
-            if (s->held && at < s->held->hdr.len) {
-                b = s->held->data[DN1_PKT_HDR_SIZE + at];
-            }
-            v = v << 8 | b;
-        }
-        return v;
+        /* Held payload, memory-like: any access size. */
+        return martini_payload_read(s, offset - DN1_REG_RX_PAYLOAD, size);
     }
     if (size != 4 || !martini_reg_readable(offset)) {
         martini_count(s, DN1_CNT_ERR_REG);
