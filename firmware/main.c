@@ -7,7 +7,9 @@
 #include "hal/martini.h"
 #include "hal/uart.h"
 #include "dispatch.h"
+#include "fwstats.h"
 #include "indirect_write/indirect_write.h"
+#include "message/message.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 #include "fw_version.h"
@@ -25,10 +27,14 @@ int main(void)
             cpu_idle();
         }
     }
-    printf("node %lu: handlers: indirect-write=0x%02x\n",
-           (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE);
+    printf("node %lu: handlers: indirect-write=0x%02x message=0x%02x\n",
+           (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE,
+           DN1_TYPE_MESSAGE);
 
+    fwstats_init();
+    message_init();
     dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
+    dispatch_register(DN1_TYPE_MESSAGE, message_handle);
 
     hal_martini_irq_enable();
     cpu_irq_unmask(DN1_IRQ_MARTINI);

@@ -69,9 +69,10 @@ void hal_rx_read(struct rx_packet *p)
                    mmio_read32(REG(DN1_REG_RX_MISS_LO));
     p->raddr = p->hdr.raddr;
     p->nack_reason = DN1_NACK_NONE;
+    p->written = 0;
 }
 
-void hal_rx_finish(const struct rx_packet *p, enum rx_action action)
+uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
 {
     if (action == RX_CONTINUE && p->raddr != p->hdr.raddr) {
         mmio_write32(REG(DN1_REG_RX_RADDR_HI), (uint32_t)(p->raddr >> 32));
@@ -80,4 +81,5 @@ void hal_rx_finish(const struct rx_packet *p, enum rx_action action)
         mmio_write32(REG(DN1_REG_RX_NACK_REASON), p->nack_reason);
     }
     mmio_write32(REG(DN1_REG_RX_CMD), (uint32_t)action);
+    return mmio_read32(REG(DN1_REG_RX_CMD_RESULT));
 }

@@ -1,9 +1,9 @@
 /* Packet-type dispatcher (see dispatch.h). */
 #include "dispatch.h"
+#include "fwstats.h"
 
 static rx_handler_fn handler_table[256];
 static rx_handler_fn miss_handler;
-static struct dispatch_stats stats;
 
 void dispatch_register(uint8_t type, rx_handler_fn fn)
 {
@@ -19,9 +19,9 @@ enum rx_action dispatch_packet(struct rx_packet *p)
 {
     if (p->hold_reason == DN1_HOLD_RVATLB_MISS ||
         p->hold_reason == DN1_HOLD_PATLB_MISS) {
-        stats.tlb_misses++;
+        fwstats_inc(DN1_FWST_TLB_MISSES);
         if (!miss_handler) {
-            stats.no_translation++;
+            fwstats_inc(DN1_FWST_NO_TRANSLATION);
             p->nack_reason = DN1_NACK_NO_TRANSLATION;
             return RX_NACK;
         }
@@ -31,11 +31,11 @@ enum rx_action dispatch_packet(struct rx_packet *p)
     rx_handler_fn fn = handler_table[p->hdr.type];
 
     if (!fn) {
-        stats.no_handler++;
+        fwstats_inc(DN1_FWST_NO_HANDLER);
         p->nack_reason = DN1_NACK_NO_HANDLER;
         return RX_NACK;
     }
-    stats.dispatched++;
+    fwstats_inc(DN1_FWST_DISPATCHED);
     return fn(p);
 }
 
@@ -45,11 +45,10 @@ void dispatch_service(void)
 
     while (hal_rx_held()) {
         hal_rx_read(&p);
-        hal_rx_finish(&p, dispatch_packet(&p));
+        enum rx_action a = dispatch_packet(&p);
+        if (hal_rx_finish(&p, a) == DN1_RX_RESULT_OK && a == RX_CONTINUE &&
+            p.written) {
+            p.written(&p);
+        }
     }
-}
-
-const struct dispatch_stats *dispatch_get_stats(void)
-{
-    return &stats;
 }

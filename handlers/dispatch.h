@@ -11,13 +11,6 @@
 
 typedef enum rx_action (*rx_handler_fn)(struct rx_packet *p);
 
-struct dispatch_stats {
-    uint32_t dispatched;     /* packets given to a handler */
-    uint32_t no_handler;     /* packets of a type with no handler: NACKed */
-    uint32_t tlb_misses;     /* writes held on a TLB miss */
-    uint32_t no_translation; /* ... with no miss handler: NACKed */
-};
-
 /* Install @fn for @type (replacing any earlier one; NULL removes it). */
 void dispatch_register(uint8_t type, rx_handler_fn fn);
 
@@ -29,12 +22,15 @@ void dispatch_register(uint8_t type, rx_handler_fn fn);
 void dispatch_register_miss(rx_handler_fn fn);
 
 /* Decide the fate of @p. Types without a handler are NACKed (NO_HANDLER);
- * TLB misses without a miss handler are NACKed (NO_TRANSLATION). */
+ * TLB misses without a miss handler are NACKed (NO_TRANSLATION). Counted in
+ * the firmware statistics (fwstats.h). */
 enum rx_action dispatch_packet(struct rx_packet *p);
 
-/* Serve every packet held in the pipeline (the Martini interrupt). */
+/*
+ * Serve every packet held in the pipeline (the Martini interrupt): decide,
+ * hand the decision to the hardware, and once a CONTINUE's payload is in
+ * memory, call the handler's p->written.
+ */
 void dispatch_service(void);
-
-const struct dispatch_stats *dispatch_get_stats(void);
 
 #endif

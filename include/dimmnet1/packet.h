@@ -39,7 +39,7 @@
                                            payload = u64 (BE) reply address */
 #define DN1_TYPE_READ_RSP        0x05u  /* its data, to the reply address */
 #define DN1_TYPE_INDIRECT_WRITE  0x40u  /* firmware: remote indirect write */
-#define DN1_TYPE_MESSAGE         0x41u  /* firmware: message exchange (reserved) */
+#define DN1_TYPE_MESSAGE         0x41u  /* firmware: message exchange */
 #define DN1_TYPE_BARRIER         0x42u  /* firmware: counting barrier (reserved) */
 
 /* Destinations from DN1_MCAST_BASE up name multicast groups of the switch:
@@ -69,6 +69,16 @@
 #define DN1_NACK_NO_FIRMWARE   4u  /* reserved: firmware not running */
 #define DN1_NACK_PROTECTION    5u  /* a TLB entry forbids the write */
 #define DN1_NACK_NO_TRANSLATION 6u /* TLB miss the firmware could not serve */
+/* Message exchange (firmware, docs/hardware.md section 10). */
+#define DN1_NACK_BUFFER_FULL   7u  /* sender's system buffer (or the notice queue)
+                                      has no room now: retry after a backoff */
+#define DN1_NACK_TOO_LONG      8u  /* longer than the whole system buffer and no
+                                      user buffer posted for it: retry */
+#define DN1_NACK_NO_BUFFER     9u  /* receiver set up nothing for this sender */
+#define DN1_NACK_SEQUENCE      10u /* f_seq ahead of the expected one: a packet
+                                      before it is missing; resend from there */
+#define DN1_NACK_BAD_MESSAGE   11u /* offset or length contradicts its message */
+#define DN1_NACK_BAD_PATH      12u /* not sendable as a message: OTF, VA, no ACK_REQ */
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not

@@ -6,23 +6,62 @@
 
 uint8_t fake_hostmem[FAKE_HOSTMEM_SIZE];
 uint8_t fake_llcm[DN1_LLCM_SIZE];
-struct fake_decision fake_decisions[16];
+struct fake_decision fake_decisions[FAKE_DECISIONS];
 size_t fake_decision_count;
 
-static struct dn1_hdr queue[16];
-static uint8_t queue_reason[16];
+static struct dn1_hdr queue[FAKE_DECISIONS];
+static uint8_t queue_reason[FAKE_DECISIONS];
 static size_t queue_len, queue_head;
 
-/* The fake NIC address space: host memory at 0, LLCM at DN1_RADDR_LLCM. */
-static uint8_t *fake_nic(uint64_t addr)
+/* The fake NIC address space: host memory at 0, LLCM at DN1_RADDR_LLCM;
+ * @n bytes from @addr must lie inside one of them. */
+static uint8_t *fake_nic_n(uint64_t addr, unsigned n)
 {
-    if (addr <= FAKE_HOSTMEM_SIZE - 8u) {
+    if (addr <= FAKE_HOSTMEM_SIZE - n) {
         return &fake_hostmem[addr];
     }
-    if (addr >= DN1_RADDR_LLCM && addr <= DN1_RADDR_LLCM + DN1_LLCM_SIZE - 8u) {
+    if (addr >= DN1_RADDR_LLCM && addr <= DN1_RADDR_LLCM + DN1_LLCM_SIZE - n) {
         return &fake_llcm[addr - DN1_RADDR_LLCM];
     }
     return NULL;
+}
+
+static uint8_t *fake_nic(uint64_t addr)
+{
+    return fake_nic_n(addr, 8);
+}
+
+void fake_nic_put_u32(uint64_t addr, uint32_t v)
+{
+    uint8_t *p = fake_nic_n(addr, 4);
+    for (int i = 0; i < 4; i++) {
+        p[i] = (uint8_t)(v >> (8 * i));
+    }
+}
+
+uint32_t fake_nic_get_u32(uint64_t addr)
+{
+    const uint8_t *p = fake_nic_n(addr, 4);
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+int hal_nic_read_u32(uint64_t addr, uint32_t *value)
+{
+    if ((addr & 3u) || !fake_nic_n(addr, 4)) {
+        return -1;
+    }
+    *value = fake_nic_get_u32(addr);
+    return 0;
+}
+
+int hal_nic_write_u32(uint64_t addr, uint32_t value)
+{
+    if ((addr & 3u) || !fake_nic_n(addr, 4)) {
+        return -1;
+    }
+    fake_nic_put_u32(addr, value);
+    return 0;
 }
 
 void fake_hostmem_put_u64(uint64_t addr, uint64_t v)
@@ -62,6 +101,9 @@ void fake_rx_push(const struct dn1_hdr *h)
 
 void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason)
 {
+    if (queue_head == queue_len) {
+        queue_head = queue_len = 0;   /* all served: start the list over */
+    }
     queue_reason[queue_len] = reason;
     queue[queue_len++] = *h;
 }
@@ -78,12 +120,20 @@ void hal_rx_read(struct rx_packet *p)
     p->miss_addr = 0;
     p->raddr = p->hdr.raddr;
     p->nack_reason = 0;
+    p->written = 0;
 }
 
-void hal_rx_finish(const struct rx_packet *p, enum rx_action action)
+uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
 {
-    fake_decisions[fake_decision_count++] = (struct fake_decision){
-        .action = action, .raddr = p->raddr, .nack_reason = p->nack_reason,
+    uint32_t result = DN1_RX_RESULT_OK;
+
+    if (action == RX_CONTINUE && !dn1_raddr_writable(p->raddr, p->hdr.len)) {
+        result = DN1_RX_RESULT_RANGE;   /* the hardware's check, and NACK */
+    }
+    fake_decisions[fake_decision_count++ % FAKE_DECISIONS] = (struct fake_decision){
+        .action = action, .raddr = p->raddr, .len = p->hdr.len,
+        .nack_reason = p->nack_reason,
     };
     queue_head++;
+    return result;
 }

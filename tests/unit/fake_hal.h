@@ -15,8 +15,14 @@ extern uint8_t fake_hostmem[FAKE_HOSTMEM_SIZE];
 /* Store a little-endian 64-bit pointer as the host would, at a NIC address
  * (fake host memory, or fake LLCM at DN1_RADDR_LLCM). */
 void fake_hostmem_put_u64(uint64_t addr, uint64_t v);
+/* 32-bit little-endian words of the fake NIC address space, as the host
+ * would write and read them (LLCM's firmware part included). */
+void fake_nic_put_u32(uint64_t addr, uint32_t v);
+uint32_t fake_nic_get_u32(uint64_t addr);
 
-/* Queue packets to be "held"; dispatch_service() consumes them. */
+/* Queue packets to be "held"; dispatch_service() consumes them. A CONTINUE
+ * is checked as the hardware checks it (writable NIC address space) and
+ * recorded, not carried out: there is no payload. */
 void fake_rx_reset(void);
 void fake_rx_push(const struct dn1_hdr *h);                 /* held: type */
 void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason);
@@ -24,9 +30,11 @@ void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason);
 struct fake_decision {
     enum rx_action action;
     uint64_t raddr;
+    uint16_t len;
     uint8_t nack_reason;
 };
-extern struct fake_decision fake_decisions[16];
+#define FAKE_DECISIONS 64
+extern struct fake_decision fake_decisions[FAKE_DECISIONS];
 extern size_t fake_decision_count;
 
 #endif

@@ -2,6 +2,7 @@
 #include "../common/check.h"
 #include "fake_hal.h"
 #include "dispatch.h"
+#include "fwstats.h"
 #include "indirect_write/indirect_write.h"
 #include "dimmnet1/memmap.h"
 
@@ -75,8 +76,8 @@ static void t_wrapping_target_nacked(void)
 /* Step 2: the dispatcher picks the handler by type; unknown types are NACKed. */
 static void t_dispatch_by_type(void)
 {
-    const struct dispatch_stats *st = dispatch_get_stats();
-    uint32_t dispatched = st->dispatched, no_handler = st->no_handler;
+    uint32_t dispatched = fwstats_get(DN1_FWST_DISPATCHED);
+    uint32_t no_handler = fwstats_get(DN1_FWST_NO_HANDLER);
     struct dn1_hdr a = iw(0x100, 0, 4), b = iw(0x100, 464, 4), c = iw(0, 0, 4);
 
     fake_hostmem_put_u64(0x100, 0x4000);
@@ -92,8 +93,11 @@ static void t_dispatch_by_type(void)
     CHECK_EQ(fake_decisions[1].nack_reason, DN1_NACK_NO_HANDLER);
     CHECK_EQ(fake_decisions[2].action, RX_CONTINUE);
     CHECK_EQ(fake_decisions[2].raddr, 0x4000 + 464);
-    CHECK_EQ(st->dispatched, dispatched + 2);
-    CHECK_EQ(st->no_handler, no_handler + 1);
+    CHECK_EQ(fwstats_get(DN1_FWST_DISPATCHED), dispatched + 2);
+    CHECK_EQ(fwstats_get(DN1_FWST_NO_HANDLER), no_handler + 1);
+    /* Published for the host in LLCM, little-endian. */
+    CHECK_EQ(fake_nic_get_u32(DN1_RADDR_LLCM + DN1_LLCM_FWSTATS + 8 +
+                              4 * DN1_FWST_NO_HANDLER), no_handler + 1);
 }
 
 static void t_unregister(void)
@@ -115,8 +119,8 @@ static enum rx_action refill_stub(struct rx_packet *p)
 /* TLB misses go to the miss handler, not by type; without one: NACK. */
 static void t_tlb_miss_routing(void)
 {
-    const struct dispatch_stats *st = dispatch_get_stats();
-    uint32_t misses = st->tlb_misses, none = st->no_translation;
+    uint32_t misses = fwstats_get(DN1_FWST_TLB_MISSES);
+    uint32_t none = fwstats_get(DN1_FWST_NO_TRANSLATION);
     struct dn1_hdr push = iw(0x100, 0, 8);
     push.type = DN1_TYPE_PUSH;
     fake_rx_push_held(&push, DN1_HOLD_RVATLB_MISS);
@@ -125,7 +129,7 @@ static void t_tlb_miss_routing(void)
     CHECK_EQ(fake_decisions[0].action, RX_NACK);
     CHECK_EQ(fake_decisions[0].nack_reason, DN1_NACK_NO_TRANSLATION);
     CHECK_EQ(fake_decisions[1].nack_reason, DN1_NACK_NO_TRANSLATION);
-    CHECK_EQ(st->no_translation, none + 2);
+    CHECK_EQ(fwstats_get(DN1_FWST_NO_TRANSLATION), none + 2);
 
     /* An indirect-write packet that missed is a miss, not an indirect write. */
     dispatch_register_miss(refill_stub);
@@ -135,7 +139,7 @@ static void t_tlb_miss_routing(void)
     dispatch_service();
     CHECK_EQ(fake_decisions[2].action, RX_CONTINUE);
     CHECK_EQ(fake_decisions[2].raddr, 0x7000);
-    CHECK_EQ(st->tlb_misses, misses + 3);
+    CHECK_EQ(fwstats_get(DN1_FWST_TLB_MISSES), misses + 3);
     dispatch_register_miss(NULL);
 }
 

@@ -1,8 +1,10 @@
 /*
- * The NIC address space as the processor reads it (docs/hardware.md, "NIC
- * address space"): host receive memory and LLCM, through their apertures, in
- * the host's (little-endian) byte order. Addresses are remote addresses as
- * packets carry them.
+ * The NIC address space as the processor reads and writes it
+ * (docs/hardware.md, "NIC address space"): host receive memory and LLCM,
+ * through their apertures, in the host's (little-endian) byte order.
+ * Addresses are remote addresses as packets carry them. The firmware may
+ * also write the NIC-reserved part of LLCM (its statistics, the message
+ * notice queue's producer count, slot words it owns); no packet can.
  */
 #ifndef HAL_NICMEM_H
 #define HAL_NICMEM_H
@@ -15,5 +17,12 @@
  * or -1 (nothing read) when @addr is unaligned or the word lies outside both.
  */
 int hal_nic_read_u64(uint64_t addr, uint64_t *value);
+
+/* The same for 32-bit words (4-aligned). */
+int hal_nic_read_u32(uint64_t addr, uint32_t *value);
+
+/* Write a little-endian 32-bit word at @addr (4-aligned, inside host receive
+ * memory or LLCM); -1 and nothing written otherwise. */
+int hal_nic_write_u32(uint64_t addr, uint32_t value);
 
 #endif

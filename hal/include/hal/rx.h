@@ -16,6 +16,12 @@ struct rx_packet {
     uint64_t miss_addr;      /* on a TLB miss: the address that missed */
     uint64_t raddr;          /* where CONTINUE writes; starts as hdr.raddr */
     uint8_t nack_reason;     /* sent with RX_NACK */
+    /*
+     * Set by a handler that returns RX_CONTINUE and must act once the
+     * payload is in memory (and its ACK has left): called with the packet
+     * after the hardware did the write, never if it refused it.
+     */
+    void (*written)(const struct rx_packet *p);
 };
 
 enum rx_action {
@@ -32,7 +38,8 @@ int hal_rx_held(void);
 /* Load the held packet's header. */
 void hal_rx_read(struct rx_packet *p);
 
-/* Hand the held packet back to the hardware with the handler's decision. */
-void hal_rx_finish(const struct rx_packet *p, enum rx_action action);
+/* Hand the held packet back to the hardware with the handler's decision;
+ * returns the command's result (DN1_RX_RESULT_OK when it was carried out). */
+uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action);
 
 #endif

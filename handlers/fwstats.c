@@ -1,0 +1,28 @@
+/* Firmware statistics in LLCM (see fwstats.h). */
+#include "fwstats.h"
+#include "hal/nicmem.h"
+#include "dimmnet1/memmap.h"
+
+#define FWST_ADDR(word) (DN1_RADDR_LLCM + DN1_LLCM_FWSTATS + 4u * (word))
+
+static uint32_t counts[DN1_FWST_COUNT];
+
+void fwstats_init(void)
+{
+    for (unsigned i = 0; i < DN1_FWST_COUNT; i++) {
+        counts[i] = 0;
+        hal_nic_write_u32(FWST_ADDR(2 + i), 0);
+    }
+    hal_nic_write_u32(FWST_ADDR(1), DN1_FWST_COUNT);
+    hal_nic_write_u32(FWST_ADDR(0), DN1_FWSTATS_MAGIC);   /* valid from here */
+}
+
+void fwstats_inc(unsigned counter)
+{
+    hal_nic_write_u32(FWST_ADDR(2 + counter), ++counts[counter]);
+}
+
+uint32_t fwstats_get(unsigned counter)
+{
+    return counts[counter];
+}

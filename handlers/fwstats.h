@@ -1,0 +1,18 @@
+/*
+ * Firmware statistics: counters the host reads in LLCM (docs/hardware.md
+ * section 10, DN1_LLCM_FWSTATS; `dnctl` prints them). Each increment is one
+ * store to LLCM; the firmware keeps its own copy, so it never reads back
+ * what the host could have scribbled over.
+ */
+#ifndef HANDLERS_FWSTATS_H
+#define HANDLERS_FWSTATS_H
+
+#include <stdint.h>
+#include "dimmnet1/message.h"
+
+/* Zero every counter and publish the block (magic, count) for the host. */
+void fwstats_init(void);
+void fwstats_inc(unsigned counter);
+uint32_t fwstats_get(unsigned counter);
+
+#endif

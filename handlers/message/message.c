@@ -1,0 +1,297 @@
+/*
+ * Message exchange (see message.h). Paper, "message exchange on indirect
+ * write": step 3 reads the sender's slot, step 4 NACKs when its system
+ * buffer is full, step 5 moves from a used user buffer to the system
+ * buffer's free space, step 6 rewrites the address and continues, step 7 is
+ * the hardware's write and ACK. The receive notice (after the last byte) and
+ * f_seq ordering are this model's additions for MPI (issue 8).
+ *
+ * The firmware keeps each sender's state in local memory and trusts nothing
+ * it reads back from LLCM: host-written words are checked on every use.
+ */
+#include <stddef.h>
+#include "message.h"
+#include "fwstats.h"
+#include "hal/nicmem.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/message.h"
+
+#define LLCM(off)         (DN1_RADDR_LLCM + (uint64_t)(off))
+#define CTRL(field)       LLCM(DN1_LLCM_MSG_CTRL + offsetof(struct dn1_msg_ctrl, field))
+#define SLOT(src, field)  LLCM(DN1_LLCM_MSG_SLOTS + sizeof(struct dn1_msg_slot) * (src) + \
+                               offsetof(struct dn1_msg_slot, field))
+/* The u16 pairs as the 32-bit words they share (little-endian). */
+#define SLOT_GENS(src)    SLOT(src, setup_gen)     /* setup_gen | post_gen << 16 */
+#define SLOT_FW(src)      SLOT(src, post_taken)    /* post_taken | next_seq << 16 */
+#define NOTICE_WORDS      (sizeof(struct dn1_msg_notice) / 4)
+
+struct sender {
+    uint16_t setup_gen;     /* the host's setup taken over; 0: none */
+    uint16_t post_taken;
+    uint16_t next_seq;      /* f_seq of the next packet to write */
+    uint32_t sysbuf_off, sysbuf_size;
+    uint32_t alloc;         /* ring bytes handed out (wraps, like the host's freed) */
+    uint32_t pos;           /* where the next ring entry starts, < sysbuf_size */
+    uint32_t delivered;
+    /* the message in progress */
+    uint8_t active, user;
+    uint32_t utag, len, got, base, span;
+};
+
+static struct sender senders[DN1_MSG_SENDERS];
+static uint32_t nq_produced;
+
+/* What the packet being continued commits once it is written. */
+static struct {
+    struct sender *s;
+    uint16_t src;
+    uint8_t first, last, user;
+    uint16_t post_gen;
+    uint32_t base, span, pos;
+    uint64_t notice;        /* NIC address of the notice to post, if last */
+} pending;
+
+static enum rx_action refuse(struct rx_packet *p, uint8_t reason, unsigned stat)
+{
+    fwstats_inc(stat);
+    p->nack_reason = reason;
+    return RX_NACK;
+}
+
+static void publish(unsigned src, const struct sender *s)
+{
+    hal_nic_write_u32(SLOT_FW(src), s->post_taken | (uint32_t)s->next_seq << 16);
+    hal_nic_write_u32(SLOT(src, delivered), s->delivered);
+}
+
+void message_init(void)
+{
+    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
+        uint32_t gens = 0;
+
+        hal_nic_read_u32(SLOT_GENS(src), &gens);
+        /* A post left from before this boot is not ours to take. */
+        senders[src] = (struct sender){ .post_taken = (uint16_t)(gens >> 16) };
+        publish(src, &senders[src]);
+    }
+    nq_produced = 0;
+    hal_nic_write_u32(CTRL(nq_produced), 0);
+}
+
+/* Take over the host's (re)setup of @src's system buffer: the conversation
+ * starts over (f_seq 0, an empty ring; a partial message is dropped). */
+static int adopt(struct sender *s, unsigned src, uint16_t gen)
+{
+    uint32_t off, size, freed;
+
+    if (hal_nic_read_u32(SLOT(src, sysbuf_off), &off) ||
+        hal_nic_read_u32(SLOT(src, sysbuf_size), &size) ||
+        hal_nic_read_u32(SLOT(src, freed), &freed) ||
+        ((off | size) & (DN1_MSG_ALIGN - 1)) != 0 ||
+        off > DN1_HOSTMEM_SIZE || size > DN1_HOSTMEM_SIZE - off) {
+        return -1;
+    }
+    if (s->active) {
+        fwstats_inc(DN1_FWST_MSG_ABANDONED);
+    }
+    *s = (struct sender){
+        .setup_gen = gen, .post_taken = s->post_taken,
+        .sysbuf_off = off, .sysbuf_size = size, .alloc = freed,
+    };
+    fwstats_inc(DN1_FWST_MSG_SETUPS);
+    publish(src, s);
+    return 0;
+}
+
+/* The notice queue, if the host set it up sanely: its address, else 0. */
+static uint64_t notice_slot_free(void)
+{
+    uint32_t off, entries, consumed;
+
+    if (hal_nic_read_u32(CTRL(nq_off), &off) ||
+        hal_nic_read_u32(CTRL(nq_entries), &entries) ||
+        hal_nic_read_u32(CTRL(nq_consumed), &consumed) ||
+        entries == 0 || entries > DN1_MSG_NQ_MAX || (entries & (entries - 1)) ||
+        (off & 31u) || off < DN1_LLCM_NIC_RESERVED ||
+        off > DN1_LLCM_SIZE - entries * sizeof(struct dn1_msg_notice) ||
+        nq_produced - consumed >= entries) {
+        return 0;
+    }
+    return LLCM(off + (nq_produced & (entries - 1)) * sizeof(struct dn1_msg_notice));
+}
+
+/*
+ * First packet of a message of @mlen bytes: choose its place (steps 4-5).
+ * A posted user buffer that holds it takes it; one too small is left for a
+ * later message. Else the ring: an entry that would run past the end starts
+ * at the beginning, the skipped tail counted in its span.
+ */
+static enum rx_action place(struct rx_packet *p, struct sender *s,
+                            unsigned src, uint32_t mlen)
+{
+    uint32_t gens, post_off, post_len, freed, used, need, pad;
+    uint16_t post_gen;
+
+    if (hal_nic_read_u32(SLOT_GENS(src), &gens)) {
+        return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
+    }
+    post_gen = (uint16_t)(gens >> 16);
+    if (post_gen != s->post_taken) {
+        hal_nic_read_u32(SLOT(src, post_off), &post_off);
+        hal_nic_read_u32(SLOT(src, post_len), &post_len);
+        if (post_off > DN1_HOSTMEM_SIZE || post_len > DN1_HOSTMEM_SIZE - post_off) {
+            /* A post outside receive memory is refused once and dropped,
+             * so it cannot wedge the sender; the retry takes the ring. */
+            s->post_taken = post_gen;
+            publish(src, s);
+            return refuse(p, DN1_NACK_BAD_POINTER, DN1_FWST_NACK_BAD_POINTER);
+        }
+        if (post_len >= mlen) {
+            pending.user = 1;
+            pending.post_gen = post_gen;
+            pending.base = post_off;
+            pending.span = 0;
+            pending.pos = s->pos;
+            return RX_CONTINUE;
+        }
+    }
+    if (mlen > s->sysbuf_size) {
+        return refuse(p, DN1_NACK_TOO_LONG, DN1_FWST_NACK_TOO_LONG);
+    }
+    if (hal_nic_read_u32(SLOT(src, freed), &freed)) {
+        return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
+    }
+    used = s->alloc - freed;
+    if (used > s->sysbuf_size) {
+        used = s->sysbuf_size;          /* nonsense from the host: full */
+    }
+    if (used == 0) {
+        s->pos = 0;                     /* drained: the whole buffer is one piece */
+    }
+    need = (mlen + DN1_MSG_ALIGN - 1) & ~(DN1_MSG_ALIGN - 1);
+    pad = need > s->sysbuf_size - s->pos ? s->sysbuf_size - s->pos : 0;
+    if (pad + need > s->sysbuf_size - used) {
+        return refuse(p, DN1_NACK_BUFFER_FULL, DN1_FWST_NACK_BUFFER_FULL);
+    }
+    pending.user = 0;
+    pending.base = s->sysbuf_off + (pad ? 0 : s->pos);
+    pending.span = pad + need;
+    pending.pos = (pad ? 0 : s->pos) + need;
+    if (pending.pos == s->sysbuf_size) {
+        pending.pos = 0;
+    }
+    return RX_CONTINUE;
+}
+
+static void post_notice(unsigned src, const struct sender *s)
+{
+    uint32_t w[NOTICE_WORDS] = {
+        src | (uint32_t)(s->user ? DN1_NOTICE_USER : 0) << 16,
+        s->utag, s->len, s->base, s->span, s->delivered, nq_produced,
+        s->setup_gen,
+    };
+
+    for (unsigned i = 0; i < NOTICE_WORDS; i++) {
+        hal_nic_write_u32(pending.notice + 4 * i, w[i]);
+    }
+    /* The notice is whole before the host can see it. */
+    hal_nic_write_u32(CTRL(nq_produced), ++nq_produced);
+}
+
+/* The hardware wrote the packet (step 7): commit what the handler chose. */
+static void message_written(const struct rx_packet *p)
+{
+    struct sender *s = pending.s;
+
+    if (pending.first) {
+        s->active = 1;
+        s->user = pending.user;
+        s->utag = DN1_MSG_UTAG(p->hdr.raddr);
+        s->len = DN1_MSG_LEN(p->hdr.raddr);
+        s->got = 0;
+        s->base = pending.base;
+        s->span = pending.span;
+        if (pending.user) {
+            s->post_taken = pending.post_gen;
+        } else {
+            s->alloc += pending.span;
+            s->pos = pending.pos;
+        }
+    }
+    s->got += p->hdr.len;
+    s->next_seq++;
+    fwstats_inc(DN1_FWST_MSG_PACKETS);
+    if (pending.last) {
+        post_notice(pending.src, s);
+        s->active = 0;
+        s->delivered++;
+        fwstats_inc(DN1_FWST_MSG_DELIVERED);
+        if (s->user) {
+            fwstats_inc(DN1_FWST_MSG_USER);
+        }
+    }
+    publish(pending.src, s);
+}
+
+enum rx_action message_handle(struct rx_packet *p)
+{
+    const struct dn1_hdr *h = &p->hdr;
+    uint32_t mlen = DN1_MSG_LEN(h->raddr), enable, gens;
+    struct sender *s;
+    int16_t ahead;
+
+    /* Reliable delivery needs the ACK; OTF, VA and groups do not fit. */
+    if ((h->flags & (DN1_FLAG_OTF | DN1_FLAG_VA)) || !(h->flags & DN1_FLAG_ACK_REQ) ||
+        h->dst >= DN1_MCAST_BASE) {
+        return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
+    }
+    /* Step 3: the sender's slot, set up by the host. */
+    if (h->src >= DN1_MSG_SENDERS ||
+        hal_nic_read_u32(CTRL(enable), &enable) || enable != DN1_MSG_ENABLE ||
+        hal_nic_read_u32(SLOT_GENS(h->src), &gens) || (uint16_t)gens == 0) {
+        return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
+    }
+    s = &senders[h->src];
+    if ((uint16_t)gens != s->setup_gen && adopt(s, h->src, (uint16_t)gens) != 0) {
+        return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
+    }
+
+    /* f_seq: in order only; what landed already is ACKed again. */
+    ahead = (int16_t)(h->seq - s->next_seq);
+    if (ahead < 0 && ahead >= -(int16_t)DN1_MSG_WINDOW) {
+        fwstats_inc(DN1_FWST_MSG_DUPLICATES);
+        return RX_DONE;
+    }
+    if (ahead != 0) {
+        return refuse(p, DN1_NACK_SEQUENCE, DN1_FWST_NACK_SEQUENCE);
+    }
+
+    /* The packet must continue its message where it stands. */
+    if (s->active ? h->xoff != s->got || mlen != s->len ||
+                    DN1_MSG_UTAG(h->raddr) != s->utag
+                  : h->xoff != 0) {
+        return refuse(p, DN1_NACK_BAD_MESSAGE, DN1_FWST_NACK_BAD_MESSAGE);
+    }
+    if (h->len > mlen - h->xoff || (h->len == 0 && mlen != 0)) {
+        return refuse(p, DN1_NACK_BAD_MESSAGE, DN1_FWST_NACK_BAD_MESSAGE);
+    }
+    pending.s = s;
+    pending.src = h->src;
+    pending.first = !s->active;
+    pending.last = h->xoff + h->len == mlen;
+    if (pending.last && !(pending.notice = notice_slot_free())) {
+        return refuse(p, DN1_NACK_BUFFER_FULL, DN1_FWST_NACK_BUFFER_FULL);
+    }
+    if (pending.first) {
+        enum rx_action a = place(p, s, h->src, mlen);
+        if (a != RX_CONTINUE) {
+            return a;
+        }
+    } else {
+        pending.base = s->base;
+    }
+    /* Step 6: aim at the chosen place and let the hardware write. */
+    p->raddr = pending.base + h->xoff;
+    p->written = message_written;
+    return RX_CONTINUE;
+}

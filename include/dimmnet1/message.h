@@ -1,0 +1,123 @@
+/*
+ * Message exchange on the indirect write (docs/hardware.md section 10; paper,
+ * "message exchange", steps 1-7): what the MESSAGE packet's fields mean, and
+ * the layout of the firmware's part of LLCM that the receiving host sets up
+ * and reads. Shared by firmware, shim and tests; plain C11.
+ *
+ * Every multi-byte field in LLCM is little-endian (host order).
+ */
+#ifndef DIMMNET1_MESSAGE_H
+#define DIMMNET1_MESSAGE_H
+
+#include <stdint.h>
+
+/*
+ * A MESSAGE packet (type DN1_TYPE_MESSAGE, flag ACK_REQ, sent by BOTF or
+ * RDMA): seq is the per-(sender, receiver) packet number f_seq, xoff the
+ * payload's offset in its message, tag the sender's cookie (echoed by the
+ * ACK/NACK), and raddr the message's envelope: the user tag in bits 63..32,
+ * the message length in bits 31..0. The receive slot is the sender's own
+ * (chosen by src), so a sender cannot aim at another sender's buffers.
+ */
+#define DN1_MSG_RADDR(utag, len)  ((uint64_t)(uint32_t)(utag) << 32 | (uint32_t)(len))
+#define DN1_MSG_UTAG(raddr)       ((uint32_t)((raddr) >> 32))
+#define DN1_MSG_LEN(raddr)        ((uint32_t)(raddr))
+
+/* Senders a receiver can set up: node ids 0 .. DN1_MSG_SENDERS - 1. */
+#define DN1_MSG_SENDERS          64u
+
+/* A sender has at most this many packets unanswered towards one receiver;
+ * an f_seq at most this far behind the expected one is a duplicate. */
+#define DN1_MSG_WINDOW           1024u
+
+/*
+ * Firmware statistics (LLCM, NIC-reserved part, written by firmware only):
+ * u32 magic, u32 count, then count u32 counters (DN1_FWST_*), wrapping.
+ */
+#define DN1_LLCM_FWSTATS         0x1100u
+#define DN1_FWSTATS_MAGIC        0x54535746u   /* "FWST" */
+#define DN1_FWST_DISPATCHED       0  /* packets given to a handler */
+#define DN1_FWST_NO_HANDLER       1  /* types without a handler: NACKed */
+#define DN1_FWST_TLB_MISSES       2  /* writes held on a TLB miss */
+#define DN1_FWST_NO_TRANSLATION   3  /* ... without a miss handler: NACKed */
+#define DN1_FWST_MSG_PACKETS      4  /* message packets written, in order */
+#define DN1_FWST_MSG_DELIVERED    5  /* messages complete: notices posted */
+#define DN1_FWST_MSG_USER         6  /* ... of which into a posted user buffer */
+#define DN1_FWST_MSG_DUPLICATES   7  /* packets that had landed already: ACKed, not written */
+#define DN1_FWST_NACK_BUFFER_FULL 8
+#define DN1_FWST_NACK_TOO_LONG    9
+#define DN1_FWST_NACK_NO_BUFFER   10
+#define DN1_FWST_NACK_SEQUENCE    11
+#define DN1_FWST_NACK_BAD_MESSAGE 12
+#define DN1_FWST_NACK_BAD_PATH    13
+#define DN1_FWST_NACK_BAD_POINTER 14
+#define DN1_FWST_MSG_SETUPS       15 /* sender setups taken over */
+#define DN1_FWST_MSG_ABANDONED    16 /* partial messages dropped by a new setup */
+#define DN1_FWST_COUNT            17
+
+/*
+ * Message control block (LLCM, NIC-reserved part): the receiving host sets
+ * up the notice queue, then writes DN1_MSG_ENABLE. Host-written but for
+ * nq_produced.
+ */
+#define DN1_LLCM_MSG_CTRL        0x1200u
+#define DN1_MSG_ENABLE           0x3147534du   /* "MSG1" */
+struct dn1_msg_ctrl {
+    uint32_t enable;        /* DN1_MSG_ENABLE: messages may be received */
+    uint32_t nq_off;        /* LLCM offset of the notice queue (user area, 32-aligned) */
+    uint32_t nq_entries;    /* a power of two, 1 .. DN1_MSG_NQ_MAX */
+    uint32_t nq_consumed;   /* host: notices consumed */
+    uint32_t nq_produced;   /* firmware: notices posted */
+    uint32_t reserved[3];
+};
+#define DN1_MSG_NQ_MAX           1024u
+
+/*
+ * Receive slot of sender s at DN1_LLCM_MSG_SLOTS + 32 s (LLCM, NIC-reserved
+ * part: no packet can write it). The paper's pointer is derived from it:
+ * the posted user buffer if one waits (step 5's "not a system buffer
+ * address"), else the start of free space in the system buffer, else the
+ * overflow value (step 4). The firmware writes only its last word and a half.
+ */
+#define DN1_LLCM_MSG_SLOTS       0x1300u
+struct dn1_msg_slot {
+    /* host-written */
+    uint32_t sysbuf_off;    /* system buffer: offset in host receive memory, 8-aligned */
+    uint32_t sysbuf_size;   /* bytes, a multiple of 8; 0: user buffers only */
+    uint32_t freed;         /* ring bytes the host has released so far (wraps) */
+    uint32_t post_off;      /* user buffer for the next message: offset in receive memory */
+    uint32_t post_len;      /* its size */
+    uint16_t setup_gen;     /* host bumps it after (re)writing the system buffer; 0: none */
+    uint16_t post_gen;      /* host bumps it after writing post_off/post_len */
+    /* firmware-written */
+    uint16_t post_taken;    /* the post_gen the firmware has used */
+    uint16_t next_seq;      /* f_seq of the next packet it will accept */
+    uint32_t delivered;     /* messages delivered since the setup */
+};
+#define DN1_LLCM_MSG_SLOTS_END   (DN1_LLCM_MSG_SLOTS + DN1_MSG_SENDERS * 32u)
+
+/* Ring entries are 8-aligned; one that would run past the end starts over
+ * at the buffer's start, the skipped tail counted in its span. */
+#define DN1_MSG_ALIGN            8u
+
+/*
+ * Receive notice (32 bytes) in the notice queue, posted by the firmware once
+ * a message's last byte is in memory; notice k at nq_off + 32 (k mod nq_entries).
+ */
+struct dn1_msg_notice {
+    uint16_t src;
+    uint8_t flags;          /* DN1_NOTICE_USER: it landed in the posted user buffer */
+    uint8_t reserved0;
+    uint32_t utag;          /* user tag from the envelope */
+    uint32_t len;           /* message bytes */
+    uint32_t addr;          /* where it is: offset in host receive memory */
+    uint32_t span;          /* system-buffer bytes it took, padding included; 0 for USER */
+    uint32_t msg_no;        /* this sender's message number since its setup, from 0 */
+    uint32_t index;         /* k */
+    uint16_t setup_gen;     /* the sender's setup it belongs to: the host frees
+                               ring space only for notices of the current one */
+    uint16_t reserved1;
+};
+#define DN1_NOTICE_USER          0x01u
+
+#endif
