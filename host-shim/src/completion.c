@@ -40,10 +40,13 @@ void dn_cq_drain(dn_node *n)
         const uint8_t *rec = n->llcm + DN1_LLCM_CQ_RING +
             (n->cq_consumed % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec);
         uint32_t tag = (uint32_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, tag), 4);
+        uint8_t kind = rec[offsetof(struct dn1_cq_rec, kind)];
+        uint8_t reason = rec[offsetof(struct dn1_cq_rec, reason)];
+        uint16_t from = (uint16_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, src), 2);
 
-        if (credit(n, tag, rec[offsetof(struct dn1_cq_rec, kind)],
-                   rec[offsetof(struct dn1_cq_rec, reason)],
-                   (uint16_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, src), 2))) {
+        if (tag & DN_MSG_TAG_BIT) {
+            dn_msg_on_record(n, tag, kind, reason, from);
+        } else if (credit(n, tag, kind, reason, from)) {
             n->completed++;
         }
         n->cq_consumed++;
@@ -58,7 +61,7 @@ int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms)
 
     for (;;) {
         dn_cq_drain(n);
-        if (n->next_tag - n->first_tag - n->completed < limit) {
+        if (n->next_tag - n->first_tag - n->completed + dn_msg_inflight(n) < limit) {
             return DN_OK;
         }
         if (dn_now_ms() >= deadline) {

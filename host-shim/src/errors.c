@@ -15,6 +15,9 @@ const char *dn_strerror(int status)
     case DN_ENODEV:    return "no matching Martini NIC";
     case DN_ENOFW:     return "NIC firmware not running";
     case DN_ESTALE:    return "transfer too old: completions recycled";
+    case DN_ERETRY:    return "retries exhausted: the receiver never accepted";
+    case DN_ETRUNC:    return "message longer than the receive buffer";
+    case DN_EBUSY:     return "busy: try again later";
     }
     return "unknown status";
 }

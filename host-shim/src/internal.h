@@ -11,6 +11,13 @@
  * before this many later ones start, or dn_wait() says DN_ESTALE. */
 #define DN_XFER_SLOTS 64u
 
+/* Tags of transfers stay below bit 30 (they start there and 2^30 packets
+ * would have to pass to reach bit 31); message packets have bit 31 set. */
+#define DN_XFER_TAG_MASK 0x3fffffffu
+#define DN_MSG_TAG_BIT   0x80000000u
+
+struct dn_msg_state;
+
 /* A transfer's packets carry the consecutive tags first_tag.. */
 struct dn_xfer_rec {
     int in_use;
@@ -52,6 +59,7 @@ struct dn_node {
         int ack;               /* channel asks for ACKs */
         uint32_t size;
     } aotf[DN1_AOTF_CHANNELS];
+    struct dn_msg_state *msg;  /* message exchange, once dn_msg_init ran */
 };
 
 /* Little-endian fields of shared memories and the host bus. */
@@ -73,6 +81,20 @@ static inline uint64_t dn_get_le(const uint8_t *p, int bytes)
 
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
                uint64_t arg2, uint64_t *value);
+
+/* Build one packet in the next BOTF window (the two alternate) and kick it,
+ * asking for an ACK unless @dst is a group. */
+int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                   uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                   uint16_t len, uint32_t tag, uint16_t seq);
+
+/* Message exchange (msg*.c): a completion record for a message packet
+ * (tag with DN_MSG_TAG_BIT), and teardown at dn_close. */
+void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
+                      uint16_t from);
+void dn_msg_fini(dn_node *n);
+/* Packets of messages in flight (they share the completion queue). */
+uint32_t dn_msg_inflight(const dn_node *n);
 
 /* Start a transfer record for @x; after each packet sent, dn_xfer_sent(). */
 struct dn_xfer_rec *dn_xfer_begin(dn_node *n, dn_xfer *x);

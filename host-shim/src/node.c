@@ -158,9 +158,9 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         if ((rc = dn_clock(n, &now)) != DN_OK) {
             goto fail;
         }
-        n->first_tag = n->next_tag = (uint32_t)(now / 1000);
+        n->first_tag = n->next_tag = (uint32_t)(now / 1000) & DN_XFER_TAG_MASK;
     } else {
-        n->first_tag = n->next_tag = (uint32_t)dn_now_ms();
+        n->first_tag = n->next_tag = (uint32_t)dn_now_ms() & DN_XFER_TAG_MASK;
     }
     rc = wait_ready(n, cfg->timeout_ms, cfg->wait_link);
     if (rc != DN_OK) {
@@ -215,6 +215,7 @@ void dn_close(dn_node *n)
     if (!n) {
         return;
     }
+    dn_msg_fini(n);
     if (n->hb_fd >= 0) {
         close(n->hb_fd);
     }

@@ -10,9 +10,9 @@
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000
 
-static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
-                     uint64_t raddr, uint32_t xoff, const uint8_t *payload,
-                     uint16_t len, uint32_t tag)
+int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                   uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                   uint16_t len, uint32_t tag, uint16_t seq)
 {
     unsigned w = n->next_window;
     uint8_t *win = n->window + w * DN1_BOTF_WINDOW_STRIDE;
@@ -24,7 +24,7 @@ static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
         (dst < DN1_MCAST_BASE ? DN1_FLAG_ACK_REQ : 0) | flags;
     dn_put_le(win + offsetof(struct dn1_botf_hdr, dst), dst, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, len), len, 2);
-    dn_put_le(win + offsetof(struct dn1_botf_hdr, seq), n->next_seq, 2);
+    dn_put_le(win + offsetof(struct dn1_botf_hdr, seq), seq, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, tag), tag, 4);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, xoff), xoff, 4);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, raddr), raddr, 8);
@@ -35,6 +35,17 @@ static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     int rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, 0, 0, NULL);
     if (rc == DN_OK) {
         n->next_window ^= 1u;
+    }
+    return rc;
+}
+
+static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                     uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                     uint16_t len, uint32_t tag)
+{
+    int rc = dn_botf_packet(n, type, flags, dst, raddr, xoff, payload, len,
+                            tag, n->next_seq);
+    if (rc == DN_OK) {
         n->next_seq++;
     }
     return rc;

@@ -32,6 +32,9 @@ enum dn_status {
     DN_ENODEV = -8,      /* not a Martini, wrong contract version or node */
     DN_ENOFW = -9,       /* firmware not running (or stopped on an error) */
     DN_ESTALE = -10,     /* transfer too old: its completions were recycled */
+    DN_ERETRY = -11,     /* message: retries ran out (see dn_msg_status.text) */
+    DN_ETRUNC = -12,     /* message longer than the receive buffer: truncated */
+    DN_EBUSY = -13,      /* not now: e.g. a user buffer is still posted */
 };
 
 #define DN_BOTF_MAX_PAYLOAD 464u
@@ -207,6 +210,110 @@ int dn_idle(dn_node *n);
 int dn_host_sync(dn_node *n);
 
 const char *dn_strerror(int status);
+
+/*
+ * ---- Message exchange (docs/hardware.md section 10; paper, steps 1-7) ----
+ *
+ * Messages of 0 bytes to 16 MiB - 1 with a 32-bit tag, delivered exactly
+ * once and in send order per (sender, receiver), matched by source and tag
+ * (DN_ANY_SOURCE, DN_ANY_TAG) with MPI's rules: posted receives in posting
+ * order, early arrivals kept in arrival order until a receive matches.
+ *
+ * Each receiver gives every sender a system buffer (a ring) in its receive
+ * memory and a notice queue in its LLCM; the NIC firmware places each
+ * message there (or in a user buffer posted with dn_msg_post_buffer) and
+ * NACKs it while there is no room. A sender keeps every packet until it is
+ * ACKed and resends: after a NACK for lack of room (BUFFER_FULL, TOO_LONG,
+ * NO_BUFFER, BAD_POINTER) once the RNR backoff has passed, counted against
+ * rnr_retry; after a gap (SEQUENCE) or no answer for timeout_us, counted
+ * against retry. 7 means forever; when retries run out, the message fails
+ * with DN_ERETRY and a text naming destination, message and count, and so
+ * does everything queued to that peer after it. Other NACKs fail it at
+ * once (DN_ENACK). Progress happens inside these calls (and dn_msg_progress).
+ */
+#define DN_ANY_SOURCE  (-1)
+#define DN_ANY_TAG     (-1)
+
+struct dn_msg_config {
+    uint32_t sysbuf_off;     /* system buffers start here in receive memory */
+    uint32_t sysbuf_bytes;   /* per sender (multiple of 8) */
+    unsigned senders;        /* set up for senders 0 .. senders-1 (<= 64) */
+    uint32_t nq_off;         /* notice queue: offset in LLCM (user area, 32-aligned) */
+    uint32_t nq_entries;     /* a power of two, <= 1024 */
+    unsigned retry;          /* 0..7 (7: forever): resends after a gap or a timeout */
+    unsigned rnr_retry;      /* 0..7 (7: forever): resends after a NACK for room */
+    unsigned min_rnr_timer;  /* 5-bit code of InfiniBand's RNR table (dn_msg_rnr_ns) */
+    uint32_t timeout_us;     /* resend when nothing was answered for this long */
+    unsigned window;         /* packets in flight per peer, 1..1024 */
+    uint64_t stash_bytes;    /* early arrivals copied out of the ring up to this */
+};
+
+/* Defaults for this node: the upper half of receive memory split among
+ * DIMMNET_NODES senders (1 MiB each at most), 512 notices at LLCM 0xc000,
+ * retry 6, rnr_retry 7, min_rnr_timer 12 (0.64 ms), timeout 200 ms of wall
+ * clock (200 us of modeled time with host sync), window 256. */
+void dn_msg_config_default(dn_node *n, struct dn_msg_config *cfg);
+
+/* Set up message exchange (cfg NULL: defaults). Once per node. */
+int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg);
+
+/* InfiniBand's min_rnr_timer table: code 0..31 to ns (0: 655.36 ms). */
+uint64_t dn_msg_rnr_ns(unsigned code);
+
+typedef struct dn_msg_req dn_msg_req;
+
+struct dn_msg_status {
+    unsigned src;            /* receive: the sender; send: the destination */
+    uint32_t tag;
+    size_t len;              /* receive: the message's length (even if truncated) */
+    int error;               /* DN_OK, DN_ETRUNC, DN_ERETRY, DN_ENACK ... */
+    uint8_t nack_reason;     /* the last NACK's reason, if any */
+    unsigned retries;        /* resends this message needed */
+    char text[160];          /* on error: what happened, for humans */
+};
+
+/* Non-blocking send of @len bytes of @buf (left untouched until the
+ * request completes) to node @dst with @tag. */
+int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
+                 size_t len, dn_msg_req **req);
+/* Non-blocking receive from @src (or DN_ANY_SOURCE) with @tag (or
+ * DN_ANY_TAG) into @buf, at most @cap bytes. */
+int dn_msg_irecv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
+                 dn_msg_req **req);
+/* Done? *done = 1 and the request is freed (status in *st, may be NULL),
+ * or *done = 0. Returns DN_OK or the request's error. */
+int dn_msg_test(dn_node *n, dn_msg_req *req, int *done, struct dn_msg_status *st);
+/* Wait for it (wall-clock @timeout_ms; DN_ETIMEDOUT leaves it pending). */
+int dn_msg_wait(dn_node *n, dn_msg_req *req, struct dn_msg_status *st,
+                int timeout_ms);
+int dn_msg_send(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
+                size_t len, int timeout_ms);
+int dn_msg_recv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
+                struct dn_msg_status *st, int timeout_ms);
+/* Serve completions, notices, resends and queued packets once. */
+int dn_msg_progress(dn_node *n);
+
+/*
+ * Zero copy: the next message from @src that fits lands in [@off, @off +
+ * @len) of this node's receive memory instead of the system buffer. The
+ * region belongs to the NIC until that message's receive completes; a post
+ * cannot be withdrawn. One post per sender at a time (DN_EBUSY).
+ */
+int dn_msg_post_buffer(dn_node *n, unsigned src, uint32_t off, uint32_t len);
+
+struct dn_msg_stats {
+    uint64_t sent, received;            /* messages completed */
+    uint64_t packets, retransmits;      /* packets sent; of them resent */
+    uint64_t nacks, timeouts, gaps;     /* NACKs seen; timeouts; go-backs after gaps */
+    uint64_t stashed;                   /* arrivals that waited for a receive */
+    uint64_t notice_errors;             /* notices out of order or malformed (never expected) */
+};
+int dn_msg_stats(dn_node *n, struct dn_msg_stats *st);
+
+/* Firmware statistics (LLCM, docs/hardware.md section 10): how many, names, values. */
+unsigned dn_fw_stat_count(void);
+const char *dn_fw_stat_name(unsigned i);
+int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value);
 
 /*
  * Launcher rendezvous (like PMI put/get): publish a value under a key for

@@ -1,0 +1,345 @@
+/*
+ * Message exchange: set-up, requests, progress (see dn.h; the firmware side
+ * is handlers/message, the contract docs/hardware.md section 10).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "msg.h"
+#include "dimmnet1/memmap.h"
+
+/* InfiniBand's min_rnr_timer codes (IBA 9.7.5.2.8), in units of 10 ns. */
+static const uint32_t rnr_table[32] = {
+    65536000, 1000, 2000, 3000, 4000, 6000, 8000, 12000,
+    16000, 24000, 32000, 48000, 64000, 96000, 128000, 192000,
+    256000, 384000, 512000, 768000, 1024000, 1536000, 2048000, 3072000,
+    4096000, 6144000, 8192000, 12288000, 16384000, 24576000, 32768000, 49152000,
+};
+
+uint64_t dn_msg_rnr_ns(unsigned code)
+{
+    return (uint64_t)rnr_table[code & 31u] * 10u;
+}
+
+uint64_t dn_msg_now_ns(dn_node *n)
+{
+    if (n->host_sync) {
+        uint64_t v = 0;
+        dn_clock(n, &v);        /* modeled time: the board's clock */
+        return v;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void dn_msg_config_default(dn_node *n, struct dn_msg_config *cfg)
+{
+    const char *env = getenv("DIMMNET_NODES");
+    unsigned nodes = env ? (unsigned)strtoul(env, NULL, 10) : 0;
+
+    if (nodes == 0 || nodes > DN1_MSG_SENDERS) {
+        nodes = DN1_MSG_SENDERS;
+    }
+    uint32_t each = (DN1_HOSTMEM_SIZE / 2) / nodes;
+    if (each > (1u << 20)) {
+        each = 1u << 20;
+    }
+    *cfg = (struct dn_msg_config){
+        .sysbuf_off = DN1_HOSTMEM_SIZE / 2,
+        .sysbuf_bytes = each & ~(DN1_MSG_ALIGN - 1),
+        .senders = nodes,
+        .nq_off = 0xc000,
+        .nq_entries = 512,
+        .retry = 6,
+        .rnr_retry = 7,
+        .min_rnr_timer = 12,
+        .timeout_us = n && n->host_sync ? 200 : 200000,
+        .window = 256,
+        .stash_bytes = 64u << 20,
+    };
+}
+
+static int config_valid(const struct dn_msg_config *c)
+{
+    uint64_t bufs = (uint64_t)c->sysbuf_bytes * c->senders;
+
+    return c->senders >= 1 && c->senders <= DN1_MSG_SENDERS &&
+           (c->sysbuf_off % DN1_MSG_ALIGN) == 0 &&
+           (c->sysbuf_bytes % DN1_MSG_ALIGN) == 0 &&
+           c->sysbuf_off <= DN1_HOSTMEM_SIZE &&
+           bufs <= DN1_HOSTMEM_SIZE - c->sysbuf_off &&
+           c->nq_entries >= 1 && c->nq_entries <= DN1_MSG_NQ_MAX &&
+           (c->nq_entries & (c->nq_entries - 1)) == 0 &&
+           (c->nq_off % 32) == 0 && c->nq_off >= DN1_LLCM_NIC_RESERVED &&
+           c->nq_off <= DN1_LLCM_SIZE - c->nq_entries * sizeof(struct dn1_msg_notice) &&
+           c->retry <= 7 && c->rnr_retry <= 7 && c->min_rnr_timer <= 31 &&
+           c->timeout_us >= 1 && c->window >= 1 && c->window <= DN1_MSG_WINDOW;
+}
+
+/*
+ * The receiving side's set-up: the notice queue (taking over whatever the
+ * firmware produced before us), then each sender's system buffer, a new
+ * setup generation so that the firmware starts that conversation over.
+ */
+int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
+{
+    struct dn_msg_config def;
+    struct dn_msg_state *m;
+
+    if (!n || n->msg) {
+        return DN_EINVAL;
+    }
+    if (!cfg) {
+        dn_msg_config_default(n, &def);
+        cfg = &def;
+    }
+    if (!config_valid(cfg)) {
+        return DN_EINVAL;
+    }
+    m = calloc(1, sizeof(*m));
+    if (!m) {
+        return DN_ENOMEM;
+    }
+    m->cfg = *cfg;
+    n->msg = m;
+
+    uint32_t ctrl = DN1_LLCM_MSG_CTRL;
+    __atomic_store_n(dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)), 0,
+                     __ATOMIC_SEQ_CST);
+    m->nq_consumed = __atomic_load_n(
+        dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced)), __ATOMIC_ACQUIRE);
+    *dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_off)) = cfg->nq_off;
+    *dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_entries)) = cfg->nq_entries;
+    *dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)) = m->nq_consumed;
+    for (unsigned s = 0; s < cfg->senders; s++) {
+        uint32_t slot = MSG_SLOT(s);
+        volatile uint32_t *gens = dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen));
+        uint32_t g = __atomic_load_n(gens, __ATOMIC_ACQUIRE);
+        uint16_t setup_gen = (uint16_t)(g + 1) ? (uint16_t)(g + 1) : 1;
+        uint32_t taken = __atomic_load_n(
+            dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_taken)), __ATOMIC_ACQUIRE);
+
+        *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_off)) =
+            cfg->sysbuf_off + s * cfg->sysbuf_bytes;
+        *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_size)) = cfg->sysbuf_bytes;
+        *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, freed)) = 0;
+        m->senders[s].setup_gen = setup_gen;
+        /* A post the firmware has not taken stays ours to wait for. */
+        m->senders[s].post_gen = (uint16_t)(g >> 16);
+        m->senders[s].posted = (uint16_t)taken != m->senders[s].post_gen;
+        __atomic_store_n(gens, (g & 0xffff0000u) | setup_gen, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)),
+                     DN1_MSG_ENABLE, __ATOMIC_RELEASE);
+    return DN_OK;
+}
+
+void dn_msg_fini(dn_node *n)
+{
+    struct dn_msg_state *m = n->msg;
+
+    if (!m) {
+        return;
+    }
+    for (unsigned i = 0; i < m->npeers; i++) {
+        dn_msg_peer_free(&m->peers[i]);
+    }
+    free(m->peers);
+    dn_msg_recv_free(n);
+    free(m);
+    n->msg = NULL;
+}
+
+uint32_t dn_msg_inflight(const dn_node *n)
+{
+    return n->msg ? n->msg->inflight : 0;
+}
+
+int dn_msg_progress(dn_node *n)
+{
+    if (!n || !n->msg) {
+        return DN_EINVAL;
+    }
+    dn_cq_drain(n);
+    dn_msg_send_progress(n);
+    dn_msg_recv_progress(n);
+    return DN_OK;
+}
+
+static struct dn_msg_req *req_new(int kind)
+{
+    struct dn_msg_req *r = calloc(1, sizeof(*r));
+    if (r) {
+        r->kind = kind;
+    }
+    return r;
+}
+
+int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
+                 size_t len, dn_msg_req **req)
+{
+    struct dn_msg_req *r;
+    int rc;
+
+    if (!n || !n->msg || !req || dst >= DN1_MCAST_BASE || (!buf && len)) {
+        return DN_EINVAL;
+    }
+    if (len >= DN1_HOSTMEM_SIZE) {
+        return DN_ERANGE;       /* the envelope and receive memory bound it */
+    }
+    if (!(r = req_new(MSG_SEND))) {
+        return DN_ENOMEM;
+    }
+    r->buf = buf;
+    r->len = len;
+    r->st.src = dst;
+    r->st.tag = tag;
+    r->st.len = len;
+    rc = dn_msg_send_queue(n, r, dst);
+    if (rc != DN_OK) {
+        free(r);
+        return rc;
+    }
+    *req = r;
+    dn_msg_progress(n);
+    return DN_OK;
+}
+
+int dn_msg_irecv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
+                 dn_msg_req **req)
+{
+    struct dn_msg_req *r;
+
+    if (!n || !n->msg || !req || (!buf && cap) || src < DN_ANY_SOURCE ||
+        src >= (int)DN1_MSG_SENDERS || tag < DN_ANY_TAG || tag > UINT32_MAX) {
+        return DN_EINVAL;
+    }
+    if (!(r = req_new(MSG_RECV))) {
+        return DN_ENOMEM;
+    }
+    r->src = src;
+    r->tag = tag;
+    r->rbuf = buf;
+    r->cap = cap;
+    dn_msg_recv_post(n, r);
+    *req = r;
+    dn_msg_progress(n);
+    return DN_OK;
+}
+
+int dn_msg_test(dn_node *n, dn_msg_req *req, int *done, struct dn_msg_status *st)
+{
+    if (!n || !n->msg || !req || !done) {
+        return DN_EINVAL;
+    }
+    if (!req->done) {
+        dn_msg_progress(n);
+    }
+    *done = req->done;
+    if (!req->done) {
+        return DN_OK;
+    }
+    int err = req->st.error;
+    if (st) {
+        *st = req->st;
+    }
+    free(req);
+    return err;
+}
+
+int dn_msg_wait(dn_node *n, dn_msg_req *req, struct dn_msg_status *st,
+                int timeout_ms)
+{
+    int64_t deadline = dn_now_ms() + timeout_ms;
+    int done = 0;
+
+    if (timeout_ms < 0) {
+        return DN_EINVAL;
+    }
+    for (;;) {
+        int rc = dn_msg_test(n, req, &done, st);
+        if (done || rc != DN_OK) {
+            return rc;
+        }
+        if (dn_now_ms() >= deadline) {
+            return DN_ETIMEDOUT;
+        }
+        if ((rc = dn_idle(n)) != DN_OK) {
+            return rc;
+        }
+    }
+}
+
+int dn_msg_send(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
+                size_t len, int timeout_ms)
+{
+    dn_msg_req *r;
+    int rc = dn_msg_isend(n, dst, tag, buf, len, &r);
+
+    return rc != DN_OK ? rc : dn_msg_wait(n, r, NULL, timeout_ms);
+}
+
+int dn_msg_recv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
+                struct dn_msg_status *st, int timeout_ms)
+{
+    dn_msg_req *r;
+    int rc = dn_msg_irecv(n, src, tag, buf, cap, &r);
+
+    return rc != DN_OK ? rc : dn_msg_wait(n, r, st, timeout_ms);
+}
+
+int dn_msg_stats(dn_node *n, struct dn_msg_stats *st)
+{
+    if (!n || !n->msg || !st) {
+        return DN_EINVAL;
+    }
+    *st = n->msg->stats;
+    return DN_OK;
+}
+
+static const char *const fw_stat_names[DN1_FWST_COUNT] = {
+    [DN1_FWST_DISPATCHED] = "dispatched",
+    [DN1_FWST_NO_HANDLER] = "no_handler",
+    [DN1_FWST_TLB_MISSES] = "tlb_misses",
+    [DN1_FWST_NO_TRANSLATION] = "no_translation",
+    [DN1_FWST_MSG_PACKETS] = "msg_packets",
+    [DN1_FWST_MSG_DELIVERED] = "msg_delivered",
+    [DN1_FWST_MSG_USER] = "msg_user",
+    [DN1_FWST_MSG_DUPLICATES] = "msg_duplicates",
+    [DN1_FWST_NACK_BUFFER_FULL] = "nack_buffer_full",
+    [DN1_FWST_NACK_TOO_LONG] = "nack_too_long",
+    [DN1_FWST_NACK_NO_BUFFER] = "nack_no_buffer",
+    [DN1_FWST_NACK_SEQUENCE] = "nack_sequence",
+    [DN1_FWST_NACK_BAD_MESSAGE] = "nack_bad_message",
+    [DN1_FWST_NACK_BAD_PATH] = "nack_bad_path",
+    [DN1_FWST_NACK_BAD_POINTER] = "nack_bad_pointer",
+    [DN1_FWST_MSG_SETUPS] = "msg_setups",
+    [DN1_FWST_MSG_ABANDONED] = "msg_abandoned",
+};
+
+unsigned dn_fw_stat_count(void)
+{
+    return DN1_FWST_COUNT;
+}
+
+const char *dn_fw_stat_name(unsigned i)
+{
+    return i < DN1_FWST_COUNT ? fw_stat_names[i] : NULL;
+}
+
+int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value)
+{
+    if (!n || !value || i >= DN1_FWST_COUNT) {
+        return DN_EINVAL;
+    }
+    if (__atomic_load_n(dn_msg_llcm32(n, DN1_LLCM_FWSTATS), __ATOMIC_ACQUIRE) !=
+            DN1_FWSTATS_MAGIC ||
+        *dn_msg_llcm32(n, DN1_LLCM_FWSTATS + 4) <= i) {
+        return DN_ENOFW;        /* this firmware keeps no such counter */
+    }
+    *value = __atomic_load_n(dn_msg_llcm32(n, DN1_LLCM_FWSTATS + 8 + 4 * i),
+                             __ATOMIC_RELAXED);
+    return DN_OK;
+}

@@ -1,0 +1,118 @@
+/*
+ * Message exchange internals, shared by msg.c (set-up, requests, progress),
+ * msg_send.c (the sender's window, NACKs and resends) and msg_recv.c
+ * (notices, matching, the stash, freeing system-buffer space).
+ */
+#ifndef DN_MSG_H
+#define DN_MSG_H
+
+#include <stdint.h>
+#include "internal.h"
+#include "dimmnet1/message.h"
+
+/* At most this many message packets unanswered node-wide: the completion
+ * queue holds 256, and late answers from abandoned rounds need room too. */
+#define MSG_INFLIGHT_MAX 192u
+
+struct dn_msg_req {
+    int kind;                   /* MSG_SEND or MSG_RECV */
+    int done;
+    struct dn_msg_req *next;    /* in its peer's send queue or the posted list */
+    struct dn_msg_status st;
+    /* send */
+    const uint8_t *buf;
+    size_t len;
+    uint64_t first_seq;         /* extended f_seq of its first packet */
+    uint64_t end_seq;           /* one past its last packet, once all assigned */
+    size_t assigned;            /* bytes given packets so far */
+    /* receive */
+    int src;
+    int64_t tag;
+    uint8_t *rbuf;
+    size_t cap;
+};
+#define MSG_SEND 1
+#define MSG_RECV 2
+
+/* A packet in a sender's window: which message and which bytes. */
+struct msg_pkt {
+    struct dn_msg_req *m;
+    uint32_t xoff;
+    uint16_t len;
+};
+
+/* Towards one receiver. f_seq values are kept extended to 64 bits; the low
+ * 16 go on the wire. [una, hi) are sent and unACKed, nxt is the next to
+ * (re)transmit, [hi, assigned) wait for their first transmission. */
+struct msg_peer {
+    uint64_t una, nxt, hi, assigned;
+    struct msg_pkt *win;        /* cfg.window entries, by seq % window */
+    struct dn_msg_req *queue, *queue_tail;   /* sends not wholly assigned or not done */
+    uint16_t round;             /* 15 bits: answers to older rounds' NACKs are stale */
+    uint32_t inflight;          /* this round's transmissions unanswered */
+    int backoff;                /* waiting out an RNR timer */
+    uint64_t resend_at;         /* ns */
+    uint64_t last_progress;     /* ns: an ACK moved una, or the round began */
+    unsigned retries, rnr_retries;   /* for the packet at una */
+    uint8_t last_reason;
+    int failed;                 /* retries ran out or a fatal NACK: peer broken */
+    char fail_text[160];
+    int fail_error;
+};
+
+/* What a receiver keeps per sender. */
+struct msg_alloc {              /* a system-buffer entry, in ring order */
+    uint32_t span;
+    int released;
+};
+struct msg_sender {
+    uint16_t setup_gen;
+    uint32_t expect_no;         /* msg_no of the next notice */
+    uint32_t freed;
+    struct msg_alloc *allocs;   /* FIFO of entries not yet freed */
+    size_t nallocs, allocs_head, allocs_cap;
+    int posted;                 /* a user buffer is posted */
+    uint16_t post_gen;
+};
+
+/* An arrival waiting for its receive (the stash). */
+struct msg_arrival {
+    struct msg_arrival *next;
+    unsigned src;
+    uint32_t tag, len;
+    const uint8_t *data;        /* in the ring, a user buffer, or @heap */
+    uint8_t *heap;
+    uint64_t alloc_id;          /* ring entry to release, or UINT64_MAX */
+};
+
+struct dn_msg_state {
+    struct dn_msg_config cfg;
+    unsigned nodes;
+    struct msg_peer *peers;     /* by destination node id, grown on demand */
+    unsigned npeers;
+    uint32_t inflight;          /* all peers */
+    struct msg_sender senders[DN1_MSG_SENDERS];
+    uint32_t nq_consumed;
+    struct dn_msg_req *posted, *posted_tail;
+    struct msg_arrival *stash, *stash_tail;
+    uint64_t stash_heap_bytes;
+    struct dn_msg_stats stats;
+};
+
+uint64_t dn_msg_now_ns(dn_node *n);
+void dn_msg_send_progress(dn_node *n);
+void dn_msg_recv_progress(dn_node *n);
+int dn_msg_send_queue(dn_node *n, struct dn_msg_req *r, unsigned dst);
+int dn_msg_recv_post(dn_node *n, struct dn_msg_req *r);
+void dn_msg_peer_free(struct msg_peer *p);
+void dn_msg_recv_free(dn_node *n);
+
+/* LLCM words of the message area (little-endian, shared with the NIC). */
+static inline volatile uint32_t *dn_msg_llcm32(dn_node *n, uint32_t off)
+{
+    return (volatile uint32_t *)(n->llcm + off);
+}
+
+#define MSG_SLOT(src)  (DN1_LLCM_MSG_SLOTS + (uint32_t)sizeof(struct dn1_msg_slot) * (src))
+
+#endif

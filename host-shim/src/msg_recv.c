@@ -1,0 +1,243 @@
+/*
+ * Message receiver: notices from the firmware's queue become arrivals,
+ * matched against posted receives in posting order (MPI's rule), else kept
+ * in the stash in arrival order. System-buffer space goes back to the
+ * firmware (the slot's freed count) only in ring order, once every entry
+ * before it was consumed too; early arrivals are copied out of the ring to
+ * the heap (up to stash_bytes) so that a receive waiting for a later tag
+ * cannot starve the ring.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "msg.h"
+#include "dimmnet1/memmap.h"
+
+#define NO_ALLOC UINT64_MAX
+
+static int matches(const struct dn_msg_req *r, unsigned src, uint32_t tag)
+{
+    return (r->src == DN_ANY_SOURCE || (unsigned)r->src == src) &&
+           (r->tag == DN_ANY_TAG || (uint32_t)r->tag == tag);
+}
+
+/* Entry @id of @src's ring is consumed; hand back what can be handed back. */
+static void release(dn_node *n, unsigned src, uint64_t id)
+{
+    struct msg_sender *s = &n->msg->senders[src];
+    size_t i;
+
+    if (id == NO_ALLOC || id < s->allocs_head || id >= s->allocs_head + s->nallocs) {
+        return;
+    }
+    i = (size_t)(id - s->allocs_head);
+    s->allocs[i].released = 1;
+    if (i != 0) {
+        return;                 /* an older entry is still in use */
+    }
+    size_t k = 0;
+    while (k < s->nallocs && s->allocs[k].released) {
+        s->freed += s->allocs[k].span;
+        k++;
+    }
+    memmove(s->allocs, s->allocs + k, (s->nallocs - k) * sizeof(*s->allocs));
+    s->nallocs -= k;
+    s->allocs_head += k;
+    __atomic_store_n(dn_msg_llcm32(n, MSG_SLOT(src) + offsetof(struct dn1_msg_slot, freed)),
+                     s->freed, __ATOMIC_RELEASE);
+}
+
+static uint64_t track(dn_node *n, unsigned src, uint32_t span)
+{
+    struct msg_sender *s = &n->msg->senders[src];
+
+    if (s->nallocs == s->allocs_cap) {
+        size_t cap = s->allocs_cap ? 2 * s->allocs_cap : 64;
+        struct msg_alloc *a = realloc(s->allocs, cap * sizeof(*a));
+        if (!a) {
+            return NO_ALLOC;    /* never freed: the ring shrinks, nothing is lost */
+        }
+        s->allocs = a;
+        s->allocs_cap = cap;
+    }
+    s->allocs[s->nallocs++] = (struct msg_alloc){ .span = span };
+    return s->allocs_head + s->nallocs - 1;
+}
+
+static void complete(dn_node *n, struct dn_msg_req *r, unsigned src, uint32_t tag,
+                     const uint8_t *data, uint32_t len)
+{
+    size_t k = len < r->cap ? len : r->cap;
+
+    if (k && r->rbuf != data) {
+        memcpy(r->rbuf, data, k);       /* equal: it landed in place */
+    }
+    r->st.src = src;
+    r->st.tag = tag;
+    r->st.len = len;
+    r->st.error = len > r->cap ? DN_ETRUNC : DN_OK;
+    r->done = 1;
+    n->msg->stats.received++;
+}
+
+static void arrive(dn_node *n, unsigned src, uint32_t tag, const uint8_t *data,
+                   uint32_t len, uint64_t alloc)
+{
+    struct dn_msg_state *m = n->msg;
+    struct dn_msg_req **pp = &m->posted, *prev = NULL;
+
+    for (struct dn_msg_req *r = m->posted; r; prev = r, r = r->next) {
+        if (matches(r, src, tag)) {
+            *pp = r->next;
+            if (m->posted_tail == r) {
+                m->posted_tail = prev;
+            }
+            complete(n, r, src, tag, data, len);
+            release(n, src, alloc);
+            return;
+        }
+        pp = &r->next;
+    }
+    struct msg_arrival *a = calloc(1, sizeof(*a));
+    if (!a) {
+        abort();                /* a notice must not be dropped */
+    }
+    *a = (struct msg_arrival){ .src = src, .tag = tag, .len = len, .data = data,
+                               .alloc_id = alloc };
+    if (alloc != NO_ALLOC && m->stash_heap_bytes + len <= m->cfg.stash_bytes &&
+        (a->heap = malloc(len ? len : 1))) {
+        memcpy(a->heap, data, len);
+        a->data = a->heap;
+        m->stash_heap_bytes += len;
+        release(n, src, alloc);
+        a->alloc_id = NO_ALLOC;
+    }
+    if (m->stash_tail) {
+        m->stash_tail->next = a;
+    } else {
+        m->stash = a;
+    }
+    m->stash_tail = a;
+    m->stats.stashed++;
+}
+
+int dn_msg_recv_post(dn_node *n, struct dn_msg_req *r)
+{
+    struct dn_msg_state *m = n->msg;
+    struct msg_arrival *prev = NULL;
+
+    for (struct msg_arrival *a = m->stash; a; prev = a, a = a->next) {
+        if (!matches(r, a->src, a->tag)) {
+            continue;
+        }
+        if (prev) {
+            prev->next = a->next;
+        } else {
+            m->stash = a->next;
+        }
+        if (m->stash_tail == a) {
+            m->stash_tail = prev;
+        }
+        complete(n, r, a->src, a->tag, a->data, a->len);
+        release(n, a->src, a->alloc_id);
+        if (a->heap) {
+            m->stash_heap_bytes -= a->len;
+            free(a->heap);
+        }
+        free(a);
+        return DN_OK;
+    }
+    r->next = NULL;
+    if (m->posted_tail) {
+        m->posted_tail->next = r;
+    } else {
+        m->posted = r;
+    }
+    m->posted_tail = r;
+    return DN_OK;
+}
+
+/* Take the notices the firmware posted since last time. */
+void dn_msg_recv_progress(dn_node *n)
+{
+    struct dn_msg_state *m = n->msg;
+    uint32_t ctrl = DN1_LLCM_MSG_CTRL;
+    uint32_t produced = __atomic_load_n(
+        dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced)), __ATOMIC_ACQUIRE);
+
+    if (produced == m->nq_consumed) {
+        return;
+    }
+    while (m->nq_consumed != produced) {
+        const uint8_t *e = n->llcm + m->cfg.nq_off +
+            (m->nq_consumed & (m->cfg.nq_entries - 1)) * sizeof(struct dn1_msg_notice);
+        struct dn1_msg_notice no;
+
+        memcpy(&no, e, sizeof(no));     /* little-endian host, as the NIC wrote */
+        m->nq_consumed++;
+        if (no.src >= m->cfg.senders || no.addr > DN1_HOSTMEM_SIZE ||
+            no.len > DN1_HOSTMEM_SIZE - no.addr ||
+            no.setup_gen != m->senders[no.src].setup_gen) {
+            m->stats.notice_errors++;   /* never expected: not ours to free */
+            continue;
+        }
+        struct msg_sender *s = &m->senders[no.src];
+        if (no.msg_no != s->expect_no) {
+            m->stats.notice_errors++;   /* a gap or a repeat: the firmware broke */
+        }
+        s->expect_no = no.msg_no + 1;
+        uint64_t alloc = NO_ALLOC;
+        if (no.flags & DN1_NOTICE_USER) {
+            s->posted = 0;
+        } else {
+            alloc = track(n, no.src, no.span);
+        }
+        arrive(n, no.src, no.utag, n->hostmem + no.addr, no.len, alloc);
+    }
+    __atomic_store_n(dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)),
+                     m->nq_consumed, __ATOMIC_RELEASE);
+}
+
+int dn_msg_post_buffer(dn_node *n, unsigned src, uint32_t off, uint32_t len)
+{
+    struct dn_msg_state *m;
+
+    if (!n || !(m = n->msg) || src >= m->cfg.senders) {
+        return DN_EINVAL;
+    }
+    if (off > DN1_HOSTMEM_SIZE || len > DN1_HOSTMEM_SIZE - off) {
+        return DN_ERANGE;
+    }
+    struct msg_sender *s = &m->senders[src];
+    uint32_t slot = MSG_SLOT(src);
+    uint16_t taken = (uint16_t)__atomic_load_n(
+        dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_taken)), __ATOMIC_ACQUIRE);
+
+    if (taken != s->post_gen) {
+        return DN_EBUSY;        /* the last post waits for its message */
+    }
+    *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_off)) = off;
+    *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_len)) = len;
+    s->post_gen++;
+    s->posted = 1;
+    __atomic_store_n(dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen)),
+                     (uint32_t)s->post_gen << 16 | s->setup_gen, __ATOMIC_RELEASE);
+    return DN_OK;
+}
+
+void dn_msg_recv_free(dn_node *n)
+{
+    struct dn_msg_state *m = n->msg;
+
+    for (struct msg_arrival *a = m->stash, *next; a; a = next) {
+        next = a->next;
+        free(a->heap);
+        free(a);
+    }
+    for (struct dn_msg_req *r = m->posted, *next; r; r = next) {
+        next = r->next;
+        free(r);
+    }
+    for (unsigned s = 0; s < DN1_MSG_SENDERS; s++) {
+        free(m->senders[s].allocs);
+    }
+}

@@ -1,0 +1,326 @@
+/*
+ * Message sender: per receiver, a window of packets numbered by f_seq, each
+ * kept until ACKed. The receiving firmware takes packets in f_seq order
+ * only, so an ACK for f_seq s means every packet before s has landed too.
+ * A NACK for lack of room waits the RNR timer, then the window goes back to
+ * the oldest unACKed packet; so does a SEQUENCE NACK (a packet was lost)
+ * and a timeout. Every go-back starts a new round; NACKs of older rounds
+ * are answers to packets already resent and change nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "msg.h"
+
+#define MSG_PKT_MAX DN_BOTF_MAX_PAYLOAD
+
+static const char *reason_name(uint8_t r)
+{
+    static const char *const names[] = {
+        [DN1_NACK_RANGE] = "RANGE", [DN1_NACK_BAD_POINTER] = "BAD_POINTER",
+        [DN1_NACK_NO_HANDLER] = "NO_HANDLER", [DN1_NACK_NO_FIRMWARE] = "NO_FIRMWARE",
+        [DN1_NACK_PROTECTION] = "PROTECTION", [DN1_NACK_NO_TRANSLATION] = "NO_TRANSLATION",
+        [DN1_NACK_BUFFER_FULL] = "BUFFER_FULL", [DN1_NACK_TOO_LONG] = "TOO_LONG",
+        [DN1_NACK_NO_BUFFER] = "NO_BUFFER", [DN1_NACK_SEQUENCE] = "SEQUENCE",
+        [DN1_NACK_BAD_MESSAGE] = "BAD_MESSAGE", [DN1_NACK_BAD_PATH] = "BAD_PATH",
+    };
+    return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] : "none";
+}
+
+/* NACKs that mean "no room now": retried after the RNR timer. */
+static int reason_is_rnr(uint8_t r)
+{
+    return r == DN1_NACK_BUFFER_FULL || r == DN1_NACK_TOO_LONG ||
+           r == DN1_NACK_NO_BUFFER || r == DN1_NACK_BAD_POINTER;
+}
+
+static struct msg_peer *peer_get(dn_node *n, unsigned dst)
+{
+    struct dn_msg_state *m = n->msg;
+
+    if (dst >= m->npeers) {
+        struct msg_peer *p = realloc(m->peers, (dst + 1) * sizeof(*p));
+        if (!p) {
+            return NULL;
+        }
+        memset(p + m->npeers, 0, (dst + 1 - m->npeers) * sizeof(*p));
+        m->peers = p;
+        m->npeers = dst + 1;
+    }
+    struct msg_peer *p = &m->peers[dst];
+    if (!p->win) {
+        p->win = calloc(m->cfg.window, sizeof(*p->win));
+        if (!p->win) {
+            return NULL;
+        }
+    }
+    return p;
+}
+
+void dn_msg_peer_free(struct msg_peer *p)
+{
+    struct dn_msg_req *r = p->queue;
+
+    /* Requests still queued belong to the caller, who can no longer wait
+     * for them after dn_close; free them with the peer. */
+    while (r) {
+        struct dn_msg_req *next = r->next;
+        if (!r->done) {
+            free(r);
+        }
+        r = next;
+    }
+    free(p->win);
+}
+
+static void finish(dn_node *n, struct dn_msg_req *r, int err, const char *text)
+{
+    r->done = 1;
+    r->st.error = err;
+    if (text) {
+        snprintf(r->st.text, sizeof(r->st.text), "%s", text);
+    }
+    if (err == DN_OK) {
+        n->msg->stats.sent++;
+    }
+}
+
+/* Pop finished sends off the front of @p's queue. */
+static void pop_done(struct msg_peer *p)
+{
+    while (p->queue && p->queue->done) {
+        p->queue = p->queue->next;
+        if (!p->queue) {
+            p->queue_tail = NULL;
+        }
+    }
+}
+
+/* The peer is broken: this send and everything queued after it fail. */
+static void peer_fail(dn_node *n, struct msg_peer *p, unsigned dst, int err,
+                      unsigned count)
+{
+    struct dn_msg_req *head = p->queue;
+
+    p->failed = 1;
+    p->fail_error = err;
+    if (head && err == DN_ENACK) {
+        snprintf(p->fail_text, sizeof(p->fail_text),
+                 "message to node %u (tag %u, %zu bytes) refused: NACK %s",
+                 dst, head->st.tag, head->len, reason_name(p->last_reason));
+    } else if (head) {
+        snprintf(p->fail_text, sizeof(p->fail_text),
+                 "message to node %u (tag %u, %zu bytes) not accepted after %u "
+                 "retries; last NACK %s", dst, head->st.tag, head->len, count,
+                 reason_name(p->last_reason));
+    }
+    for (struct dn_msg_req *r = head; r; r = r->next) {
+        r->st.nack_reason = p->last_reason;
+        if (!r->done) {
+            finish(n, r, err, r == head ? p->fail_text : NULL);
+            if (r != head) {
+                snprintf(r->st.text, sizeof(r->st.text),
+                         "message to node %u (tag %u) not sent: an earlier one "
+                         "failed (%.70s)", dst, r->st.tag, p->fail_text);
+            }
+        }
+    }
+    n->msg->inflight -= p->inflight;
+    p->inflight = 0;
+    p->queue = p->queue_tail = NULL;
+}
+
+int dn_msg_send_queue(dn_node *n, struct dn_msg_req *r, unsigned dst)
+{
+    struct msg_peer *p = peer_get(n, dst);
+
+    if (!p) {
+        return DN_ENOMEM;
+    }
+    if (p->failed) {
+        finish(n, r, p->fail_error, NULL);
+        snprintf(r->st.text, sizeof(r->st.text), "message to node %u (tag %u) "
+                 "not sent: the connection failed earlier (%.70s)", dst, r->st.tag,
+                 p->fail_text);
+        return DN_OK;
+    }
+    r->next = NULL;
+    if (p->queue_tail) {
+        p->queue_tail->next = r;
+    } else {
+        p->queue = r;
+    }
+    p->queue_tail = r;
+    return DN_OK;
+}
+
+/* Give queued messages f_seq numbers, as far as the window allows. */
+static void assign(dn_node *n, struct msg_peer *p)
+{
+    unsigned w = n->msg->cfg.window;
+
+    for (struct dn_msg_req *r = p->queue; r && p->assigned - p->una < w; r = r->next) {
+        if (r->end_seq) {
+            continue;           /* wholly assigned */
+        }
+        while (p->assigned - p->una < w) {
+            uint16_t chunk = (uint16_t)(r->len - r->assigned < MSG_PKT_MAX
+                                        ? r->len - r->assigned : MSG_PKT_MAX);
+            if (r->assigned == 0) {
+                r->first_seq = p->assigned;
+            }
+            p->win[p->assigned % w] = (struct msg_pkt){
+                .m = r, .xoff = (uint32_t)r->assigned, .len = chunk,
+            };
+            p->assigned++;
+            r->assigned += chunk;
+            if (r->assigned == r->len) {
+                r->end_seq = p->assigned;
+                break;
+            }
+        }
+    }
+}
+
+/* Start a new round from the oldest unACKed packet. */
+static void go_back(dn_node *n, struct msg_peer *p, uint64_t now)
+{
+    p->round = (p->round + 1) & 0x7fffu;
+    p->nxt = p->una;
+    n->msg->inflight -= p->inflight;
+    p->inflight = 0;
+    p->last_progress = now;
+}
+
+static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now)
+{
+    struct dn_msg_state *m = n->msg;
+    unsigned w = m->cfg.window;
+
+    while (!p->failed && !p->backoff && p->nxt < p->assigned &&
+           p->nxt - p->una < w && m->inflight < MSG_INFLIGHT_MAX) {
+        const struct msg_pkt *k = &p->win[p->nxt % w];
+        uint32_t tag = DN_MSG_TAG_BIT | (uint32_t)p->round << 16 | (uint16_t)p->nxt;
+
+        if (p->nxt == p->una) {
+            *now = dn_msg_now_ns(n);
+            p->last_progress = *now;     /* the timeout runs from here */
+        }
+        int rc = dn_botf_packet(n, DN1_TYPE_MESSAGE, 0, dst,
+                                DN1_MSG_RADDR(k->m->st.tag, k->m->len), k->xoff,
+                                k->m->buf + k->xoff, k->len, tag, (uint16_t)p->nxt);
+        if (rc != DN_OK) {
+            break;              /* link down: the timeout resends */
+        }
+        m->stats.packets++;
+        if (p->nxt < p->hi) {
+            m->stats.retransmits++;
+            k->m->st.retries++;
+        } else {
+            p->hi = p->nxt + 1;
+        }
+        p->nxt++;
+        p->inflight++;
+        m->inflight++;
+    }
+}
+
+/* Every packet before @upto has landed. */
+static void acked_upto(dn_node *n, struct msg_peer *p, uint64_t upto, uint64_t now)
+{
+    p->una = upto;
+    if (p->nxt < upto) {
+        p->nxt = upto;          /* answers to packets we were about to resend */
+    }
+    p->retries = p->rnr_retries = 0;
+    p->last_progress = now;
+    for (struct dn_msg_req *r = p->queue; r && r->end_seq && r->end_seq <= upto;
+         r = r->next) {
+        if (!r->done) {
+            finish(n, r, DN_OK, NULL);
+        }
+    }
+    pop_done(p);
+}
+
+void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
+                      uint16_t from)
+{
+    struct dn_msg_state *m = n->msg;
+    struct msg_peer *p;
+    uint64_t seq, now;
+    uint16_t round = (tag >> 16) & 0x7fffu;
+
+    if (!m || from >= m->npeers || !(p = &m->peers[from])->win || p->failed) {
+        return;                 /* not ours (an earlier process's), or too late */
+    }
+    if (round == p->round && p->inflight) {
+        p->inflight--;
+        m->inflight--;
+    }
+    seq = p->una + (uint16_t)((uint16_t)tag - (uint16_t)p->una);
+    if (seq >= p->hi) {
+        return;                 /* behind una (already ACKed) or never sent */
+    }
+    now = dn_msg_now_ns(n);
+    if (kind == DN1_CQ_KIND_ACK) {
+        acked_upto(n, p, seq + 1, now);
+        return;
+    }
+    m->stats.nacks++;
+    p->last_reason = reason;
+    if (round != p->round) {
+        return;                 /* its round was resent already */
+    }
+    if (reason == DN1_NACK_SEQUENCE) {
+        m->stats.gaps++;
+        if (++p->retries > m->cfg.retry && m->cfg.retry != 7) {
+            peer_fail(n, p, from, DN_ERETRY, p->retries - 1);
+            return;
+        }
+        go_back(n, p, now);
+    } else if (reason_is_rnr(reason)) {
+        if (++p->rnr_retries > m->cfg.rnr_retry && m->cfg.rnr_retry != 7) {
+            peer_fail(n, p, from, DN_ERETRY, p->rnr_retries - 1);
+            return;
+        }
+        go_back(n, p, now);
+        p->backoff = 1;
+        p->resend_at = now + dn_msg_rnr_ns(m->cfg.min_rnr_timer);
+    } else {
+        peer_fail(n, p, from, DN_ENACK, p->retries);   /* a retry cannot help */
+    }
+}
+
+void dn_msg_send_progress(dn_node *n)
+{
+    struct dn_msg_state *m = n->msg;
+
+    for (unsigned dst = 0; dst < m->npeers; dst++) {
+        struct msg_peer *p = &m->peers[dst];
+        uint64_t now = 0;
+
+        if (!p->win || p->failed || (!p->queue && p->una == p->hi)) {
+            continue;
+        }
+        if (p->backoff || p->nxt > p->una) {
+            now = dn_msg_now_ns(n);
+        }
+        if (p->backoff && now >= p->resend_at) {
+            p->backoff = 0;
+            p->last_progress = now;
+        }
+        if (!p->backoff && p->nxt > p->una &&
+            now - p->last_progress > (uint64_t)m->cfg.timeout_us * 1000u) {
+            /* No answer: a packet or its ACK was lost. */
+            m->stats.timeouts++;
+            if (++p->retries > m->cfg.retry && m->cfg.retry != 7) {
+                peer_fail(n, p, dst, DN_ERETRY, p->retries - 1);
+                continue;
+            }
+            go_back(n, p, now);
+        }
+        assign(n, p);
+        transmit(n, p, dst, &now);
+    }
+}
