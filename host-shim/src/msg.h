@@ -51,6 +51,7 @@ struct msg_peer {
     uint16_t round;             /* 15 bits: answers to older rounds' NACKs are stale */
     uint32_t inflight;          /* this round's transmissions unanswered */
     int backoff;                /* waiting out an RNR timer */
+    int probe;                  /* after it: one packet at a time until one is taken */
     uint64_t resend_at;         /* ns */
     uint64_t last_progress;     /* ns: an ACK moved una, or the round began */
     unsigned retries, rnr_retries;   /* for the packet at una */

@@ -197,8 +197,12 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
     struct dn_msg_state *m = n->msg;
     unsigned w = m->cfg.window;
 
+    /* After a NACK for room, one packet probes until it is taken: the
+     * rest of the window would only be NACKed SEQUENCE behind it. */
+    unsigned limit = p->probe ? 1 : w;
+
     while (!p->failed && !p->backoff && p->nxt < p->assigned &&
-           p->nxt - p->una < w && m->inflight < MSG_INFLIGHT_MAX) {
+           p->nxt - p->una < limit && m->inflight < MSG_INFLIGHT_MAX) {
         const struct msg_pkt *k = &p->win[p->nxt % w];
         uint32_t tag = DN_MSG_TAG_BIT | (uint32_t)p->round << 16 | (uint16_t)p->nxt;
 
@@ -233,6 +237,7 @@ static void acked_upto(dn_node *n, struct msg_peer *p, uint64_t upto, uint64_t n
         p->nxt = upto;          /* answers to packets we were about to resend */
     }
     p->retries = p->rnr_retries = 0;
+    p->probe = 0;
     p->last_progress = now;
     for (struct dn_msg_req *r = p->queue; r && r->end_seq && r->end_seq <= upto;
          r = r->next) {
@@ -286,6 +291,7 @@ void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
         }
         go_back(n, p, now);
         p->backoff = 1;
+        p->probe = 1;
         p->resend_at = now + dn_msg_rnr_ns(m->cfg.min_rnr_timer);
     } else {
         peer_fail(n, p, from, DN_ENACK, p->retries);   /* a retry cannot help */
