@@ -1,6 +1,6 @@
 /*
- * dnctl: show a node's NIC state: identity, firmware status, link, and every
- * counter by name. Run under the launcher (it opens the node from the
+ * dnctl: show a node's NIC state: identity, firmware status, link, every
+ * counter by name, and the firmware's statistics (fw.*). Run under the launcher (it opens the node from the
  * environment), e.g.  tools/dimmnet-cluster ... -- build/dnctl
  *
  *   dnctl [--nonzero]
@@ -47,6 +47,17 @@ int main(int argc, char **argv)
         }
         if (v || !nonzero) {
             printf("node %u: %-14s %u\n", dn_node_id(n), dn_counter_name(i), v);
+        }
+    }
+    /* The firmware's own statistics (LLCM; docs/hardware.md section 10). */
+    for (unsigned i = 0; i < dn_fw_stat_count(); i++) {
+        uint32_t v;
+        if (dn_fw_stat_read(n, i, &v) != DN_OK) {
+            printf("node %u: firmware keeps no statistics\n", dn_node_id(n));
+            break;
+        }
+        if (v || !nonzero) {
+            printf("node %u: fw.%-16s %u\n", dn_node_id(n), dn_fw_stat_name(i), v);
         }
     }
     dn_close(n);
