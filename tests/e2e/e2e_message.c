@@ -2,23 +2,14 @@
  * Message exchange end to end, one process per node under the launcher
  * (firmware on dimmnet1 boards, through the switch):
  *
- *   e2e_message alltoall --messages M [--max-size S] [--seed X] [--stall]
- *       every node sends M messages to every other node (random sizes, 0 to
- *       S bytes, most of them small), receives with ANY_SOURCE/ANY_TAG and
- *       checks each one: per-sender order (the tag is the per-pair index),
- *       every payload byte. --stall: receivers stop taking messages at
- *       random and keep arrivals in the ring (no heap stash), forcing
- *       overflow storms (NACK BUFFER_FULL and resends).
  *   e2e_message zerocopy         a posted user buffer receives in place
  *   e2e_message toolong          TOO_LONG until the receiver posts a buffer
  *   e2e_message errors-nobuffer  no setup: retries run out, the error says so
  *   e2e_message errors-packets   AOTF (BAD_PATH), contradicting packets
  *                                (BAD_MESSAGE), a gap (SEQUENCE)
  *   e2e_message errors-badpost   a post outside receive memory (BAD_POINTER)
- * (the last five on 2 nodes)
- *
- * Prints one "msg:" line per node with its counts; exit status 0 only if
- * every check held.
+ * All on 2 nodes. Exit status 0 only if every check held. The all-to-all
+ * traffic tests run tools/dimmnet-soak (tools/soak/soak_node.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +21,6 @@
 #include "dimmnet1/packet.h"
 
 #define TIMEOUT_MS 120000
-#define OUTSTANDING 16
 
 static dn_node *n;
 static unsigned me, nodes;
@@ -53,165 +43,6 @@ static void all_reach(const char *what)
     }
 }
 
-static uint64_t rng_state;
-static uint32_t rng(void)
-{
-    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng_state >> 33);
-}
-
-/* Sizes from 0 to @max, both ends included now and then: seven in eight
- * small (up to 256 bytes), the rest from a random power-of-two class, so
- * that long multi-packet messages come often enough without making every
- * run move gigabytes. */
-static size_t random_size(size_t max)
-{
-    unsigned bits = 0;
-    uint32_t r = rng() % 64;
-
-    if (r == 0) {
-        return 0;
-    }
-    if (r == 1) {
-        return max;
-    }
-    if (r % 8) {
-        return rng() % ((max < 256 ? max : 256) + 1);
-    }
-    while (((size_t)2 << bits) <= max) {
-        bits++;
-    }
-    size_t lo = (size_t)1 << (rng() % (bits + 1));
-    size_t v = lo + rng() % lo;
-    return v > max ? max : v;
-}
-
-static void print_stats(const char *mode, unsigned long sent, unsigned long got,
-                        unsigned long lost, unsigned long dup, unsigned long reord,
-                        unsigned long bad)
-{
-    struct dn_msg_stats st;
-    dn_msg_stats(n, &st);
-    printf("msg: mode=%s node=%u sent=%lu received=%lu lost=%lu duplicated=%lu "
-           "reordered=%lu corrupted=%lu nacks=%llu retransmits=%llu timeouts=%llu "
-           "stashed=%llu notice_errors=%llu\n", mode, me, sent, got, lost, dup,
-           reord, bad, (unsigned long long)st.nacks,
-           (unsigned long long)st.retransmits, (unsigned long long)st.timeouts,
-           (unsigned long long)st.stashed, (unsigned long long)st.notice_errors);
-    CHECK_EQ(st.notice_errors, 0);
-}
-
-static void alltoall(unsigned long m, size_t max, uint64_t seed, int stall)
-{
-    struct dn_msg_config cfg;
-    unsigned long want = m * (nodes - 1), got = 0, dup = 0, reord = 0, bad = 0;
-    unsigned long sent = 0, next_to_send = 0;
-    uint32_t *next_idx = calloc(nodes, sizeof(*next_idx));
-    uint32_t *send_idx = calloc(nodes, sizeof(*send_idx));
-    uint8_t *rbuf = malloc(max ? max : 1);
-    uint8_t *sbuf[OUTSTANDING];
-    dn_msg_req *sreq[OUTSTANDING] = { 0 };
-
-    dn_msg_config_default(n, &cfg);
-    if (stall) {
-        cfg.stash_bytes = 0;            /* early arrivals pin the ring */
-        cfg.sysbuf_bytes = 64u << 10;   /* small rings: storms come soon */
-    }
-    CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
-    rng_state = seed * 1000003u + me;
-    for (int i = 0; i < OUTSTANDING; i++) {
-        sbuf[i] = malloc(max ? max : 1);
-    }
-    all_reach("msg-ready");
-
-    dn_msg_req *rreq = NULL;
-    unsigned stall_turns = 0;
-    while (got < want || sent < want) {
-        /* Keep up to OUTSTANDING sends going, round robin over peers. */
-        for (int i = 0; i < OUTSTANDING; i++) {
-            int done = 1;
-            struct dn_msg_status st;
-            if (sreq[i]) {
-                int rc = dn_msg_test(n, sreq[i], &done, &st);
-                if (done) {
-                    CHECK_EQ(rc, DN_OK);
-                    if (rc != DN_OK) {
-                        fprintf(stderr, "node %u: %s: %s\n", me, dn_strerror(rc), st.text);
-                    }
-                    sreq[i] = NULL;
-                    sent++;
-                }
-            }
-            if (done && next_to_send < want) {
-                unsigned dst = (unsigned)(me + 1 + next_to_send % (nodes - 1)) % nodes;
-                size_t len = random_size(max);
-                uint32_t idx = send_idx[dst]++;
-                for (size_t b = 0; b < len; b++) {
-                    sbuf[i][b] = pattern(me, dst, idx, b);
-                }
-                CHECK_EQ(dn_msg_isend(n, dst, idx, sbuf[i], len, &sreq[i]), DN_OK);
-                next_to_send++;
-            }
-        }
-        /* Receivers that stall take nothing for a while. */
-        if (stall && stall_turns == 0 && rng() % 64 == 0) {
-            stall_turns = 200 + rng() % 2000;
-        }
-        if (stall_turns) {
-            stall_turns--;
-            dn_msg_progress(n);
-            dn_idle(n);
-            continue;
-        }
-        if (got < want && !rreq) {
-            CHECK_EQ(dn_msg_irecv(n, DN_ANY_SOURCE, DN_ANY_TAG, rbuf, max, &rreq), DN_OK);
-        }
-        if (rreq) {
-            int done = 0;
-            struct dn_msg_status st;
-            int rc = dn_msg_test(n, rreq, &done, &st);
-            if (done) {
-                rreq = NULL;
-                CHECK_EQ(rc, DN_OK);
-                got++;
-                if (st.tag != next_idx[st.src]) {
-                    if (st.tag < next_idx[st.src]) {
-                        dup++;
-                    } else {
-                        reord++;
-                    }
-                }
-                next_idx[st.src] = st.tag + 1;
-                for (size_t b = 0; b < st.len && b < max; b++) {
-                    if (rbuf[b] != pattern(st.src, me, st.tag, b)) {
-                        bad++;
-                        break;
-                    }
-                }
-                continue;
-            }
-        }
-        dn_idle(n);
-    }
-    /* Every peer sent us exactly m. */
-    unsigned long lost = 0;
-    for (unsigned s = 0; s < nodes; s++) {
-        if (s != me && next_idx[s] != m) {
-            lost += next_idx[s] < m ? m - next_idx[s] : 0;
-        }
-    }
-    print_stats(stall ? "alltoall-stall" : "alltoall", sent, got, lost, dup, reord, bad);
-    CHECK_EQ(got, want);
-    CHECK_EQ(sent, want);
-    CHECK_EQ(lost + dup + reord + bad, 0);
-    all_reach("msg-done");      /* nobody leaves while others still need ACKs */
-    for (int i = 0; i < OUTSTANDING; i++) {
-        free(sbuf[i]);
-    }
-    free(rbuf);
-    free(next_idx);
-    free(send_idx);
-}
 
 static uint32_t fw_stat(unsigned i)
 {
@@ -427,24 +258,9 @@ static void toolong(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    unsigned long messages = 100;
-    size_t max = 4096;
-    uint64_t seed = 1;
-    int stall = 0;
-
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--messages") && i + 1 < argc) {
-            messages = strtoul(argv[++i], NULL, 0);
-        } else if (!strcmp(argv[i], "--max-size") && i + 1 < argc) {
-            max = strtoul(argv[++i], NULL, 0);
-        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-            seed = strtoull(argv[++i], NULL, 0);
-        } else if (!strcmp(argv[i], "--stall")) {
-            stall = 1;
-        } else {
-            fprintf(stderr, "e2e_message: unknown argument %s\n", argv[i]);
-            return 2;
-        }
+    if (argc != 2) {
+        fprintf(stderr, "usage: e2e_message MODE\n");
+        return 2;
     }
     int rc = dn_open_env(&n, 60000);
     if (rc != DN_OK) {
@@ -453,10 +269,8 @@ int main(int argc, char **argv)
     }
     me = dn_node_id(n);
     nodes = (unsigned)strtoul(getenv("DIMMNET_NODES"), NULL, 10);
-    printf("node %u: %s seed=%llu\n", me, mode, (unsigned long long)seed);
-    if (!strcmp(mode, "alltoall")) {
-        alltoall(messages, max, seed, stall);
-    } else if (nodes == 2 && !strcmp(mode, "errors-nobuffer")) {
+    printf("node %u: %s\n", me, mode);
+    if (nodes == 2 && !strcmp(mode, "errors-nobuffer")) {
         errors_nobuffer();
     } else if (nodes == 2 && !strcmp(mode, "errors-packets")) {
         errors_packets();
