@@ -13,6 +13,7 @@ packages=(
     python3 meson libglib2.0-dev libpixman-1-dev zlib1g-dev
     dpkg-dev patch xz-utils procps util-linux
     tshark
+    clang libclang-rt-14-dev
 )
 src_list=/etc/apt/sources.list.d/dimmnet1-src.list
 src_deb822=/etc/apt/sources.list.d/dimmnet1-src.sources

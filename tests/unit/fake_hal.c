@@ -55,8 +55,13 @@ int hal_nic_read_u32(uint64_t addr, uint32_t *value)
     return 0;
 }
 
+void (*fake_nic_write_check)(uint64_t addr);
+
 int hal_nic_write_u32(uint64_t addr, uint32_t value)
 {
+    if (fake_nic_write_check) {
+        fake_nic_write_check(addr);
+    }
     if ((addr & 3u) || !fake_nic_n(addr, 4)) {
         return -1;
     }

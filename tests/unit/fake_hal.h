@@ -19,6 +19,9 @@ void fake_hostmem_put_u64(uint64_t addr, uint64_t v);
  * would write and read them (LLCM's firmware part included). */
 void fake_nic_put_u32(uint64_t addr, uint32_t v);
 uint32_t fake_nic_get_u32(uint64_t addr);
+/* Called with every firmware write to the NIC address space (NULL: none),
+ * so that a test can check where handlers write. */
+extern void (*fake_nic_write_check)(uint64_t addr);
 
 /* Queue packets to be "held"; dispatch_service() consumes them. A CONTINUE
  * is checked as the hardware checks it (writable NIC address space) and
