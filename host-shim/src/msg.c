@@ -131,6 +131,13 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
         m->senders[s].posted = (uint16_t)taken != m->senders[s].post_gen;
         __atomic_store_n(gens, (g & 0xffff0000u) | setup_gen, __ATOMIC_RELEASE);
     }
+    /* Senders beyond ours: no setup (a stale one from an earlier process
+     * would take messages whose notices we would not free). */
+    for (unsigned s = cfg->senders; s < DN1_MSG_SENDERS; s++) {
+        volatile uint32_t *gens = dn_msg_llcm32(n, MSG_SLOT(s) + offsetof(struct dn1_msg_slot, setup_gen));
+        __atomic_store_n(gens, __atomic_load_n(gens, __ATOMIC_ACQUIRE) & 0xffff0000u,
+                         __ATOMIC_RELEASE);
+    }
     __atomic_store_n(dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)),
                      DN1_MSG_ENABLE, __ATOMIC_RELEASE);
     return DN_OK;

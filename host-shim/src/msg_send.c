@@ -201,8 +201,12 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
      * rest of the window would only be NACKed SEQUENCE behind it. */
     unsigned limit = p->probe ? 1 : w;
 
+    /* Puts and gets in flight share the completion queue. */
+    uint32_t xfers = n->next_tag - n->first_tag - n->completed;
+
     while (!p->failed && !p->backoff && p->nxt < p->assigned &&
-           p->nxt - p->una < limit && m->inflight < MSG_INFLIGHT_MAX) {
+           p->nxt - p->una < limit && m->inflight < MSG_INFLIGHT_MAX &&
+           m->inflight + xfers < MSG_INFLIGHT_MAX) {
         const struct msg_pkt *k = &p->win[p->nxt % w];
         uint32_t tag = DN_MSG_TAG_BIT | (uint32_t)p->round << 16 | (uint16_t)p->nxt;
 

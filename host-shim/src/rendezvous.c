@@ -75,3 +75,25 @@ int dn_lookup(const char *key, char *value, size_t size, int timeout_ms)
         nanosleep(&ts, NULL);
     }
 }
+
+int dn_rendezvous(const char *what, int timeout_ms)
+{
+    const char *id = getenv("DIMMNET_NODE_ID"), *nodes = getenv("DIMMNET_NODES");
+    char key[256], v[8];
+    int rc;
+
+    if (!what || !id || !nodes || strlen(what) > 200) {
+        return DN_EINVAL;
+    }
+    snprintf(key, sizeof(key), "%s.%s", what, id);
+    if ((rc = dn_publish(key, "1")) != DN_OK) {
+        return rc;
+    }
+    for (unsigned long i = 0, n = strtoul(nodes, NULL, 10); i < n; i++) {
+        snprintf(key, sizeof(key), "%s.%lu", what, i);
+        if ((rc = dn_lookup(key, v, sizeof(v), timeout_ms)) != DN_OK) {
+            return rc;
+        }
+    }
+    return DN_OK;
+}

@@ -31,19 +31,6 @@ static uint8_t pattern(unsigned src, unsigned dst, uint32_t idx, size_t i)
     return (uint8_t)(x >> 24 ^ x >> 11 ^ x);
 }
 
-/* Everyone publishes "<what><me>" and waits for all the others'. */
-static void all_reach(const char *what)
-{
-    char key[32], v[8];
-    snprintf(key, sizeof(key), "%s%u", what, me);
-    CHECK_EQ(dn_publish(key, "1"), DN_OK);
-    for (unsigned i = 0; i < nodes; i++) {
-        snprintf(key, sizeof(key), "%s%u", what, i);
-        CHECK_EQ(dn_lookup(key, v, sizeof(v), TIMEOUT_MS), DN_OK);
-    }
-}
-
-
 static uint32_t fw_stat(unsigned i)
 {
     uint32_t v = 0;
@@ -90,7 +77,7 @@ static void errors_nobuffer(void)
         struct dn_msg_status st;
         dn_msg_req *r;
         init_with(0, 2, 1);
-        all_reach("ready");
+        CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
         fill(b, sizeof(b), 1);
         CHECK_EQ(dn_msg_isend(n, 1, 42, b, sizeof(b), &r), DN_OK);
         CHECK_EQ(dn_msg_wait(n, r, &st, TIMEOUT_MS), DN_ERETRY);
@@ -101,9 +88,9 @@ static void errors_nobuffer(void)
         CHECK_EQ(st.nack_reason, DN1_NACK_NO_BUFFER);
         CHECK_EQ(dn_msg_send(n, 1, 43, b, 8, TIMEOUT_MS), DN_ERETRY);
     } else {
-        all_reach("ready");
+        CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
     }
-    all_reach("end");
+    CHECK_EQ(dn_rendezvous("end", TIMEOUT_MS), DN_OK);
     if (me == 1) {
         CHECK_EQ(fw_stat(DN1_FWST_NACK_NO_BUFFER), 3);      /* first try + 2 */
         CHECK_EQ(fw_stat(DN1_FWST_MSG_DELIVERED), 0);
@@ -118,7 +105,7 @@ static void errors_packets(void)
     if (me == 1) {
         init_with(0, 7, 12);
     }
-    all_reach("ready");
+    CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
     if (me == 0) {
         uint8_t b[600];
         dn_xfer x;
@@ -139,7 +126,7 @@ static void errors_packets(void)
         CHECK_EQ(dn_wait(n, &x, TIMEOUT_MS), DN_ENACK);
         CHECK_EQ(x.nack_reason, DN1_NACK_SEQUENCE);
     }
-    all_reach("end");
+    CHECK_EQ(dn_rendezvous("end", TIMEOUT_MS), DN_OK);
     if (me == 1) {
         CHECK_EQ(fw_stat(DN1_FWST_NACK_BAD_PATH), 1);
         CHECK_EQ(fw_stat(DN1_FWST_NACK_BAD_MESSAGE), 1);
@@ -168,7 +155,7 @@ static void errors_badpost(void)
         __atomic_store_n((uint32_t *)(slot + offsetof(struct dn1_msg_slot, setup_gen)),
                          gens, __ATOMIC_RELEASE);
     }
-    all_reach("ready");
+    CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
     if (me == 0) {
         init_with(0, 7, 1);
         fill(b, sizeof(b), 3);
@@ -184,7 +171,7 @@ static void errors_badpost(void)
             CHECK_EQ(mem[i], 0);
         }
     }
-    all_reach("end");
+    CHECK_EQ(dn_rendezvous("end", TIMEOUT_MS), DN_OK);
 }
 
 /* Step 5: a user buffer posted for node 0 takes its next message in place;
@@ -199,7 +186,7 @@ static void zerocopy(void)
         CHECK_EQ(dn_msg_post_buffer(n, 0, OFF, LEN), DN_EBUSY);   /* one at a time */
         CHECK_EQ(dn_msg_post_buffer(n, 0, DN1_HOSTMEM_SIZE - 8, 16), DN_ERANGE);
     }
-    all_reach("ready");
+    CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
     if (me == 0) {
         init_with(0, 7, 12);
         fill(b, LEN, 4);
@@ -220,7 +207,7 @@ static void zerocopy(void)
         /* Taken: the next post is accepted. */
         CHECK_EQ(dn_msg_post_buffer(n, 0, OFF, LEN), DN_OK);
     }
-    all_reach("end");
+    CHECK_EQ(dn_rendezvous("end", TIMEOUT_MS), DN_OK);
 }
 
 /* Longer than the whole system buffer (4 KiB here): NACKed TOO_LONG and
@@ -232,7 +219,7 @@ static void toolong(void)
     if (me == 1) {
         init_with(4096, 7, 12);
     }
-    all_reach("ready");
+    CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
     if (me == 0) {
         init_with(0, 7, 12);
         fill(b, LEN, 5);
@@ -252,7 +239,7 @@ static void toolong(void)
         CHECK(same(mem + OFF, LEN, 5));
         CHECK_EQ(fw_stat(DN1_FWST_MSG_USER), 1);
     }
-    all_reach("end");
+    CHECK_EQ(dn_rendezvous("end", TIMEOUT_MS), DN_OK);
 }
 
 int main(int argc, char **argv)

@@ -29,18 +29,6 @@ static uint8_t pattern(size_t i, unsigned from)
     return (uint8_t)(x >> 24 ^ x >> 7);
 }
 
-/* Everyone publishes "<what><me>" and waits for all the others'. */
-static void all_reach(const char *what)
-{
-    char key[32], v[8];
-    snprintf(key, sizeof(key), "%s%u", what, me);
-    CHECK_EQ(dn_publish(key, "1"), DN_OK);
-    for (unsigned i = 0; i < nodes; i++) {
-        snprintf(key, sizeof(key), "%s%u", what, i);
-        CHECK_EQ(dn_lookup(key, v, sizeof(v), TIMEOUT_MS), DN_OK);
-    }
-}
-
 static void ring(size_t bytes)
 {
     size_t size;
@@ -49,7 +37,7 @@ static void ring(size_t bytes)
 
     memset(mem, 0, size);
     CHECK_EQ(dn_indirect_slot_set(n, SLOT, LAND), DN_OK);
-    all_reach("ready");
+    CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
     uint8_t *buf = malloc(bytes);
     for (size_t i = 0; i < bytes; i++) {
         buf[i] = pattern(i, me);
@@ -58,7 +46,7 @@ static void ring(size_t bytes)
     CHECK_EQ(dn_indirect_write(n, next, SLOT, buf, bytes, &x), DN_OK);
     CHECK_EQ(dn_wait(n, &x, TIMEOUT_MS), DN_OK);
     free(buf);
-    all_reach("sent");
+    CHECK_EQ(dn_rendezvous("sent", TIMEOUT_MS), DN_OK);
     size_t wrong = 0;
     for (size_t i = 0; i < bytes; i++) {
         wrong += mem[LAND + i] != pattern(i, prev);
@@ -66,7 +54,7 @@ static void ring(size_t bytes)
     CHECK_EQ(wrong, 0);
     printf("node %u: %zu bytes to node %u acked, %zu from node %u intact\n",
            me, bytes, next, bytes - wrong, prev);
-    all_reach("checked");
+    CHECK_EQ(dn_rendezvous("checked", TIMEOUT_MS), DN_OK);
 }
 
 static void multicast(size_t bytes)
@@ -75,7 +63,7 @@ static void multicast(size_t bytes)
     uint8_t *llcm = dn_llcm_user(n, &size);
     CHECK(bytes <= size);
     memset(llcm, 0, size);
-    all_reach("ready");
+    CHECK_EQ(dn_rendezvous("ready", TIMEOUT_MS), DN_OK);
     if (me == 0) {
         uint8_t *buf = malloc(bytes);
         for (size_t i = 0; i < bytes; i++) {
@@ -105,7 +93,7 @@ static void multicast(size_t bytes)
     CHECK_EQ(dn_counter_read(n, DN1_CNT_TX_ACK, &acks_sent), DN_OK);
     CHECK_EQ(acks_sent, 0);                  /* a multicast is not answered */
     printf("node %u: multicast of %zu bytes from node 0 arrived\n", me, bytes - wrong);
-    all_reach("checked");
+    CHECK_EQ(dn_rendezvous("checked", TIMEOUT_MS), DN_OK);
 }
 
 int main(int argc, char **argv)

@@ -77,22 +77,6 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int all_reach(const char *what)
-{
-    char key[48], v[8];
-    snprintf(key, sizeof(key), "%s%u", what, me);
-    if (dn_publish(key, "1") != DN_OK) {
-        return -1;
-    }
-    for (unsigned i = 0; i < nodes; i++) {
-        snprintf(key, sizeof(key), "%s%u", what, i);
-        if (dn_lookup(key, v, sizeof(v), RDV_TIMEOUT_MS) != DN_OK) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* Messages node @s sends in all, and how many of them go to node @d. */
 static unsigned long share(unsigned long total, unsigned s)
 {
@@ -172,7 +156,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < OUTSTANDING; i++) {
         sbuf[i] = malloc(hi ? hi : 1);
     }
-    if (all_reach("soak-ready") != 0) {
+    if (dn_rendezvous("soak-ready", RDV_TIMEOUT_MS) != DN_OK) {
         fprintf(stderr, "dimmnet-soak-node: node %u: the others never came\n", me);
         return 1;
     }
@@ -263,7 +247,7 @@ int main(int argc, char **argv)
            (unsigned long long)st.nacks, (unsigned long long)st.retransmits, secs);
     fflush(stdout);
     /* Nobody leaves while others may still need this node's ACKs. */
-    all_reach("soak-done");
+    dn_rendezvous("soak-done", RDV_TIMEOUT_MS);
     dn_close(n);
     return got == want && delivered == want && !lost && !dup && !reord && !bad &&
            !failed && !st.notice_errors ? 0 : 1;

@@ -321,6 +321,9 @@ int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value);
  */
 int dn_publish(const char *key, const char *value);
 int dn_lookup(const char *key, char *value, size_t size, int timeout_ms);
+/* Every node of the run reaches the point named @what before any goes on
+ * (a barrier outside the NIC, through the launcher's run directory). */
+int dn_rendezvous(const char *what, int timeout_ms);
 
 #ifdef __cplusplus
 }
