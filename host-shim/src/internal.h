@@ -88,6 +88,12 @@ int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                    uint64_t raddr, uint32_t xoff, const uint8_t *payload,
                    uint16_t len, uint32_t tag, uint16_t seq);
 
+/* One RDMA packet of @len (<= 2048) bytes the NIC reads at @local of this
+ * node's receive memory, with the given tag, f_seq and offset. */
+int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                   uint64_t local, uint32_t xoff, uint16_t len, uint32_t tag,
+                   uint16_t seq);
+
 /* Message exchange (msg*.c): a completion record for a message packet
  * (tag with DN_MSG_TAG_BIT), and teardown at dn_close. */
 void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,

@@ -201,6 +201,11 @@ int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
     }
     r->buf = buf;
     r->len = len;
+    /* In this node's receive memory the NIC can read it itself: RDMA,
+     * 2048-byte packets, no copy through the BOTF windows. */
+    r->rdma = (const uint8_t *)buf >= n->hostmem &&
+              (const uint8_t *)buf <= n->hostmem + n->hostmem_size &&
+              len <= n->hostmem_size - (size_t)((const uint8_t *)buf - n->hostmem);
     r->st.src = dst;
     r->st.tag = tag;
     r->st.len = len;

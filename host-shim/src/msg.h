@@ -25,6 +25,7 @@ struct dn_msg_req {
     uint64_t first_seq;         /* extended f_seq of its first packet */
     uint64_t end_seq;           /* one past its last packet, once all assigned */
     size_t assigned;            /* bytes given packets so far */
+    int rdma;                   /* buf is in receive memory: the NIC reads it (RDMA) */
     /* receive */
     int src;
     int64_t tag;

@@ -12,6 +12,8 @@
 #include <string.h>
 #include "msg.h"
 
+/* BOTF pieces (the paper's 464-byte packets); a message whose buffer lies
+ * in this node's receive memory goes by RDMA in 2048-byte pieces instead. */
 #define MSG_PKT_MAX DN_BOTF_MAX_PAYLOAD
 
 static const char *reason_name(uint8_t r)
@@ -164,8 +166,8 @@ static void assign(dn_node *n, struct msg_peer *p)
             continue;           /* wholly assigned */
         }
         while (p->assigned - p->una < w) {
-            uint16_t chunk = (uint16_t)(r->len - r->assigned < MSG_PKT_MAX
-                                        ? r->len - r->assigned : MSG_PKT_MAX);
+            size_t mtu = r->rdma ? DN1_RDMA_MAX_PAYLOAD : MSG_PKT_MAX;
+        uint16_t chunk = (uint16_t)(r->len - r->assigned < mtu ? r->len - r->assigned : mtu);
             if (r->assigned == 0) {
                 r->first_seq = p->assigned;
             }
@@ -214,9 +216,13 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
             *now = dn_msg_now_ns(n);
             p->last_progress = *now;     /* the timeout runs from here */
         }
-        int rc = dn_botf_packet(n, DN1_TYPE_MESSAGE, 0, dst,
-                                DN1_MSG_RADDR(k->m->st.tag, k->m->len), k->xoff,
-                                k->m->buf + k->xoff, k->len, tag, (uint16_t)p->nxt);
+        uint64_t env = DN1_MSG_RADDR(k->m->st.tag, k->m->len);
+        int rc = k->m->rdma
+            ? dn_rdma_packet(n, DN1_TYPE_MESSAGE, dst, env,
+                             (uint64_t)(k->m->buf - n->hostmem) + k->xoff, k->xoff,
+                             k->len, tag, (uint16_t)p->nxt)
+            : dn_botf_packet(n, DN1_TYPE_MESSAGE, 0, dst, env, k->xoff,
+                             k->m->buf + k->xoff, k->len, tag, (uint16_t)p->nxt);
         if (rc != DN_OK) {
             break;              /* link down: the timeout resends */
         }

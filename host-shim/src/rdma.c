@@ -11,6 +11,45 @@
 #define RDMA_DESC_PACKETS 64u
 #define RDMA_ROOM_TIMEOUT_MS 10000
 
+/* Write descriptor after descriptor (round robin) and ring its doorbell;
+ * *sent: the packets that left. */
+static int rdma_post(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                     uint64_t local, size_t len, uint32_t first_tag, uint32_t xoff,
+                     uint16_t seq, uint64_t *sent)
+{
+    unsigned d = n->next_desc;
+    uint8_t *e = n->window + DN1_RDMA_DESC_OFF + d * sizeof(struct dn1_rdma_desc);
+
+    memset(e, 0, sizeof(struct dn1_rdma_desc));
+    e[offsetof(struct dn1_rdma_desc, type)] = type;
+    e[offsetof(struct dn1_rdma_desc, flags)] = DN1_FLAG_ACK_REQ;
+    dn_put_le(e + offsetof(struct dn1_rdma_desc, dst), dst, 2);
+    dn_put_le(e + offsetof(struct dn1_rdma_desc, len), len, 4);
+    dn_put_le(e + offsetof(struct dn1_rdma_desc, local), local, 8);
+    dn_put_le(e + offsetof(struct dn1_rdma_desc, raddr), raddr, 8);
+    dn_put_le(e + offsetof(struct dn1_rdma_desc, first_tag), first_tag, 4);
+    dn_put_le(e + offsetof(struct dn1_rdma_desc, xoff), xoff, 4);
+    dn_put_le(e + offsetof(struct dn1_rdma_desc, seq), seq, 2);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    *sent = 0;
+    int rc = dn_hb_call(n, DN1_HB_RDMA_POST, d, 0, 0, sent);
+    n->next_desc = (d + 1) % DN1_RDMA_DESCS;
+    return rc;
+}
+
+int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                   uint64_t local, uint32_t xoff, uint16_t len, uint32_t tag,
+                   uint16_t seq)
+{
+    uint64_t sent;
+
+    if (len > DN1_RDMA_MAX_PAYLOAD || local > n->hostmem_size ||
+        len > n->hostmem_size - local) {
+        return DN_ERANGE;
+    }
+    return rdma_post(n, type, dst, raddr, local, len, tag, xoff, seq, &sent);
+}
+
 int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                   uint64_t local, size_t len, dn_xfer *x)
 {
@@ -31,28 +70,15 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         size_t chunk = len - done < desc_bytes ? len - done : desc_bytes;
         uint32_t packets = chunk ? (uint32_t)((chunk + DN1_RDMA_MAX_PAYLOAD - 1) /
                                               DN1_RDMA_MAX_PAYLOAD) : 1;
-        unsigned d = n->next_desc;
-        uint8_t *e = n->window + DN1_RDMA_DESC_OFF + d * sizeof(struct dn1_rdma_desc);
         uint64_t sent = 0;
         int rc = dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES - packets + 1,
                                  RDMA_ROOM_TIMEOUT_MS);
         if (rc != DN_OK) {
             return rc;
         }
-        memset(e, 0, sizeof(struct dn1_rdma_desc));
-        e[offsetof(struct dn1_rdma_desc, type)] = type;
-        e[offsetof(struct dn1_rdma_desc, flags)] = DN1_FLAG_ACK_REQ;
-        dn_put_le(e + offsetof(struct dn1_rdma_desc, dst), dst, 2);
-        dn_put_le(e + offsetof(struct dn1_rdma_desc, len), chunk, 4);
-        dn_put_le(e + offsetof(struct dn1_rdma_desc, local), local + done, 8);
-        dn_put_le(e + offsetof(struct dn1_rdma_desc, raddr),
-                  type == DN1_TYPE_PUSH ? raddr + done : raddr, 8);
-        dn_put_le(e + offsetof(struct dn1_rdma_desc, first_tag), n->next_tag, 4);
-        dn_put_le(e + offsetof(struct dn1_rdma_desc, xoff), done, 4);
-        dn_put_le(e + offsetof(struct dn1_rdma_desc, seq), n->next_seq, 2);
-        __atomic_thread_fence(__ATOMIC_RELEASE);
-        rc = dn_hb_call(n, DN1_HB_RDMA_POST, d, 0, 0, &sent);
-        n->next_desc = (d + 1) % DN1_RDMA_DESCS;
+        rc = rdma_post(n, type, dst, type == DN1_TYPE_PUSH ? raddr + done : raddr,
+                       local + done, chunk, n->next_tag, (uint32_t)done, n->next_seq,
+                       &sent);
         for (uint64_t i = 0; i < sent; i++) {    /* those left, even on error */
             dn_xfer_sent(n, r, x);
         }

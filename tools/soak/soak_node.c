@@ -3,7 +3,7 @@
  * payload checked. Run by the launcher on every node.
  *
  *   dimmnet-soak-node --total M [--sizes MIN:MAX] [--seed S] [--stall]
- *                     [--deadline SEC]
+ *                     [--deadline SEC] [--rdma]
  *
  * Node i sends its share of the M messages (M / N, one more for the first
  * M mod N nodes) round robin to the other nodes, the tag being the per-pair
@@ -11,7 +11,9 @@
  * receives with ANY_SOURCE / ANY_TAG until every message meant for it came,
  * checking per-sender order and every byte. --stall: it stops taking
  * messages at random and keeps arrivals in the ring (no heap stash), so that
- * senders meet BUFFER_FULL storms. Prints one line:
+ * senders meet BUFFER_FULL storms. --rdma: the send buffers lie in this
+ * node's receive memory, so messages go by RDMA (2048-byte packets the NIC
+ * reads itself) instead of BOTF. Prints one line:
  *   soak-node: node=I sent=.. delivered=.. lost=.. duplicated=.. reordered=..
  *              corrupted=.. nacks=.. retransmits=.. seconds=..
  * (seconds: wall clock of the traffic, start-up excluded) and exits 0 only
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include "dimmnet1/dn.h"
+#include "dimmnet1/regs.h"
 
 #define OUTSTANDING 16
 #define RDV_TIMEOUT_MS 600000
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
     unsigned long total = 0;
     size_t lo = 0, hi = 4096;
     unsigned long long seed = 1;
-    int stall = 0;
+    int stall = 0, rdma = 0;
     double deadline_s = 3600;
 
     for (int i = 1; i < argc; i++) {
@@ -108,6 +111,8 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--stall")) {
             stall = 1;
+        } else if (!strcmp(argv[i], "--rdma")) {
+            rdma = 1;
         } else if (!strcmp(argv[i], "--deadline") && i + 1 < argc) {
             deadline_s = strtod(argv[++i], NULL);
         } else {
@@ -153,8 +158,15 @@ int main(int argc, char **argv)
         exp[s] = s == me ? 0 : expected_from(total, s, me);
         want += exp[s];
     }
+    size_t memsize, slot = (hi + 7) & ~(size_t)7;
+    uint8_t *mem = dn_hostmem(n, &memsize);
+    if (rdma && OUTSTANDING * slot > cfg.sysbuf_off) {
+        fprintf(stderr, "dimmnet-soak-node: --rdma: sizes up to %zu do not fit below "
+                "the system buffers\n", hi);
+        return 2;
+    }
     for (int i = 0; i < OUTSTANDING; i++) {
-        sbuf[i] = malloc(hi ? hi : 1);
+        sbuf[i] = rdma ? mem + i * slot : malloc(hi ? hi : 1);
     }
     if (dn_rendezvous("soak-ready", RDV_TIMEOUT_MS) != DN_OK) {
         fprintf(stderr, "dimmnet-soak-node: node %u: the others never came\n", me);
@@ -240,6 +252,13 @@ int main(int argc, char **argv)
     unsigned long lost = want > got - dup ? want - (got - dup) : 0;
     struct dn_msg_stats st;
     dn_msg_stats(n, &st);
+    uint32_t tx_rdma = 0;
+    dn_counter_read(n, DN1_CNT_TX_RDMA, &tx_rdma);
+    if (rdma && sent && !tx_rdma) {
+        fprintf(stderr, "dimmnet-soak-node: node %u: --rdma, but the NIC sent no "
+                "RDMA packet\n", me);
+        failed++;
+    }
     unsigned long delivered = got - dup - bad;
     printf("soak-node: node=%u sent=%lu delivered=%lu lost=%lu duplicated=%lu "
            "reordered=%lu corrupted=%lu nacks=%llu retransmits=%llu seconds=%.3f\n",

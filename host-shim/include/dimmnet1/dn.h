@@ -273,7 +273,9 @@ struct dn_msg_status {
 };
 
 /* Non-blocking send of @len bytes of @buf (left untouched until the
- * request completes) to node @dst with @tag. */
+ * request completes) to node @dst with @tag: by BOTF in 464-byte packets,
+ * or, when @buf lies in this node's receive memory (dn_hostmem), by RDMA in
+ * 2048-byte packets that the NIC reads itself. */
 int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
                  size_t len, dn_msg_req **req);
 /* Non-blocking receive from @src (or DN_ANY_SOURCE) with @tag (or
