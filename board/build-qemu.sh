@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Build qemu-system-mips 7.2 (Debian's source package) with the dimmnet1 board.
 #
-#   board/build-qemu.sh CACHE_DIR
+#   board/build-qemu.sh CACHE_DIR [fuzz]
+#
+# With "fuzz", CACHE_DIR (its own, not the normal build's) gets a clang build
+# with --enable-fuzzing and sanitizers, and the board's libFuzzer targets
+# (board/fuzz) in tests/qtest/fuzz: the binary is qemu-fuzz-mips.
 #
 # CACHE_DIR keeps the unpacked source and the build directory, so QEMU is
 # built once per machine: later runs copy in only the board files whose
@@ -9,7 +13,8 @@
 # Needs a deb-src entry for Debian's archive (scripts/setup.sh adds one).
 set -euo pipefail
 
-cache=${1:?usage: build-qemu.sh CACHE_DIR}
+cache=${1:?usage: build-qemu.sh CACHE_DIR [fuzz]}
+mode=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 mkdir -p "$cache"
@@ -108,6 +113,17 @@ hook "$src/hw/net/meson.build" \
 "softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files(
   'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c',
   'martini-mmu.c', 'martini-sync.c', 'martini-bridge.c'))"
+configure_args=()
+target=qemu-system-mips
+if [ "$mode" = fuzz ]; then
+    for f in "$here"/fuzz/*.[ch]; do
+        sync_file "$f" "$src/tests/qtest/fuzz/$(basename "$f")"
+    done
+    hook "$src/tests/qtest/fuzz/meson.build" \
+"specific_fuzz_ss.add(when: 'CONFIG_DIMMNET1', if_true: files('dimmnet1_fuzz.c', 'dimmnet1_link_fuzz.c', 'dimmnet1_regs_fuzz.c'))"
+    configure_args=(--cc=clang --cxx=clang++ --enable-fuzzing --enable-sanitizers)
+    target=qemu-fuzz-mips
+fi
 
 build="$src/build"
 if [ ! -f "$build/build.ninja" ]; then
@@ -117,11 +133,11 @@ if [ ! -f "$build/build.ninja" ]; then
     (cd "$build" && PATH=/usr/bin:$PATH ../configure --target-list=mips-softmmu \
         --without-default-features --without-default-devices \
         --disable-install-blobs --disable-docs --enable-plugins \
-        >"$cache/configure.log" 2>&1) || {
+        "${configure_args[@]}" >"$cache/configure.log" 2>&1) || {
         tail -n 40 "$cache/configure.log" >&2
         rm -f "$build/build.ninja"
         exit 1
     }
 fi
-ninja -C "$build" qemu-system-mips
-ln -sf "$build/qemu-system-mips" "$cache/qemu-system-mips"
+ninja -C "$build" "$target"
+ln -sf "$build/$target" "$cache/$target"
