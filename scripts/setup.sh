@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what the project needs on Debian 12 (as root), and nothing when it
 # is all there already: the build tools, the MIPS cross compiler, newlib's
-# source, QEMU's build dependencies, and a deb-src entry so that
+# source, QEMU's build dependencies, clang and its libFuzzer runtime (the
+# board's fuzz targets, docs/fuzzing.md), and a deb-src entry so that
 # 'apt-get source qemu' works. The deb-src entry is derived from this
 # machine's own apt sources (classic sources.list lines and deb822 .sources
 # files); no mirror is named here.
@@ -13,6 +14,7 @@ packages=(
     python3 meson libglib2.0-dev libpixman-1-dev zlib1g-dev
     dpkg-dev patch xz-utils procps util-linux
     tshark
+    clang libclang-rt-14-dev
 )
 src_list=/etc/apt/sources.list.d/dimmnet1-src.list
 src_deb822=/etc/apt/sources.list.d/dimmnet1-src.sources

@@ -10,9 +10,11 @@
 #ifndef DIMMNET1_FUZZ_H
 #define DIMMNET1_FUZZ_H
 
+#include "qemu/module.h"
 #include "tests/qtest/libqtest.h"
 #include "fuzz.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/regs.h"
 
 /* The board under test is node 1; the fuzzer plays node 0 and the host. */
 #define DN1F_NODE 1
@@ -48,6 +50,20 @@ typedef struct Dn1fBoard {
     uint8_t rvatlb[1024];     /* and into the TLB memories */
     uint8_t patlb[512];
 } Dn1fBoard;
+
+/*
+ * The processor's loads and stores (big-endian). Not qtest_readl() and
+ * friends: QEMU 7.2's fuzz wrappers (qtest_wrappers.c) skip the target byte
+ * swap that the qtest server does, so they give byte-swapped values on a
+ * big-endian target like this one.
+ */
+uint32_t dn1f_readl(uint32_t pa);
+uint16_t dn1f_readw(uint32_t pa);
+uint8_t dn1f_readb(uint32_t pa);
+void dn1f_writel(uint32_t pa, uint32_t v);
+void dn1f_writew(uint32_t pa, uint16_t v);
+void dn1f_writeb(uint32_t pa, uint8_t v);
+void dn1f_memwrite(uint32_t pa, const void *buf, size_t len);
 
 /* -M dimmnet1 with the link and host bus on socket pairs; @opts: more
  * machine options (",sync=on"). */

@@ -27,7 +27,7 @@ enum {
 
 static uint32_t reg(Dn1fBoard *b, uint32_t off)
 {
-    return qtest_readl(b->qts, DN1_REGS_BASE + off);
+    return dn1f_readl(DN1_REGS_BASE + off);
 }
 
 /* Section 3's readable registers (RX_CMD and TX_CMD are write-only). */
@@ -110,13 +110,13 @@ static void reg_write(Dn1fBoard *b, Dn1fInput *in)
     before = err_reg(b);
     switch (size) {
     case 1:
-        qtest_writeb(b->qts, DN1_REGS_BASE + off, v);
+        dn1f_writeb(DN1_REGS_BASE + off, v);
         break;
     case 2:
-        qtest_writew(b->qts, DN1_REGS_BASE + off, v);
+        dn1f_writew(DN1_REGS_BASE + off, v);
         break;
     default:
-        qtest_writel(b->qts, DN1_REGS_BASE + off, v);
+        dn1f_writel(DN1_REGS_BASE + off, v);
     }
     if (err_reg(b) - before != bad) {
         dn1f_fail("write of %u bytes 0x%x at 0x%x: ERR_REG +%u, contract "
@@ -140,13 +140,13 @@ static void reg_read(Dn1fBoard *b, Dn1fInput *in)
     }
     switch (size) {
     case 1:
-        v = qtest_readb(b->qts, DN1_REGS_BASE + off);
+        v = dn1f_readb(DN1_REGS_BASE + off);
         break;
     case 2:
-        v = qtest_readw(b->qts, DN1_REGS_BASE + off);
+        v = dn1f_readw(DN1_REGS_BASE + off);
         break;
     default:
-        v = qtest_readl(b->qts, DN1_REGS_BASE + off);
+        v = dn1f_readl(DN1_REGS_BASE + off);
     }
     if (err_reg(b) - before != bad || (bad && v)) {
         dn1f_fail("read of %u bytes at 0x%x gave 0x%x, ERR_REG +%u; contract "
@@ -196,7 +196,7 @@ static void tlb_write(Dn1fBoard *b, Dn1fInput *in)
         }
     }
     for (unsigned i = 0; i < words; i++) {
-        qtest_writel(b->qts, base + at + 4 * i, w[i]);
+        dn1f_writel(base + at + 4 * i, w[i]);
         stl_be_p(shadow + at + 4 * i, w[i]);
     }
 }
@@ -229,7 +229,7 @@ static void tx_image(Dn1fBoard *b, Dn1fInput *in)
         n = MIN(sizeof(img), DN1_CHIP_SRAM_SIZE - off);
         dn1_packet_seal(img, &h);        /* wire header; CRC is ignored */
         dn1f_bytes(in, img + DN1_PKT_HDR_SIZE, sizeof(img) - DN1_PKT_HDR_SIZE);
-        qtest_memwrite(b->qts, DN1_CHIP_SRAM_BASE + off, img, n);
+        dn1f_memwrite(DN1_CHIP_SRAM_BASE + off, img, n);
         memcpy(b->sram + off, img, n);
     }
     /* What the NIC will find there. */
@@ -242,8 +242,8 @@ static void tx_image(Dn1fBoard *b, Dn1fInput *in)
              !dn1_type_sendable(h.type) || (h.flags & ~DN1_FLAGS_SENDABLE);
     before_fw = reg(b, DN1_REG_CNT(DN1_CNT_TX_FW));
     before_err = reg(b, DN1_REG_CNT(DN1_CNT_ERR_TX));
-    qtest_writel(b->qts, DN1_REGS_BASE + DN1_REG_TX_SRAM_OFF, off);
-    qtest_writel(b->qts, DN1_REGS_BASE + DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
+    dn1f_writel(DN1_REGS_BASE + DN1_REG_TX_SRAM_OFF, off);
+    dn1f_writel(DN1_REGS_BASE + DN1_REG_TX_CMD, DN1_TX_CMD_SEND);
     result = reg(b, DN1_REG_TX_RESULT);
     if (refuse != (result == DN1_TX_RESULT_BAD_IMAGE) ||
         (result != DN1_TX_RESULT_OK && result != DN1_TX_RESULT_BAD_IMAGE &&
@@ -291,8 +291,8 @@ static void regs_op(Dn1fBoard *b, Dn1fInput *in)
     case OP_TLB:
         if (op & 0x80) {
             /* PATLB on or off (MMU_CTRL), and the interrupt mask. */
-            qtest_writel(b->qts, DN1_REGS_BASE + DN1_REG_MMU_CTRL, op >> 3 & 1);
-            qtest_writel(b->qts, DN1_REGS_BASE + DN1_REG_IRQ_ENABLE,
+            dn1f_writel(DN1_REGS_BASE + DN1_REG_MMU_CTRL, op >> 3 & 1);
+            dn1f_writel(DN1_REGS_BASE + DN1_REG_IRQ_ENABLE,
                          op >> 4 & 1);
         } else {
             tlb_write(b, in);
