@@ -226,8 +226,14 @@ static void tx_image(Dn1fBoard *b, Dn1fInput *in)
     h.raddr = dn1f_u64(in);
     h.xoff = dn1f_u32(in);
     if (sel & 0x10) {
+        struct dn1_hdr head = h;
+
         n = MIN(sizeof(img), DN1_CHIP_SRAM_SIZE - off);
-        dn1_packet_seal(img, &h);        /* wire header; CRC is ignored */
+        /* The wire header (its CRC is ignored): sealed over no payload,
+         * then the real len, which may claim more than is written. */
+        head.len = 0;
+        dn1_packet_seal(img, &head);
+        dn1_put_be16(img + DN1_OFF_LEN, h.len);
         dn1f_bytes(in, img + DN1_PKT_HDR_SIZE, sizeof(img) - DN1_PKT_HDR_SIZE);
         dn1f_memwrite(DN1_CHIP_SRAM_BASE + off, img, n);
         memcpy(b->sram + off, img, n);
