@@ -162,6 +162,7 @@ static void check(void)
 {
     uint32_t produced = *(volatile uint32_t *)(llcm + DN1_LLCM_CQ_PRODUCED);
     uint32_t fw = reg(DN1_REG_FW_STATUS);
+    uint32_t later;
 
     if (!(fw & DN1_FW_READY) || (fw & 2)) {
         fail("FW_STATUS 0x%x: the firmware failed", fw);
@@ -180,6 +181,11 @@ static void check(void)
     if (*(uint32_t *)(llcm + DN1_LLCM_CQ_CONSUMED) != cq_consumed) {
         fail("CQ_CONSUMED changed by the board");
     }
+    /* The board keeps posting while we look: a slot may already hold a
+     * record newer than the count read first (or the one being written,
+     * index = the count), never one past the count read after it. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    later = *(volatile uint32_t *)(llcm + DN1_LLCM_CQ_PRODUCED);
     for (unsigned i = 8; i < DN1_LLCM_USER_BASE; i++) {
         unsigned r = (i - DN1_LLCM_CQ_RING) / 16;
 
@@ -190,8 +196,10 @@ static void check(void)
             if (i % 16 || r >= produced) {
                 continue;
             }
-            memcpy(&index, rec + 8, 4);
-            if (index % DN1_LLCM_CQ_ENTRIES != r || index >= produced ||
+            index = *(volatile uint32_t *)(rec + 8);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            later = *(volatile uint32_t *)(llcm + DN1_LLCM_CQ_PRODUCED);
+            if (index % DN1_LLCM_CQ_ENTRIES != r || index > later ||
                 (rec[4] != DN1_CQ_KIND_ACK && rec[4] != DN1_CQ_KIND_NACK)) {
                 fail("completion record %u malformed", r);
             }
