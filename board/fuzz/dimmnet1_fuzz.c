@@ -444,6 +444,16 @@ static void check_alive(Dn1fBoard *b)
         }
     }
     dn1f_check(b);
+    if (getenv("DN1_FUZZ_VERBOSE")) {
+        /* What the input did: its nonzero counters (to read a seed). */
+        fprintf(stderr, "dimmnet1-fuzz: counters:");
+        for (unsigned i = 0; i < DN1_CNT_COUNT; i++) {
+            if (b->cnt[i]) {
+                fprintf(stderr, " %u=%u", i, b->cnt[i]);
+            }
+        }
+        fprintf(stderr, "\n");
+    }
     if (b->link >= 0 && !b->link_closed_ever &&
         link_data_frames != cnt(b, DN1_CNT_TX_PACKETS)) {
         dn1f_fail("%u data frames on the link, TX_PACKETS %u",
@@ -487,7 +497,7 @@ static void dn1f_child(Dn1fBoard *b, QTestState *s, const uint8_t *data,
     sigemptyset(&alrm);
     sigaddset(&alrm, SIGALRM);
     pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
-    alarm(hang ? atoi(hang) : 10);
+    alarm(hang ? atoi(hang) : 60);   /* generous: a loaded CI machine */
     /*
      * The (qtest) vCPU thread stayed in the parent. With timing the board
      * queues its horizon wait as work for the vCPU; the kick that would

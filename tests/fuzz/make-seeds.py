@@ -151,7 +151,11 @@ def va_push(op=R_PACKET, ctx=1, va=0x3010, length=32):
 
 
 def tx(sel=0x12, typ=0, flags=ACK_REQ, dst=0, length=16, off=0x100):
-    return u8(R_TX) + u8(sel) + u16(off) + u8(typ) + u8(flags) + u16(dst) + u8(length) + u16(3) + u32(0x77) + u64(0x100) + u32(0) + bytes(64)
+    """sel: 1 unaligned allowed, 2 PUSH (no type byte), 4 sendable flags,
+    8 16-bit len, 0x10 write the image (64 payload bytes follow)."""
+    b = u8(R_TX) + u8(sel) + u16(off) + (b'' if sel & 2 else u8(typ)) + u8(flags) + u16(dst)
+    b += (u16(length) if sel & 8 else u8(length)) + u16(3) + u32(0x77) + u64(0x100) + u32(0)
+    return b + (bytes(64) if sel & 0x10 else b'')
 
 
 regs = {
@@ -170,7 +174,8 @@ regs = {
     'reg_writes': b''.join(u8(R_WRITE) + u8(0x82) + u16(0) + u32(v) + u8(o) for o, v in
                            [(0x3c // 4, 1), (0x30 // 4, 5), (0x54 // 4, 2), (0x18 // 4, 1), (0x6c // 4, 1), (0, 1)])
     + u8(R_WRITE) + u8(0) + u16(0x801) + u32(9) + u8(R_WRITE) + u8(1) + u16(0x40) + u32(9),
-    'tx_send': tx() + tx(sel=0x13, off=0x101) + tx(sel=0x10, typ=ACK) + tx(sel=0x12, flags=0x80) + tx(sel=0x1a, off=0xffe0),
+    'tx_send': tx() + tx(sel=0x13, off=0x101) + tx(sel=0x10, typ=ACK) + tx(sel=0x12, flags=0x80)
+    + tx(sel=0x1a, off=0xffe0, length=40) + tx(sel=0x1a, length=3000) + tx(sel=0x02, off=0x100),
     'discard_malformed': packet(R_BAD, kind=5, corrupt=(45, 4)) + packet(R_PACKET, kind=5) + rx_cmd(2, op=R_RXCMD)
     + rx_cmd(2, op=R_RXCMD),
     'done_on_group': packet(R_PACKET, kind=5, dsel=2) + rx_cmd(4, op=R_RXCMD),
