@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Install what the project needs on Debian 12 (as root), and nothing when it
 # is all there already: the build tools, the MIPS cross compiler, newlib's
-# source, QEMU's build dependencies, clang and its libFuzzer runtime (the
-# board's fuzz targets, docs/fuzzing.md), and a deb-src entry so that
+# source, QEMU's build dependencies, and a deb-src entry so that
 # 'apt-get source qemu' works. The deb-src entry is derived from this
 # machine's own apt sources (classic sources.list lines and deb822 .sources
 # files); no mirror is named here.
