@@ -4,12 +4,14 @@
  * fork-based targets do, so that every input starts from the same board;
  * the child also gets fresh socket pairs in place of the board's link and
  * host bus (dup2 onto the chardevs' descriptors), so that nothing it left in
- * a socket reaches the next input and it may hang up on the board.
+ * a socket reaches the next input and it may hang up on the board. Long
+ * runs of the boards without timing may skip the fork (persistent mode,
+ * below).
  *
  * Failures (abort, so libFuzzer keeps the input): a crash or sanitizer
  * report, a hang, a byte the board wrote outside the writable NIC address
- * space (window memory, chip SRAM, the TLBs, local memory, LLCM outside the
- * completion queue), a counter that went backwards, counters that disagree
+ * space (window memory, chip SRAM, the TLBs, LLCM outside the completion
+ * queue), a counter that went backwards, counters that disagree
  * with each other, and board output that breaks the contract (a malformed
  * frame, an ACK or NACK to a group, a host-bus response out of place).
  *

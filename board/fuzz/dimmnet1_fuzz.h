@@ -71,7 +71,8 @@ GString *dn1f_cmdline(const char *opts);
 /* pre_fuzz: coverage counters shared with the children. */
 void dn1f_pre_fuzz(QTestState *s);
 /* Run @one on the input in a forked child with fresh sockets; a child that
- * fails or hangs fails the parent too, so libFuzzer stops with the input. */
+ * fails or hangs fails the parent too, so libFuzzer stops with the input.
+ * DN1_FUZZ_PERSISTENT=1: in this process, after a reset (no timing only). */
 void dn1f_fork_run(QTestState *s, const uint8_t *data, size_t size,
                    bool sync, bool host_sync,
                    void (*one)(Dn1fBoard *b, Dn1fInput *in));
