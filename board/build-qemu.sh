@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Build qemu-system-mips 7.2 (Debian's source package) with the dimmnet1 board.
 #
-#   board/build-qemu.sh CACHE_DIR
+#   board/build-qemu.sh CACHE_DIR [fuzz|fuzz-asan]
+#
+# With "fuzz", CACHE_DIR (its own, not the normal build's) gets a clang build
+# with --enable-fuzzing and the board's libFuzzer targets (board/fuzz) in
+# tests/qtest/fuzz: CACHE_DIR/qemu-fuzz-mips, about as costly as the normal
+# build (coverage instrumentation is for hw/ only). "fuzz-asan" adds ASan
+# and UBSan (CACHE_DIR/qemu-fuzz-mips-asan): a third more compiling, for
+# long runs (docs/fuzzing.md).
 #
 # CACHE_DIR keeps the unpacked source and the build directory, so QEMU is
 # built once per machine: later runs copy in only the board files whose
@@ -9,7 +16,8 @@
 # Needs a deb-src entry for Debian's archive (scripts/setup.sh adds one).
 set -euo pipefail
 
-cache=${1:?usage: build-qemu.sh CACHE_DIR}
+cache=${1:?usage: build-qemu.sh CACHE_DIR [fuzz|fuzz-asan]}
+mode=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 mkdir -p "$cache"
@@ -108,8 +116,27 @@ hook "$src/hw/net/meson.build" \
 "softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files(
   'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c',
   'martini-mmu.c', 'martini-sync.c', 'martini-bridge.c'))"
-
+configure_args=()
+target=qemu-system-mips
 build="$src/build"
+link=$target
+if [ -n "$mode" ]; then
+    for f in "$here"/fuzz/*.[ch]; do
+        sync_file "$f" "$src/tests/qtest/fuzz/$(basename "$f")"
+    done
+    hook "$src/tests/qtest/fuzz/meson.build" \
+"specific_fuzz_ss.add(when: 'CONFIG_DIMMNET1', if_true: files('dimmnet1_fuzz.c', 'dimmnet1_link_fuzz.c', 'dimmnet1_regs_fuzz.c'))"
+    configure_args=(--cc=clang --cxx=clang++ --enable-fuzzing)
+    target=qemu-fuzz-mips
+    build="$src/build-$mode"
+    link=$target
+    case "$mode" in
+        fuzz) configure_args+=(--disable-debug-info) ;;
+        fuzz-asan) configure_args+=(--enable-sanitizers); link=$target-asan ;;
+        *) echo "build-qemu: unknown mode '$mode'" >&2; exit 2 ;;
+    esac
+fi
+
 if [ ! -f "$build/build.ninja" ]; then
     echo "build-qemu: configuring" >&2
     mkdir -p "$build"
@@ -117,11 +144,11 @@ if [ ! -f "$build/build.ninja" ]; then
     (cd "$build" && PATH=/usr/bin:$PATH ../configure --target-list=mips-softmmu \
         --without-default-features --without-default-devices \
         --disable-install-blobs --disable-docs --enable-plugins \
-        >"$cache/configure.log" 2>&1) || {
+        "${configure_args[@]}" >"$cache/configure.log" 2>&1) || {
         tail -n 40 "$cache/configure.log" >&2
         rm -f "$build/build.ninja"
         exit 1
     }
 fi
-ninja -C "$build" qemu-system-mips
-ln -sf "$build/qemu-system-mips" "$cache/qemu-system-mips"
+ninja -C "$build" "$target"
+ln -sf "$build/$target" "$cache/$link"
