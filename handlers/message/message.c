@@ -121,21 +121,17 @@ static uint64_t notice_slot_free(void)
 }
 
 /*
- * First packet of a message of @mlen bytes: choose its place (steps 4-5).
+ * First packet of a message of @mlen bytes: choose its place (steps 4-5);
+ * @post_gen is the slot's, as the handler read it for this packet.
  * A posted user buffer that holds it takes it; one too small is left for a
  * later message. Else the ring: an entry that would run past the end starts
  * at the beginning, the skipped tail counted in its span.
  */
 static enum rx_action place(struct rx_packet *p, struct sender *s,
-                            unsigned src, uint32_t mlen)
+                            unsigned src, uint32_t mlen, uint16_t post_gen)
 {
-    uint32_t gens, post_off, post_len, freed, used, need, pad;
-    uint16_t post_gen;
+    uint32_t post_off, post_len, freed, used, need, pad;
 
-    if (hal_nic_read_u32(SLOT_GENS(src), &gens)) {
-        return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
-    }
-    post_gen = (uint16_t)(gens >> 16);
     if (post_gen != s->post_taken) {
         hal_nic_read_u32(SLOT(src, post_off), &post_off);
         hal_nic_read_u32(SLOT(src, post_len), &post_len);
@@ -283,7 +279,7 @@ enum rx_action message_handle(struct rx_packet *p)
         return refuse(p, DN1_NACK_BUFFER_FULL, DN1_FWST_NACK_BUFFER_FULL);
     }
     if (pending.first) {
-        enum rx_action a = place(p, s, h->src, mlen);
+        enum rx_action a = place(p, s, h->src, mlen, (uint16_t)(gens >> 16));
         if (a != RX_CONTINUE) {
             return a;
         }

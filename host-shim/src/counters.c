@@ -1,5 +1,7 @@
-/* Names of the Martini counters (docs/hardware.md, "Counters"). */
-#include "dimmnet1/dn.h"
+/* Names of the Martini counters (docs/hardware.md, "Counters") and of the
+ * firmware's statistics (section 10). */
+#include "internal.h"
+#include "dimmnet1/message.h"
 #include "dimmnet1/regs.h"
 
 static const char *const names[DN1_CNT_COUNT] = {
@@ -62,4 +64,50 @@ int dn_counter_read(dn_node *n, unsigned i, uint32_t *value)
         return DN_EINVAL;
     }
     return dn_reg_read(n, DN1_REG_CNT(i), value);
+}
+
+/* The firmware's own statistics (LLCM; docs/hardware.md section 10). */
+static const char *const fw_stat_names[DN1_FWST_COUNT] = {
+    [DN1_FWST_DISPATCHED] = "dispatched",
+    [DN1_FWST_NO_HANDLER] = "no_handler",
+    [DN1_FWST_TLB_MISSES] = "tlb_misses",
+    [DN1_FWST_NO_TRANSLATION] = "no_translation",
+    [DN1_FWST_MSG_PACKETS] = "msg_packets",
+    [DN1_FWST_MSG_DELIVERED] = "msg_delivered",
+    [DN1_FWST_MSG_USER] = "msg_user",
+    [DN1_FWST_MSG_DUPLICATES] = "msg_duplicates",
+    [DN1_FWST_NACK_BUFFER_FULL] = "nack_buffer_full",
+    [DN1_FWST_NACK_TOO_LONG] = "nack_too_long",
+    [DN1_FWST_NACK_NO_BUFFER] = "nack_no_buffer",
+    [DN1_FWST_NACK_SEQUENCE] = "nack_sequence",
+    [DN1_FWST_NACK_BAD_MESSAGE] = "nack_bad_message",
+    [DN1_FWST_NACK_BAD_PATH] = "nack_bad_path",
+    [DN1_FWST_NACK_BAD_POINTER] = "nack_bad_pointer",
+    [DN1_FWST_MSG_SETUPS] = "msg_setups",
+    [DN1_FWST_MSG_ABANDONED] = "msg_abandoned",
+};
+
+unsigned dn_fw_stat_count(void)
+{
+    return DN1_FWST_COUNT;
+}
+
+const char *dn_fw_stat_name(unsigned i)
+{
+    return i < DN1_FWST_COUNT ? fw_stat_names[i] : NULL;
+}
+
+int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value)
+{
+    if (!n || !value || i >= DN1_FWST_COUNT) {
+        return DN_EINVAL;
+    }
+    if (__atomic_load_n(dn_llcm32(n, DN1_LLCM_FWSTATS), __ATOMIC_ACQUIRE) !=
+            DN1_FWSTATS_MAGIC ||
+        *dn_llcm32(n, DN1_LLCM_FWSTATS + 4) <= i) {
+        return DN_ENOFW;        /* this firmware keeps no such counter */
+    }
+    *value = __atomic_load_n(dn_llcm32(n, DN1_LLCM_FWSTATS + 8 + 4 * i),
+                             __ATOMIC_RELAXED);
+    return DN_OK;
 }

@@ -79,6 +79,12 @@ static inline uint64_t dn_get_le(const uint8_t *p, int bytes)
     return v;
 }
 
+/* A 32-bit LLCM word shared with the NIC (little-endian, like this host). */
+static inline volatile uint32_t *dn_llcm32(dn_node *n, uint32_t off)
+{
+    return (volatile uint32_t *)(n->llcm + off);
+}
+
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
                uint64_t arg2, uint64_t *value);
 

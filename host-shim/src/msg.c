@@ -106,39 +106,36 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     n->msg = m;
 
     uint32_t ctrl = DN1_LLCM_MSG_CTRL;
-    __atomic_store_n(dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)), 0,
+    __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)), 0,
                      __ATOMIC_SEQ_CST);
     m->nq_consumed = __atomic_load_n(
-        dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced)), __ATOMIC_ACQUIRE);
-    *dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_off)) = cfg->nq_off;
-    *dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_entries)) = cfg->nq_entries;
-    *dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)) = m->nq_consumed;
+        dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced)), __ATOMIC_ACQUIRE);
+    *dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_off)) = cfg->nq_off;
+    *dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_entries)) = cfg->nq_entries;
+    *dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)) = m->nq_consumed;
     for (unsigned s = 0; s < cfg->senders; s++) {
         uint32_t slot = MSG_SLOT(s);
-        volatile uint32_t *gens = dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen));
+        volatile uint32_t *gens = dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen));
         uint32_t g = __atomic_load_n(gens, __ATOMIC_ACQUIRE);
         uint16_t setup_gen = (uint16_t)(g + 1) ? (uint16_t)(g + 1) : 1;
-        uint32_t taken = __atomic_load_n(
-            dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_taken)), __ATOMIC_ACQUIRE);
 
-        *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_off)) =
+        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_off)) =
             cfg->sysbuf_off + s * cfg->sysbuf_bytes;
-        *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_size)) = cfg->sysbuf_bytes;
-        *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, freed)) = 0;
+        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_size)) = cfg->sysbuf_bytes;
+        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, freed)) = 0;
         m->senders[s].setup_gen = setup_gen;
         /* A post the firmware has not taken stays ours to wait for. */
         m->senders[s].post_gen = (uint16_t)(g >> 16);
-        m->senders[s].posted = (uint16_t)taken != m->senders[s].post_gen;
         __atomic_store_n(gens, (g & 0xffff0000u) | setup_gen, __ATOMIC_RELEASE);
     }
     /* Senders beyond ours: no setup (a stale one from an earlier process
      * would take messages whose notices we would not free). */
     for (unsigned s = cfg->senders; s < DN1_MSG_SENDERS; s++) {
-        volatile uint32_t *gens = dn_msg_llcm32(n, MSG_SLOT(s) + offsetof(struct dn1_msg_slot, setup_gen));
+        volatile uint32_t *gens = dn_llcm32(n, MSG_SLOT(s) + offsetof(struct dn1_msg_slot, setup_gen));
         __atomic_store_n(gens, __atomic_load_n(gens, __ATOMIC_ACQUIRE) & 0xffff0000u,
                          __ATOMIC_RELEASE);
     }
-    __atomic_store_n(dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)),
+    __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)),
                      DN1_MSG_ENABLE, __ATOMIC_RELEASE);
     return DN_OK;
 }
@@ -175,15 +172,6 @@ int dn_msg_progress(dn_node *n)
     return DN_OK;
 }
 
-static struct dn_msg_req *req_new(int kind)
-{
-    struct dn_msg_req *r = calloc(1, sizeof(*r));
-    if (r) {
-        r->kind = kind;
-    }
-    return r;
-}
-
 int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
                  size_t len, dn_msg_req **req)
 {
@@ -196,7 +184,7 @@ int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
     if (len >= DN1_HOSTMEM_SIZE) {
         return DN_ERANGE;       /* the envelope and receive memory bound it */
     }
-    if (!(r = req_new(MSG_SEND))) {
+    if (!(r = calloc(1, sizeof(*r)))) {
         return DN_ENOMEM;
     }
     r->buf = buf;
@@ -228,7 +216,7 @@ int dn_msg_irecv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
         src >= (int)DN1_MSG_SENDERS || tag < DN_ANY_TAG || tag > UINT32_MAX) {
         return DN_EINVAL;
     }
-    if (!(r = req_new(MSG_RECV))) {
+    if (!(r = calloc(1, sizeof(*r)))) {
         return DN_ENOMEM;
     }
     r->src = src;
@@ -308,50 +296,5 @@ int dn_msg_stats(dn_node *n, struct dn_msg_stats *st)
         return DN_EINVAL;
     }
     *st = n->msg->stats;
-    return DN_OK;
-}
-
-static const char *const fw_stat_names[DN1_FWST_COUNT] = {
-    [DN1_FWST_DISPATCHED] = "dispatched",
-    [DN1_FWST_NO_HANDLER] = "no_handler",
-    [DN1_FWST_TLB_MISSES] = "tlb_misses",
-    [DN1_FWST_NO_TRANSLATION] = "no_translation",
-    [DN1_FWST_MSG_PACKETS] = "msg_packets",
-    [DN1_FWST_MSG_DELIVERED] = "msg_delivered",
-    [DN1_FWST_MSG_USER] = "msg_user",
-    [DN1_FWST_MSG_DUPLICATES] = "msg_duplicates",
-    [DN1_FWST_NACK_BUFFER_FULL] = "nack_buffer_full",
-    [DN1_FWST_NACK_TOO_LONG] = "nack_too_long",
-    [DN1_FWST_NACK_NO_BUFFER] = "nack_no_buffer",
-    [DN1_FWST_NACK_SEQUENCE] = "nack_sequence",
-    [DN1_FWST_NACK_BAD_MESSAGE] = "nack_bad_message",
-    [DN1_FWST_NACK_BAD_PATH] = "nack_bad_path",
-    [DN1_FWST_NACK_BAD_POINTER] = "nack_bad_pointer",
-    [DN1_FWST_MSG_SETUPS] = "msg_setups",
-    [DN1_FWST_MSG_ABANDONED] = "msg_abandoned",
-};
-
-unsigned dn_fw_stat_count(void)
-{
-    return DN1_FWST_COUNT;
-}
-
-const char *dn_fw_stat_name(unsigned i)
-{
-    return i < DN1_FWST_COUNT ? fw_stat_names[i] : NULL;
-}
-
-int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value)
-{
-    if (!n || !value || i >= DN1_FWST_COUNT) {
-        return DN_EINVAL;
-    }
-    if (__atomic_load_n(dn_msg_llcm32(n, DN1_LLCM_FWSTATS), __ATOMIC_ACQUIRE) !=
-            DN1_FWSTATS_MAGIC ||
-        *dn_msg_llcm32(n, DN1_LLCM_FWSTATS + 4) <= i) {
-        return DN_ENOFW;        /* this firmware keeps no such counter */
-    }
-    *value = __atomic_load_n(dn_msg_llcm32(n, DN1_LLCM_FWSTATS + 8 + 4 * i),
-                             __ATOMIC_RELAXED);
     return DN_OK;
 }

@@ -15,14 +15,12 @@
 #define MSG_INFLIGHT_MAX 192u
 
 struct dn_msg_req {
-    int kind;                   /* MSG_SEND or MSG_RECV */
     int done;
     struct dn_msg_req *next;    /* in its peer's send queue or the posted list */
     struct dn_msg_status st;
     /* send */
     const uint8_t *buf;
     size_t len;
-    uint64_t first_seq;         /* extended f_seq of its first packet */
     uint64_t end_seq;           /* one past its last packet, once all assigned */
     size_t assigned;            /* bytes given packets so far */
     int rdma;                   /* buf is in receive memory: the NIC reads it (RDMA) */
@@ -32,8 +30,6 @@ struct dn_msg_req {
     uint8_t *rbuf;
     size_t cap;
 };
-#define MSG_SEND 1
-#define MSG_RECV 2
 
 /* A packet in a sender's window: which message and which bytes. */
 struct msg_pkt {
@@ -73,8 +69,7 @@ struct msg_sender {
     uint32_t freed;
     struct msg_alloc *allocs;   /* FIFO of entries not yet freed */
     size_t nallocs, allocs_head, allocs_cap;
-    int posted;                 /* a user buffer is posted */
-    uint16_t post_gen;
+    uint16_t post_gen;          /* posts made (the slot's post_gen) */
 };
 
 /* An arrival waiting for its receive (the stash). */
@@ -89,7 +84,6 @@ struct msg_arrival {
 
 struct dn_msg_state {
     struct dn_msg_config cfg;
-    unsigned nodes;
     struct msg_peer *peers;     /* by destination node id, grown on demand */
     unsigned npeers;
     uint32_t inflight;          /* all peers */
@@ -108,12 +102,6 @@ int dn_msg_send_queue(dn_node *n, struct dn_msg_req *r, unsigned dst);
 int dn_msg_recv_post(dn_node *n, struct dn_msg_req *r);
 void dn_msg_peer_free(struct msg_peer *p);
 void dn_msg_recv_free(dn_node *n);
-
-/* LLCM words of the message area (little-endian, shared with the NIC). */
-static inline volatile uint32_t *dn_msg_llcm32(dn_node *n, uint32_t off)
-{
-    return (volatile uint32_t *)(n->llcm + off);
-}
 
 #define MSG_SLOT(src)  (DN1_LLCM_MSG_SLOTS + (uint32_t)sizeof(struct dn1_msg_slot) * (src))
 

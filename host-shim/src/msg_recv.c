@@ -42,7 +42,7 @@ static void release(dn_node *n, unsigned src, uint64_t id)
     memmove(s->allocs, s->allocs + k, (s->nallocs - k) * sizeof(*s->allocs));
     s->nallocs -= k;
     s->allocs_head += k;
-    __atomic_store_n(dn_msg_llcm32(n, MSG_SLOT(src) + offsetof(struct dn1_msg_slot, freed)),
+    __atomic_store_n(dn_llcm32(n, MSG_SLOT(src) + offsetof(struct dn1_msg_slot, freed)),
                      s->freed, __ATOMIC_RELEASE);
 }
 
@@ -162,7 +162,7 @@ void dn_msg_recv_progress(dn_node *n)
     struct dn_msg_state *m = n->msg;
     uint32_t ctrl = DN1_LLCM_MSG_CTRL;
     uint32_t produced = __atomic_load_n(
-        dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced)), __ATOMIC_ACQUIRE);
+        dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced)), __ATOMIC_ACQUIRE);
 
     if (produced == m->nq_consumed) {
         return;
@@ -185,15 +185,11 @@ void dn_msg_recv_progress(dn_node *n)
             m->stats.notice_errors++;   /* a gap or a repeat: the firmware broke */
         }
         s->expect_no = no.msg_no + 1;
-        uint64_t alloc = NO_ALLOC;
-        if (no.flags & DN1_NOTICE_USER) {
-            s->posted = 0;
-        } else {
-            alloc = track(n, no.src, no.span);
-        }
+        uint64_t alloc = no.flags & DN1_NOTICE_USER ? NO_ALLOC
+                                                    : track(n, no.src, no.span);
         arrive(n, no.src, no.utag, n->hostmem + no.addr, no.len, alloc);
     }
-    __atomic_store_n(dn_msg_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)),
+    __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)),
                      m->nq_consumed, __ATOMIC_RELEASE);
 }
 
@@ -210,16 +206,15 @@ int dn_msg_post_buffer(dn_node *n, unsigned src, uint32_t off, uint32_t len)
     struct msg_sender *s = &m->senders[src];
     uint32_t slot = MSG_SLOT(src);
     uint16_t taken = (uint16_t)__atomic_load_n(
-        dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_taken)), __ATOMIC_ACQUIRE);
+        dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_taken)), __ATOMIC_ACQUIRE);
 
     if (taken != s->post_gen) {
         return DN_EBUSY;        /* the last post waits for its message */
     }
-    *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_off)) = off;
-    *dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_len)) = len;
+    *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_off)) = off;
+    *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_len)) = len;
     s->post_gen++;
-    s->posted = 1;
-    __atomic_store_n(dn_msg_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen)),
+    __atomic_store_n(dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen)),
                      (uint32_t)s->post_gen << 16 | s->setup_gen, __ATOMIC_RELEASE);
     return DN_OK;
 }

@@ -167,10 +167,7 @@ static void assign(dn_node *n, struct msg_peer *p)
         }
         while (p->assigned - p->una < w) {
             size_t mtu = r->rdma ? DN1_RDMA_MAX_PAYLOAD : MSG_PKT_MAX;
-        uint16_t chunk = (uint16_t)(r->len - r->assigned < mtu ? r->len - r->assigned : mtu);
-            if (r->assigned == 0) {
-                r->first_seq = p->assigned;
-            }
+            uint16_t chunk = (uint16_t)(r->len - r->assigned < mtu ? r->len - r->assigned : mtu);
             p->win[p->assigned % w] = (struct msg_pkt){
                 .m = r, .xoff = (uint32_t)r->assigned, .len = chunk,
             };
@@ -207,8 +204,7 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
     uint32_t xfers = n->next_tag - n->first_tag - n->completed;
 
     while (!p->failed && !p->backoff && p->nxt < p->assigned &&
-           p->nxt - p->una < limit && m->inflight < MSG_INFLIGHT_MAX &&
-           m->inflight + xfers < MSG_INFLIGHT_MAX) {
+           p->nxt - p->una < limit && m->inflight + xfers < MSG_INFLIGHT_MAX) {
         const struct msg_pkt *k = &p->win[p->nxt % w];
         uint32_t tag = DN_MSG_TAG_BIT | (uint32_t)p->round << 16 | (uint16_t)p->nxt;
 
