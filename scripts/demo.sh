@@ -4,7 +4,8 @@
 # at the address node 1 chose. Installs and builds what is missing first.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/build.sh"
+# Only what the demo runs (not the tests' fuzz build of QEMU, for one).
+"$top/scripts/build.sh" qemu dimmnet1-switch firmware-4kc indirect_write_demo
 exec "$top/tools/dimmnet-cluster" \
     --qemu "$top/build/qemu-system-mips" \
     --firmware "$top/build/firmware-4kc/martini-fw.bin" -n 2 \
