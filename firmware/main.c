@@ -10,6 +10,7 @@
 #include "fwstats.h"
 #include "indirect_write/indirect_write.h"
 #include "message/message.h"
+#include "barrier/barrier.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 #include "fw_version.h"
@@ -27,14 +28,16 @@ int main(void)
             cpu_idle();
         }
     }
-    printf("node %lu: handlers: indirect-write=0x%02x message=0x%02x\n",
-           (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE,
-           DN1_TYPE_MESSAGE);
+    printf("node %lu: handlers: indirect-write=0x%02x message=0x%02x "
+           "barrier=0x%02x\n", (unsigned long)hal_node_id(),
+           DN1_TYPE_INDIRECT_WRITE, DN1_TYPE_MESSAGE, DN1_TYPE_BARRIER);
 
     fwstats_init();
     message_init();
+    barrier_init();
     dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
     dispatch_register(DN1_TYPE_MESSAGE, message_handle);
+    dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
 
     hal_martini_irq_enable();
     cpu_irq_unmask(DN1_IRQ_MARTINI);

@@ -72,6 +72,11 @@ void hal_rx_read(struct rx_packet *p)
     p->written = 0;
 }
 
+uint32_t hal_rx_payload32(unsigned off)
+{
+    return mmio_read32(REG(DN1_REG_RX_PAYLOAD + off));
+}
+
 uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
 {
     if (action == RX_CONTINUE && p->raddr != p->hdr.raddr) {

@@ -15,6 +15,11 @@ void dispatch_register_miss(rx_handler_fn fn)
     miss_handler = fn;
 }
 
+uint32_t dispatch_release(struct rx_packet *p, enum rx_action action)
+{
+    return hal_rx_finish(p, action);
+}
+
 enum rx_action dispatch_packet(struct rx_packet *p)
 {
     if (p->hold_reason == DN1_HOLD_RVATLB_MISS ||
@@ -46,6 +51,9 @@ void dispatch_service(void)
     while (hal_rx_held()) {
         hal_rx_read(&p);
         enum rx_action a = dispatch_packet(&p);
+        if (a == RX_RELEASED) {
+            continue;   /* the handler handed it back itself */
+        }
         if (hal_rx_finish(&p, a) == DN1_RX_RESULT_OK && a == RX_CONTINUE &&
             p.written) {
             p.written(&p);

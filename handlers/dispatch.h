@@ -21,6 +21,15 @@ void dispatch_register(uint8_t type, rx_handler_fn fn);
  */
 void dispatch_register_miss(rx_handler_fn fn);
 
+/*
+ * Hand @p back to the hardware now with @action (normally RX_DONE: the
+ * paper's barrier step 3, "set the core IDLE"), so that the pipeline moves
+ * on while the handler goes on working; the handler then returns
+ * RX_RELEASED. Everything the handler needs of the packet must be read
+ * before. Returns the command's result.
+ */
+uint32_t dispatch_release(struct rx_packet *p, enum rx_action action);
+
 /* Decide the fate of @p. Types without a handler are NACKed (NO_HANDLER);
  * TLB misses without a miss handler are NACKed (NO_TRANSLATION). Counted in
  * the firmware statistics (fwstats.h). */

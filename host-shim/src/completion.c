@@ -46,6 +46,8 @@ void dn_cq_drain(dn_node *n)
 
         if (tag & DN_MSG_TAG_BIT) {
             dn_msg_on_record(n, tag, kind, reason, from);
+        } else if (tag & DN_BAR_TAG_BIT) {
+            dn_barrier_on_record(n, tag, kind, reason, from);
         } else if (credit(n, tag, kind, reason, from)) {
             n->completed++;
         }

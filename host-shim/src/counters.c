@@ -85,6 +85,15 @@ static const char *const fw_stat_names[DN1_FWST_COUNT] = {
     [DN1_FWST_NACK_BAD_POINTER] = "nack_bad_pointer",
     [DN1_FWST_MSG_SETUPS] = "msg_setups",
     [DN1_FWST_MSG_ABANDONED] = "msg_abandoned",
+    [DN1_FWST_BAR_COUNTED] = "bar_counted",
+    [DN1_FWST_BAR_DUPLICATES] = "bar_duplicates",
+    [DN1_FWST_BAR_RELEASED] = "bar_released",
+    [DN1_FWST_BAR_RESENT] = "bar_resent",
+    [DN1_FWST_BAR_SETUPS] = "bar_setups",
+    [DN1_FWST_NACK_BAR_SETUP] = "nack_bar_setup",
+    [DN1_FWST_NACK_BAR_MEMBER] = "nack_bar_member",
+    [DN1_FWST_NACK_BAR_EPOCH] = "nack_bar_epoch",
+    [DN1_FWST_BAR_TX_ERRORS] = "bar_tx_errors",
 };
 
 unsigned dn_fw_stat_count(void)

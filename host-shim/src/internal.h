@@ -12,7 +12,8 @@
 #define DN_XFER_SLOTS 64u
 
 /* Tags of transfers stay below bit 30 (they start there and 2^30 packets
- * would have to pass to reach bit 31); message packets have bit 31 set. */
+ * would have to pass to reach bit 31); message packets have bit 31 set,
+ * barrier packets bit 30 (DN_BAR_TAG_BIT). */
 #define DN_XFER_TAG_MASK 0x3fffffffu
 #define DN_MSG_TAG_BIT   0x80000000u
 
@@ -60,6 +61,8 @@ struct dn_node {
         uint32_t size;
     } aotf[DN1_AOTF_CHANNELS];
     struct dn_msg_state *msg;  /* message exchange, once dn_msg_init ran */
+    struct dn_barrier *barriers[16];   /* by id (DN_BARRIER_MAX) */
+    unsigned barrier_created[16];      /* how often each id was created */
 };
 
 /* Little-endian fields of shared memories and the host bus. */
@@ -115,5 +118,13 @@ void dn_cq_drain(dn_node *n);
 /* Wait until fewer than @limit packets are in flight. */
 int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms);
 int64_t dn_now_ms(void);
+/* Now, in ns: the board's modeled clock with host sync, else wall clock. */
+uint64_t dn_msg_now_ns(dn_node *n);
+
+/* Barrier packets' completion records (tags with DN_BAR_TAG_BIT). */
+#define DN_BAR_TAG_BIT   0x40000000u
+void dn_barrier_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
+                          uint16_t from);
+void dn_barrier_fini(dn_node *n);
 
 #endif

@@ -95,7 +95,6 @@ struct dn_msg_state {
     struct dn_msg_stats stats;
 };
 
-uint64_t dn_msg_now_ns(dn_node *n);
 void dn_msg_send_progress(dn_node *n);
 void dn_msg_recv_progress(dn_node *n);
 int dn_msg_send_queue(dn_node *n, struct dn_msg_req *r, unsigned dst);

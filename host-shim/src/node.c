@@ -216,6 +216,7 @@ void dn_close(dn_node *n)
         return;
     }
     dn_msg_fini(n);
+    dn_barrier_fini(n);
     if (n->hb_fd >= 0) {
         close(n->hb_fd);
     }

@@ -53,7 +53,17 @@
 #define DN1_FWST_NACK_BAD_POINTER 14
 #define DN1_FWST_MSG_SETUPS       15 /* sender setups taken over */
 #define DN1_FWST_MSG_ABANDONED    16 /* partial messages dropped by a new setup */
-#define DN1_FWST_COUNT            17
+/* Counting barrier (section 11). */
+#define DN1_FWST_BAR_COUNTED      17 /* barrier packets counted */
+#define DN1_FWST_BAR_DUPLICATES   18 /* ... from a member counted already: not again */
+#define DN1_FWST_BAR_RELEASED     19 /* barriers released (completions sent) */
+#define DN1_FWST_BAR_RESENT       20 /* completions sent again to a member that asked */
+#define DN1_FWST_BAR_SETUPS       21 /* group set-ups taken over */
+#define DN1_FWST_NACK_BAR_SETUP   22
+#define DN1_FWST_NACK_BAR_MEMBER  23
+#define DN1_FWST_NACK_BAR_EPOCH   24
+#define DN1_FWST_BAR_TX_ERRORS    25 /* completion sends the NIC refused (link down) */
+#define DN1_FWST_COUNT            26
 
 /*
  * Message control block (LLCM, NIC-reserved part): the receiving host sets

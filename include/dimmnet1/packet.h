@@ -78,7 +78,12 @@
 #define DN1_NACK_SEQUENCE      10u /* f_seq ahead of the expected one: a packet
                                       before it is missing; resend from there */
 #define DN1_NACK_BAD_MESSAGE   11u /* offset or length contradicts its message */
-#define DN1_NACK_BAD_PATH      12u /* not sendable as a message: OTF, VA, no ACK_REQ */
+#define DN1_NACK_BAD_PATH      12u /* not sendable as a message: OTF, VA, no ACK_REQ;
+                                      a barrier packet: VA, to a group, under 4 bytes */
+/* Counting barrier (firmware, docs/hardware.md section 11). */
+#define DN1_NACK_BARRIER_SETUP  13u /* raddr names no barrier group set up here */
+#define DN1_NACK_BARRIER_MEMBER 14u /* the sender is not a member of the group */
+#define DN1_NACK_BARRIER_EPOCH  15u /* epoch neither the one counted nor the last released */
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not

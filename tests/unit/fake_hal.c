@@ -2,6 +2,8 @@
 #include <string.h>
 #include "fake_hal.h"
 #include "hal/nicmem.h"
+#include "hal/sram.h"
+#include "dimmnet1/regs.h"
 #include "dimmnet1/memmap.h"
 
 uint8_t fake_hostmem[FAKE_HOSTMEM_SIZE];
@@ -9,7 +11,13 @@ uint8_t fake_llcm[DN1_LLCM_SIZE];
 struct fake_decision fake_decisions[FAKE_DECISIONS];
 size_t fake_decision_count;
 
+uint8_t fake_sram[FAKE_SRAM_SIZE];
+struct fake_send fake_sends[FAKE_SENDS];
+size_t fake_send_count;
+uint32_t fake_tx_result;
+
 static struct dn1_hdr queue[FAKE_DECISIONS];
+static uint8_t queue_payload[FAKE_DECISIONS][64];
 static uint8_t queue_reason[FAKE_DECISIONS];
 static size_t queue_len, queue_head;
 
@@ -97,6 +105,63 @@ void fake_rx_reset(void)
     fake_decision_count = 0;
     memset(fake_hostmem, 0, sizeof(fake_hostmem));
     memset(fake_llcm, 0, sizeof(fake_llcm));
+    memset(fake_sram, 0, sizeof(fake_sram));
+    fake_send_count = 0;
+    fake_tx_result = DN1_TX_RESULT_OK;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+uint32_t hal_sram_read32(uint32_t off)
+{
+    return be32(&fake_sram[off]);
+}
+
+void hal_sram_write32(uint32_t off, uint32_t value)
+{
+    for (int i = 0; i < 4; i++) {
+        fake_sram[off + i] = (uint8_t)(value >> (24 - 8 * i));
+    }
+}
+
+/* Decode the image as the NIC would (section 3, "Firmware sends"). */
+uint32_t hal_tx_send(uint32_t off)
+{
+    if ((off & 7u) || off > FAKE_SRAM_SIZE - DN1_PKT_HDR_SIZE) {
+        return DN1_TX_RESULT_BAD_IMAGE;
+    }
+    const uint8_t *img = &fake_sram[off];
+    struct fake_send *s = &fake_sends[fake_send_count++ % FAKE_SENDS];
+
+    s->off = off;
+    s->decisions_before = fake_decision_count;
+    s->type = img[1];
+    s->dst = (uint16_t)(img[6] << 8 | img[7]);
+    s->len = (uint16_t)(img[8] << 8 | img[9]);
+    s->raddr = (uint64_t)be32(img + 16) << 32 | be32(img + 20);
+    memcpy(s->payload, img + DN1_PKT_HDR_SIZE, sizeof(s->payload));
+    return fake_tx_result;
+}
+
+void fake_rx_push_payload(const struct dn1_hdr *h, const void *data, unsigned len)
+{
+    fake_rx_push(h);
+    memset(queue_payload[queue_len - 1], 0, 64);
+    memcpy(queue_payload[queue_len - 1], data, len < 64 ? len : 64);
+}
+
+uint32_t hal_rx_payload32(unsigned off)
+{
+    const struct dn1_hdr *h = &queue[queue_head];
+    uint32_t v = 0;
+
+    for (unsigned i = 0; i < 4; i++) {
+        v = v << 8 | (off + i < h->len && off + i < 64 ? queue_payload[queue_head][off + i] : 0);
+    }
+    return v;
 }
 
 void fake_rx_push(const struct dn1_hdr *h)
@@ -110,6 +175,7 @@ void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason)
         queue_head = queue_len = 0;   /* all served: start the list over */
     }
     queue_reason[queue_len] = reason;
+    memset(queue_payload[queue_len], 0, 64);
     queue[queue_len++] = *h;
 }
 

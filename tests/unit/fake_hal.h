@@ -30,6 +30,28 @@ void fake_rx_reset(void);
 void fake_rx_push(const struct dn1_hdr *h);                 /* held: type */
 void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason);
 
+/* The same with a payload (up to 64 bytes; hal_rx_payload32 reads it). */
+void fake_rx_push_payload(const struct dn1_hdr *h, const void *data, unsigned len);
+
+/* Fake on-chip SRAM (processor words: big-endian), and the images the
+ * firmware sent from it (hal_tx_send), decoded; fake_tx_result is what
+ * the next sends answer (DN1_TX_RESULT_OK unless a test says otherwise). */
+#define FAKE_SRAM_SIZE 0x10000u
+extern uint8_t fake_sram[FAKE_SRAM_SIZE];
+struct fake_send {
+    uint32_t off;
+    uint8_t type;
+    uint16_t dst;
+    uint16_t len;
+    uint64_t raddr;
+    uint8_t payload[8];
+    size_t decisions_before;   /* fake_decision_count when it was sent */
+};
+#define FAKE_SENDS 256
+extern struct fake_send fake_sends[FAKE_SENDS];
+extern size_t fake_send_count;
+extern uint32_t fake_tx_result;
+
 struct fake_decision {
     enum rx_action action;
     uint64_t raddr;

@@ -30,6 +30,7 @@ enum rx_action {
     RX_NACK = DN1_RX_CMD_NACK,           /* drop, NACK the source */
     RX_DONE = DN1_RX_CMD_DONE,           /* consumed by firmware (core IDLE) */
     RX_RETRY = DN1_RX_CMD_RETRY,         /* TLB refilled: translate again */
+    RX_RELEASED = 0,                     /* handed back early (dispatch_release) */
 };
 
 /* True while a packet waits in the pipeline. */
@@ -37,6 +38,11 @@ int hal_rx_held(void);
 
 /* Load the held packet's header. */
 void hal_rx_read(struct rx_packet *p);
+
+/* The held packet's payload word at byte @off (4-aligned, < len), as the
+ * processor loads it: bytes in address order (a host's little-endian store
+ * reads byte-swapped). 0 past len. */
+uint32_t hal_rx_payload32(unsigned off);
 
 /* Hand the held packet back to the hardware with the handler's decision;
  * returns the command's result (DN1_RX_RESULT_OK when it was carried out). */

@@ -318,6 +318,100 @@ const char *dn_fw_stat_name(unsigned i);
 int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value);
 
 /*
+ * ---- Barriers (docs/hardware.md section 11; paper, "counting barrier") ----
+ *
+ * A barrier over a set of nodes: no member leaves dn_barrier_wait() before
+ * every member has entered it. Algorithms:
+ *   FIRMWARE        each member's AOTF store reaches the root's firmware,
+ *                   which counts in on-chip SRAM and sends one completion
+ *                   per member, in ascending rank order (the paper's);
+ *   FIRMWARE_MCAST  the same, released by one multicast completion;
+ *   HOST            host-assisted, hardware aids only: a dissemination
+ *                   barrier of AOTF stores that the Mini-OTF receivers write
+ *                   into LLCM, each host polling its own LLCM;
+ *   HOST_MCAST      host-assisted: members store into the root's LLCM, the
+ *                   root's host polls and releases all with one multicast
+ *                   AOTF store;
+ *   AUTO            tries each candidate for auto_trials calls, compares
+ *                   them by the slowest member's time and keeps the fastest.
+ * Lost, duplicated or reordered packets neither hang it nor let anyone out
+ * early: epochs make every packet idempotent, and a member that waits
+ * resend_us (doubling) sends its part again.
+ *
+ * Every member creates the same barriers (same id, members, root,
+ * algorithm) in the same order. Ids 0..15 name the root's firmware group,
+ * an AOTF channel (16 + id) and a 1 KiB block of each member's LLCM user
+ * area at DN_BARRIER_LLCM_OFF + 1024 id that the barrier owns.
+ */
+#define DN_BARRIER_MAX         16
+#define DN_BARRIER_LLCM_OFF    0x8000u   /* LLCM offset (user area) of barrier 0's block */
+
+enum dn_barrier_algorithm {
+    DN_BARRIER_AUTO = 0,
+    DN_BARRIER_FIRMWARE = 1,
+    DN_BARRIER_FIRMWARE_MCAST = 2,
+    DN_BARRIER_HOST = 3,
+    DN_BARRIER_HOST_MCAST = 4,
+};
+#define DN_BARRIER_ALGORITHMS 5
+
+typedef struct dn_barrier dn_barrier;
+
+struct dn_barrier_config {
+    unsigned id;                 /* 0 .. DN_BARRIER_MAX - 1 */
+    unsigned nmembers;           /* 1 .. 64 */
+    uint16_t members[64];        /* node ids < 64, ascending; this node one of them */
+    unsigned root;               /* a member: counter node (FIRMWARE*), gatherer (HOST_MCAST) */
+    int mcast_group;             /* switch group whose members are exactly these, or -1:
+                                    then the *_MCAST algorithms are refused (DN_EINVAL) */
+    enum dn_barrier_algorithm algorithm;
+    unsigned auto_trials;        /* AUTO: calls per candidate, 1..1000 */
+    uint32_t resend_us;          /* first resend after this long (modeled with host sync) */
+    int timeout_ms;              /* wall clock: dn_barrier_wait gives up, DN_ETIMEDOUT */
+};
+
+/* Defaults: id 0, all DIMMNET_NODES nodes, root the lowest, switch group 0
+ * (the launcher's all-nodes group), AUTO with 4 trials, resend after 5 ms
+ * of wall clock (200 us modeled with host sync), give up after 60 s. */
+void dn_barrier_config_default(dn_node *n, struct dn_barrier_config *cfg);
+int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrier **out);
+/* Enter and wait: DN_OK, DN_ETIMEDOUT (give-up), DN_ENACK (a member the
+ * root does not know; text in dn_barrier_report), DN_EIO. */
+int dn_barrier_wait(dn_barrier *b);
+/*
+ * A member that left its last barrier may still owe the others a packet
+ * the network lost (host algorithms: only hosts resend them). Until it
+ * knows every member is out, it calls this in its idle loop: one poll
+ * turn, resending its parts when they are due. Then destroy.
+ */
+int dn_barrier_progress(dn_barrier *b);
+void dn_barrier_destroy(dn_barrier *b);
+
+struct dn_barrier_report {
+    unsigned id;
+    enum dn_barrier_algorithm algorithm;   /* in use; AUTO while still trying */
+    int modeled;                 /* times are modeled ns (host sync), else wall-clock ns */
+    uint64_t calls;
+    uint64_t resends;            /* parts sent again after a wait */
+    uint64_t nacks;              /* refusals seen (e.g. root not set up yet) */
+    uint64_t last_ns;            /* this member's time in its last call */
+    struct {
+        uint32_t trials;         /* AUTO: calls tried */
+        uint64_t own_ns;         /* this member's total over them */
+        uint64_t slowest_ns;     /* the slowest member's total: what AUTO compares */
+    } candidate[DN_BARRIER_ALGORITHMS];
+    char text[160];              /* the last error, for humans */
+};
+/* The report of a barrier this process holds. */
+int dn_barrier_report(dn_barrier *b, struct dn_barrier_report *r);
+/* The report barrier @id's owner published in this node's LLCM (another
+ * process may read it, e.g. dnctl): DN_EINVAL if none. */
+int dn_barrier_report_read(dn_node *n, unsigned id, struct dn_barrier_report *r);
+/* "auto", "firmware", "firmware-mcast", "host", "host-mcast" (and back: -1 if unknown). */
+const char *dn_barrier_algorithm_name(enum dn_barrier_algorithm a);
+int dn_barrier_algorithm_parse(const char *name);
+
+/*
  * Launcher rendezvous (like PMI put/get): publish a value under a key for
  * the other processes of this run, and wait for one to appear.
  */

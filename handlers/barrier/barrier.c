@@ -1,0 +1,219 @@
+/*
+ * Counting barrier (see barrier.h; contract: docs/hardware.md section 11,
+ * layouts: include/dimmnet1/barrier.h). The counter, the epoch and the set
+ * of members counted live in on-chip SRAM, as the paper keeps them; the
+ * group's set-up comes from its descriptor in LLCM, which only this node's
+ * host can write.
+ */
+#include <stddef.h>
+#include "barrier.h"
+#include "dispatch.h"
+#include "fwstats.h"
+#include "hal/nicmem.h"
+#include "hal/sram.h"
+#include "dimmnet1/barrier.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/packet.h"
+
+#define DESC(g, field) (DN1_RADDR_LLCM + DN1_LLCM_BAR_GROUPS + 32u * (g) + \
+                        offsetof(struct dn1_bar_group, field))
+/* The descriptor's word holding mode, mcast_group and setup_gen. */
+#define DESC_MODE_WORD(g) DESC(g, mode)
+#define CNT(g, w) (DN1_BAR_SRAM_COUNTERS + 32u * (g) + (w))
+
+static inline uint32_t swap32(uint32_t v)
+{
+    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+}
+
+static unsigned popcount32(uint32_t v)
+{
+    unsigned n = 0;
+
+    for (; v; v &= v - 1) {
+        n++;
+    }
+    return n;
+}
+
+static uint32_t desc_u32(uint64_t addr)
+{
+    uint32_t v = 0;
+
+    hal_nic_read_u32(addr, &v);   /* fixed, aligned LLCM words: cannot fail */
+    return v;
+}
+
+void barrier_init(void)
+{
+    for (unsigned g = 0; g < DN1_BAR_GROUPS; g++) {
+        hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), 0);
+    }
+}
+
+/* A completion image: a PUSH of 8 bytes to @dst's done word. */
+static void build_image(uint32_t off, uint16_t dst, uint32_t done_off)
+{
+    hal_sram_write32(off + 0, 1u << 24 | (uint32_t)DN1_TYPE_PUSH << 16);
+    hal_sram_write32(off + 4, dst);
+    hal_sram_write32(off + 8, DN1_BAR_DONE_BYTES << 16);
+    hal_sram_write32(off + 12, 0);                        /* tag */
+    hal_sram_write32(off + 16, (uint32_t)(DN1_RADDR_LLCM >> 32));
+    hal_sram_write32(off + 20, done_off);
+    hal_sram_write32(off + 24, 0);                        /* xoff */
+    hal_sram_write32(off + 28, 0);                        /* crc: the NIC's */
+    hal_sram_write32(off + 32, 0);                        /* epoch, at release */
+    hal_sram_write32(off + 36, 0);
+}
+
+/*
+ * Take set-up @gen of group @g over: check the descriptor, build the
+ * completion images, arm the counter for epoch 1. -1 if it is unusable (no
+ * member, a done word outside the LLCM user area): nothing taken.
+ */
+static int take_setup(unsigned g, uint32_t gen, uint32_t mode_word)
+{
+    uint32_t lo = desc_u32(DESC(g, members_lo));
+    uint32_t hi = desc_u32(DESC(g, members_hi));
+    uint32_t done = desc_u32(DESC(g, done_off));
+    uint32_t first = desc_u32(DESC(g, first_epoch));
+
+    if ((lo | hi) == 0 || (done & (DN1_BAR_DONE_BYTES - 1)) ||
+        done < DN1_LLCM_NIC_RESERVED || done > DN1_LLCM_SIZE - DN1_BAR_DONE_BYTES) {
+        return -1;
+    }
+    for (unsigned i = 0; i < DN1_BAR_MAX_NODE; i++) {
+        if ((i < 32 ? lo >> i : hi >> (i - 32)) & 1u) {
+            build_image(DN1_BAR_IMAGE(g, i), (uint16_t)i, done);
+        }
+    }
+    build_image(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE),
+                (uint16_t)(DN1_MCAST_BASE + (mode_word >> 8 & 0xffu)), done);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_MEMBERS_HI), hi);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_MEMBERS_LO), lo);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_SIZE), popcount32(lo) + popcount32(hi));
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), popcount32(lo) + popcount32(hi));
+    first = first ? first : 1;
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_EPOCH), first);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_HI), 0);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_LO), 0);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), gen);
+    hal_nic_write_u32(DESC(g, taken_gen), gen);
+    hal_nic_write_u32(DESC(g, epoch), first);
+    hal_nic_write_u32(DESC(g, released), 0);
+    fwstats_inc(DN1_FWST_BAR_SETUPS);
+    return 0;
+}
+
+/* Send image @idx of group @g carrying @epoch. */
+static void send_completion(unsigned g, unsigned idx, uint32_t epoch)
+{
+    uint32_t off = DN1_BAR_IMAGE(g, idx);
+
+    hal_sram_write32(off + 32, swap32(epoch));   /* the host reads it little-endian */
+    if (hal_tx_send(off) != DN1_TX_RESULT_OK) {
+        fwstats_inc(DN1_FWST_BAR_TX_ERRORS);
+    }
+}
+
+static enum rx_action refuse(struct rx_packet *p, uint8_t reason, unsigned stat)
+{
+    fwstats_inc(stat);
+    p->nack_reason = reason;
+    return RX_NACK;
+}
+
+enum rx_action barrier_handle(struct rx_packet *p)
+{
+    const struct dn1_hdr *h = &p->hdr;
+
+    /* Step 1's packet: one host store to the counter (AOTF), or any
+     * packet of 4 bytes or more; never to a group, never a VA. */
+    if ((h->flags & DN1_FLAG_VA) || h->dst >= DN1_MCAST_BASE ||
+        h->len < DN1_BAR_MIN_PAYLOAD) {
+        return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
+    }
+    if (h->raddr >= DN1_BAR_RADDR(DN1_BAR_GROUPS) || (h->raddr & 31u)) {
+        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    }
+    unsigned g = (unsigned)(h->raddr >> 5);
+
+    /* The set-up in force: a new one from the host is taken over now. */
+    uint32_t mode_word = desc_u32(DESC_MODE_WORD(g));
+    uint32_t gen = mode_word >> 16;
+    uint32_t gen_word = hal_sram_read32(CNT(g, DN1_BAR_CNT_GEN));
+    if (gen != (gen_word & 0xffffu)) {
+        if (gen == 0 || take_setup(g, gen, mode_word) != 0) {
+            hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), 0);   /* withdrawn or unusable */
+            return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+        }
+        gen_word = gen;
+    } else if (gen == 0) {
+        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    }
+
+    /* Only members count; the bit of this one, for the arrival set. */
+    unsigned src = h->src;
+    uint32_t word = src < 32 ? DN1_BAR_CNT_MEMBERS_LO : DN1_BAR_CNT_MEMBERS_HI;
+    uint32_t bit = 1u << (src & 31u);
+    if (src >= DN1_BAR_MAX_NODE || !(hal_sram_read32(CNT(g, word)) & bit)) {
+        return refuse(p, DN1_NACK_BARRIER_MEMBER, DN1_FWST_NACK_BAR_MEMBER);
+    }
+
+    uint32_t epoch = swap32(hal_rx_payload32(0));
+    uint32_t counting = hal_sram_read32(CNT(g, DN1_BAR_CNT_EPOCH));
+    if (epoch != counting) {
+        if (epoch != counting - 1 || !(gen_word & DN1_BAR_CNT_RELEASED_ONCE)) {
+            return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
+        }
+        /* Released already: this member missed its completion. */
+        dispatch_release(p, RX_DONE);
+        send_completion(g, src, epoch);
+        fwstats_inc(DN1_FWST_BAR_RESENT);
+        return RX_RELEASED;
+    }
+    uint32_t arrived_off = CNT(g, src < 32 ? DN1_BAR_CNT_ARRIVED_LO : DN1_BAR_CNT_ARRIVED_HI);
+    uint32_t arrived = hal_sram_read32(arrived_off);
+
+    /* Step 3: the core IDLE; the pipeline moves on while we count. */
+    dispatch_release(p, RX_DONE);
+    if (arrived & bit) {
+        fwstats_inc(DN1_FWST_BAR_DUPLICATES);   /* never counts twice */
+        return RX_RELEASED;
+    }
+    hal_sram_write32(arrived_off, arrived | bit);
+    fwstats_inc(DN1_FWST_BAR_COUNTED);
+
+    /* Step 4: count down; not zero yet, done. */
+    uint32_t remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING)) - 1;
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), remaining);
+    if (remaining != 0) {
+        return RX_RELEASED;
+    }
+
+    /* Step 5: the completions, pre-built: one multicast, or one per member
+     * in ascending rank order. The mode is read now: the host may change it. */
+    if ((desc_u32(DESC_MODE_WORD(g)) & 0xffu) == DN1_BAR_MODE_MCAST) {
+        send_completion(g, DN1_BAR_MCAST_IMAGE, epoch);
+    } else {
+        uint32_t lo = hal_sram_read32(CNT(g, DN1_BAR_CNT_MEMBERS_LO));
+        uint32_t hi = hal_sram_read32(CNT(g, DN1_BAR_CNT_MEMBERS_HI));
+        for (unsigned i = 0; i < DN1_BAR_MAX_NODE; i++) {
+            if ((i < 32 ? lo >> i : hi >> (i - 32)) & 1u) {
+                send_completion(g, i, epoch);
+            }
+        }
+    }
+
+    /* Step 6: re-arm for the next epoch. */
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING),
+                     hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE)));
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_HI), 0);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_LO), 0);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_EPOCH), epoch + 1);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), gen_word | DN1_BAR_CNT_RELEASED_ONCE);
+    hal_nic_write_u32(DESC(g, epoch), epoch + 1);
+    hal_nic_write_u32(DESC(g, released), desc_u32(DESC(g, released)) + 1);
+    fwstats_inc(DN1_FWST_BAR_RELEASED);
+    return RX_RELEASED;
+}

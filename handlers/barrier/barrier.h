@@ -1,0 +1,22 @@
+/* Counting barrier (paper, "counting barrier", steps 1-6). */
+#ifndef HANDLERS_BARRIER_H
+#define HANDLERS_BARRIER_H
+
+#include "hal/rx.h"
+
+/* Forget every group (boot): none set up. */
+void barrier_init(void);
+
+/*
+ * A BARRIER packet (docs/hardware.md section 11): the sender's arrival at
+ * epoch e of the group whose counter its raddr names. Checked (group set
+ * up, sender a member, epoch the counted one or the last released), then
+ * handed back at once (RX_DONE: the core IDLE, step 3); then counted once
+ * per member and epoch (step 4); the last arrival sends the completion
+ * images (step 5) and re-arms the counter for epoch e + 1 (step 6). An
+ * arrival for the last released epoch means its completion was lost: that
+ * member's completion is sent again. Returns RX_RELEASED or RX_NACK.
+ */
+enum rx_action barrier_handle(struct rx_packet *p);
+
+#endif

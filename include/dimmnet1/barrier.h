@@ -1,0 +1,86 @@
+/*
+ * Counting barrier (docs/hardware.md section 11; paper, "counting barrier",
+ * steps 1-6): what a BARRIER packet carries, the group descriptors the
+ * counter node's host writes in LLCM, and where the firmware keeps counters
+ * and completion images in on-chip SRAM. Shared by firmware, shim and tests;
+ * plain C11. LLCM fields are little-endian (host order).
+ */
+#ifndef DIMMNET1_BARRIER_H
+#define DIMMNET1_BARRIER_H
+
+#include <stdint.h>
+
+/* Barrier groups one node's firmware counts for at once; members are node
+ * ids 0 .. DN1_BAR_MAX_NODE - 1 (a 64-bit set). */
+#define DN1_BAR_GROUPS           16u
+#define DN1_BAR_MAX_NODE         64u
+
+/*
+ * A BARRIER packet (type DN1_TYPE_BARRIER, normally one AOTF store of 4 or
+ * 8 bytes): raddr names the group's counter in the counter node's on-chip
+ * SRAM (DN1_BAR_RADDR), the payload's first 4 bytes are the sender's epoch
+ * (little-endian: the host's store), the rest is ignored.
+ */
+#define DN1_BAR_SRAM_COUNTERS    0x0000u          /* 32 bytes a group */
+#define DN1_BAR_RADDR(g)         ((uint64_t)DN1_BAR_SRAM_COUNTERS + 32u * (g))
+#define DN1_BAR_MIN_PAYLOAD      4u
+
+/* Counter block of group g in chip SRAM (firmware's own, big-endian words). */
+#define DN1_BAR_CNT_REMAINING    0u   /* members still to arrive this epoch */
+#define DN1_BAR_CNT_EPOCH        4u   /* the epoch being counted */
+#define DN1_BAR_CNT_ARRIVED_HI   8u   /* members counted this epoch: nodes 63..32 */
+#define DN1_BAR_CNT_ARRIVED_LO   12u  /* nodes 31..0 */
+#define DN1_BAR_CNT_MEMBERS_HI   16u
+#define DN1_BAR_CNT_MEMBERS_LO   20u
+#define DN1_BAR_CNT_GEN          24u  /* setup_gen taken over (0: not set up), bit 16:
+                                         released once since (a previous epoch exists) */
+#define DN1_BAR_CNT_RELEASED_ONCE 0x10000u
+#define DN1_BAR_CNT_SIZE         28u  /* member count */
+
+/*
+ * Completion images, pre-built in chip SRAM at set-up (step 5): per group,
+ * one per possible member (node id i at + 40 i) and the multicast one at
+ * + 40 * 64. Each is a 32-byte header and 8 bytes of payload: a PUSH of
+ * the released epoch (u32, little-endian) and 4 zero bytes to every
+ * member's done word.
+ */
+#define DN1_BAR_SRAM_IMAGES      0x0400u
+#define DN1_BAR_IMAGE_SIZE       40u
+#define DN1_BAR_GROUP_IMAGES     0x0a40u          /* 65 images, rounded up */
+#define DN1_BAR_IMAGE(g, i)      (DN1_BAR_SRAM_IMAGES + DN1_BAR_GROUP_IMAGES * (g) + \
+                                  DN1_BAR_IMAGE_SIZE * (i))
+#define DN1_BAR_MCAST_IMAGE      64u              /* image index of the multicast one */
+#define DN1_BAR_DONE_BYTES       8u
+
+/* Release modes (step 5). */
+#define DN1_BAR_MODE_RANKS       0u   /* one completion per member, ascending node id */
+#define DN1_BAR_MODE_MCAST       1u   /* one multicast to the switch group */
+
+/*
+ * Group descriptor g at DN1_LLCM_BAR_GROUPS + 32 g (LLCM, NIC-reserved
+ * part: only the counter node's own host can write it, no packet can). The
+ * host writes everything, then bumps setup_gen; the firmware takes a new
+ * setup_gen over at the group's next packet (counter re-armed, epoch
+ * first_epoch, images built). The mode may change at any time (read at
+ * each release); the rest is read at the take-over only.
+ */
+#define DN1_LLCM_BAR_GROUPS      0x1b00u
+struct dn1_bar_group {
+    /* host-written */
+    uint32_t members_lo;    /* node ids 0..31 that take part */
+    uint32_t members_hi;    /* node ids 32..63 */
+    uint32_t done_off;      /* LLCM offset of every member's done word (user area, 8-aligned) */
+    uint8_t mode;           /* DN1_BAR_MODE_* */
+    uint8_t mcast_group;    /* switch group for MODE_MCAST: its members must be the group's */
+    uint16_t setup_gen;     /* bumped after writing the rest; 0: not set up */
+    /* firmware-written */
+    uint16_t taken_gen;     /* the setup_gen in force (0: none yet, or refused) */
+    uint16_t reserved;
+    uint32_t epoch;         /* the epoch being counted (after each release) */
+    uint32_t released;      /* barriers released since the set-up */
+    /* host-written */
+    uint32_t first_epoch;   /* the first epoch counted after the set-up (0 means 1) */
+};
+#define DN1_LLCM_BAR_GROUPS_END  (DN1_LLCM_BAR_GROUPS + DN1_BAR_GROUPS * 32u)
+
+#endif

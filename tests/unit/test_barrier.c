@@ -1,0 +1,345 @@
+/*
+ * Counting barrier handler (handlers/barrier) on the FAKE HAL (host-built):
+ * the paper's step order (packet handed back before the count), counting
+ * once per member and epoch, completions per rank in ascending order or
+ * one multicast, re-arming, resending a lost completion, every refusal,
+ * and a random storm of arrivals, duplicates and stale packets checked
+ * against a model: a completion never goes out before every member came.
+ */
+#include <stdlib.h>
+#include "../common/check.h"
+#include "fake_hal.h"
+#include "dispatch.h"
+#include "fwstats.h"
+#include "barrier/barrier.h"
+#include "dimmnet1/barrier.h"
+#include "dimmnet1/memmap.h"
+
+#define ME      0
+#define DONE    0x8000u           /* members' done word, LLCM user area */
+#define DESCW(g, field) (DN1_RADDR_LLCM + DN1_LLCM_BAR_GROUPS + 32u * (g) + \
+                         offsetof(struct dn1_bar_group, field))
+
+/* The counter node's host: describe group @g and bump its generation. */
+static void setup_group(unsigned g, uint64_t members, uint32_t done, unsigned mode,
+                        unsigned mcast)
+{
+    uint32_t gen = fake_nic_get_u32(DESCW(g, mode)) >> 16;
+    fake_nic_put_u32(DESCW(g, members_lo), (uint32_t)members);
+    fake_nic_put_u32(DESCW(g, members_hi), (uint32_t)(members >> 32));
+    fake_nic_put_u32(DESCW(g, done_off), done);
+    fake_nic_put_u32(DESCW(g, mode), mode | mcast << 8 | ((gen + 1) & 0xffffu) << 16);
+}
+
+static void set_mode(unsigned g, unsigned mode)
+{
+    uint32_t w = fake_nic_get_u32(DESCW(g, mode));
+    fake_nic_put_u32(DESCW(g, mode), (w & ~0xffu) | mode);
+}
+
+/* One barrier packet as an AOTF store of 4 bytes would make it. */
+static void arrive_as(unsigned src, unsigned g, uint32_t epoch, uint8_t flags,
+                      uint16_t dst, uint16_t len)
+{
+    struct dn1_hdr h = { .version = 1, .type = DN1_TYPE_BARRIER,
+                         .flags = (uint8_t)(DN1_FLAG_OTF | flags), .src = (uint16_t)src,
+                         .dst = dst, .len = len, .raddr = DN1_BAR_RADDR(g) };
+    uint8_t le[8] = { (uint8_t)epoch, (uint8_t)(epoch >> 8), (uint8_t)(epoch >> 16),
+                      (uint8_t)(epoch >> 24) };
+    fake_rx_push_payload(&h, le, sizeof(le));
+    dispatch_service();
+}
+
+static void arrive(unsigned src, unsigned g, uint32_t epoch)
+{
+    arrive_as(src, g, epoch, 0, ME, 4);
+}
+
+static const struct fake_decision *last(void)
+{
+    return &fake_decisions[(fake_decision_count - 1) % FAKE_DECISIONS];
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static void setup(void)
+{
+    fake_rx_reset();
+    fwstats_init();
+    barrier_init();
+    dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
+}
+
+static void t_per_rank_release(void)
+{
+    setup_group(3, 1u << 0 | 1u << 2 | 1u << 5, DONE, DN1_BAR_MODE_RANKS, 0);
+    arrive(5, 3, 1);
+    CHECK_EQ(last()->action, RX_DONE);
+    arrive(0, 3, 1);
+    CHECK_EQ(fake_send_count, 0);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_COUNTED), 2);
+    CHECK_EQ(fake_nic_get_u32(DESCW(3, taken_gen)), 1);
+
+    size_t before = fake_decision_count;
+    arrive(2, 3, 1);
+    /* Step 3 before steps 4-5: the packet was handed back before any send. */
+    CHECK_EQ(fake_send_count, 3);
+    CHECK_EQ(fake_decision_count, before + 1);
+    CHECK_EQ(fake_sends[0].decisions_before, before + 1);
+    static const uint16_t order[3] = { 0, 2, 5 };
+    for (unsigned i = 0; i < 3; i++) {
+        CHECK_EQ(fake_sends[i].dst, order[i]);      /* ascending rank order */
+        CHECK_EQ(fake_sends[i].type, DN1_TYPE_PUSH);
+        CHECK_EQ(fake_sends[i].len, DN1_BAR_DONE_BYTES);
+        CHECK_EQ(fake_sends[i].raddr, DN1_RADDR_LLCM + DONE);
+        CHECK_EQ(le32(fake_sends[i].payload), 1);
+    }
+    CHECK_EQ(fake_nic_get_u32(DESCW(3, epoch)), 2);
+    CHECK_EQ(fake_nic_get_u32(DESCW(3, released)), 1);
+
+    /* Re-armed: epoch 2 needs all three again. */
+    arrive(0, 3, 2);
+    arrive(2, 3, 2);
+    CHECK_EQ(fake_send_count, 3);
+    arrive(5, 3, 2);
+    CHECK_EQ(fake_send_count, 6);
+    CHECK_EQ(le32(fake_sends[5].payload), 2);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_RELEASED), 2);
+}
+
+static void t_duplicate_counts_once(void)
+{
+    setup_group(0, 0x3, DONE, DN1_BAR_MODE_RANKS, 0);
+    arrive(1, 0, 1);
+    arrive(1, 0, 1);
+    arrive(1, 0, 1);
+    CHECK_EQ(fake_send_count, 0);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_DUPLICATES), 2);
+    CHECK_EQ(last()->action, RX_DONE);
+    arrive(0, 0, 1);
+    CHECK_EQ(fake_send_count, 2);
+}
+
+static void t_multicast_release(void)
+{
+    setup_group(7, 0xf0, DONE + 8, DN1_BAR_MODE_MCAST, 9);
+    for (unsigned s = 4; s < 8; s++) {
+        arrive(s, 7, 1);
+    }
+    CHECK_EQ(fake_send_count, 1);
+    CHECK_EQ(fake_sends[0].dst, DN1_MCAST_BASE + 9);
+    CHECK_EQ(fake_sends[0].raddr, DN1_RADDR_LLCM + DONE + 8);
+    CHECK_EQ(le32(fake_sends[0].payload), 1);
+    /* The mode is read at each release: switch to per-rank, no new set-up. */
+    set_mode(7, DN1_BAR_MODE_RANKS);
+    for (unsigned s = 4; s < 8; s++) {
+        arrive(s, 7, 2);
+    }
+    CHECK_EQ(fake_send_count, 5);
+    CHECK_EQ(fake_sends[1].dst, 4);
+    CHECK_EQ(le32(fake_sends[4].payload), 2);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_SETUPS), 1);
+}
+
+static void t_lost_completion_resent(void)
+{
+    setup_group(1, 0x6, DONE, DN1_BAR_MODE_MCAST, 0);
+    arrive(1, 1, 1);
+    arrive(2, 1, 1);
+    CHECK_EQ(fake_send_count, 1);
+    /* Node 2 never saw it and asks again with epoch 1: only it is answered. */
+    arrive(2, 1, 1);
+    CHECK_EQ(fake_send_count, 2);
+    CHECK_EQ(fake_sends[1].dst, 2);
+    CHECK_EQ(le32(fake_sends[1].payload), 1);
+    CHECK_EQ(last()->action, RX_DONE);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_RESENT), 1);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_COUNTED), 2);   /* not counted for epoch 2 */
+    arrive(1, 1, 2);
+    CHECK_EQ(fake_send_count, 2);
+}
+
+static void t_refusals(void)
+{
+    /* Nothing set up. */
+    arrive(1, 0, 1);
+    CHECK_EQ(last()->action, RX_NACK);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    /* raddr naming no counter: past the last group, or inside a block. */
+    setup_group(2, 0x3, DONE, DN1_BAR_MODE_RANKS, 0);
+    struct dn1_hdr h = { .version = 1, .type = DN1_TYPE_BARRIER, .flags = DN1_FLAG_OTF,
+                         .src = 1, .dst = ME, .len = 4,
+                         .raddr = DN1_BAR_RADDR(DN1_BAR_GROUPS) };
+    uint8_t one[4] = { 1 };
+    fake_rx_push_payload(&h, one, 4);
+    h.raddr = DN1_BAR_RADDR(2) + 4;
+    fake_rx_push_payload(&h, one, 4);
+    dispatch_service();
+    CHECK_EQ(fake_decisions[fake_decision_count - 2].nack_reason, DN1_NACK_BARRIER_SETUP);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    /* Not a member. */
+    arrive(4, 2, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_MEMBER);
+    arrive(200, 2, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_MEMBER);
+    /* Wrong epochs: ahead, far behind, and "previous" before any release. */
+    arrive(1, 2, 2);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+    arrive(1, 2, 0);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+    /* Malformed: a VA, to a group, shorter than an epoch. */
+    arrive_as(1, 2, 1, DN1_FLAG_VA, ME, 4);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BAD_PATH);
+    arrive_as(1, 2, 1, 0, DN1_MCAST_BASE, 4);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BAD_PATH);
+    arrive_as(1, 2, 1, 0, ME, 3);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BAD_PATH);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_COUNTED), 0);
+    CHECK_EQ(fwstats_get(DN1_FWST_NACK_BAR_SETUP), 3);
+    CHECK_EQ(fwstats_get(DN1_FWST_NACK_BAR_MEMBER), 2);
+    CHECK_EQ(fwstats_get(DN1_FWST_NACK_BAR_EPOCH), 2);
+    /* Unusable set-ups: no member, a done word in the NIC-reserved part,
+     * unaligned, past LLCM; then withdrawn (generation 0). */
+    static const uint32_t bad_done[3] = { 0x100, DONE + 4, DN1_LLCM_SIZE - 4 };
+    setup_group(5, 0, DONE, DN1_BAR_MODE_RANKS, 0);
+    arrive(1, 5, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    for (unsigned i = 0; i < 3; i++) {
+        setup_group(5, 0x3, bad_done[i], DN1_BAR_MODE_RANKS, 0);
+        arrive(1, 5, 1);
+        CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    }
+    CHECK_EQ(fake_nic_get_u32(DESCW(5, taken_gen)), 0);
+    arrive(1, 2, 1);
+    CHECK_EQ(last()->action, RX_DONE);
+    fake_nic_put_u32(DESCW(2, mode), 0);
+    arrive(0, 2, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    CHECK_EQ(fake_send_count, 0);
+}
+
+static void t_resetup_restarts(void)
+{
+    setup_group(4, 0x3, DONE, DN1_BAR_MODE_RANKS, 0);
+    arrive(0, 4, 1);
+    arrive(1, 4, 1);
+    arrive(0, 4, 2);
+    /* A new set-up starting at a later epoch (the shim's next incarnation
+     * of the barrier): old epochs are refused, none counts as "previous". */
+    fake_nic_put_u32(DESCW(4, first_epoch), 0x100001);
+    setup_group(4, 0x7, DONE, DN1_BAR_MODE_RANKS, 0);
+    arrive(0, 4, 2);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+    arrive(0, 4, 0x100000);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+    CHECK_EQ(fake_nic_get_u32(DESCW(4, epoch)), 0x100001);
+    arrive(0, 4, 0x100001);
+    arrive(1, 4, 0x100001);
+    CHECK_EQ(fake_send_count, 2);
+    arrive(2, 4, 0x100001);
+    CHECK_EQ(fake_send_count, 5);
+    CHECK_EQ(le32(fake_sends[4].payload), 0x100001);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_SETUPS), 2);
+}
+
+static void t_link_down_counted(void)
+{
+    setup_group(0, 0x1, DONE, DN1_BAR_MODE_RANKS, 0);
+    fake_tx_result = DN1_TX_RESULT_LINK_DOWN;
+    arrive(0, 0, 1);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_TX_ERRORS), 1);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_RELEASED), 1);
+}
+
+/*
+ * Interleaved groups and a storm of arrivals: members arriving in random
+ * order, duplicated, late (the previous epoch) and wrong, over 4 groups.
+ * Model: a group's epoch e is released exactly when all its members have
+ * sent e, once, to exactly its members.
+ */
+static void t_random_storm(void)
+{
+    enum { GROUPS = 4, ROUNDS = 2000 };
+    uint64_t members[GROUPS] = { 0xff, 0x0f0f0000f0f0ull, 0x8000000000000001ull, 0x2 };
+    uint32_t epoch[GROUPS];
+    uint64_t came[GROUPS];
+    unsigned released[GROUPS] = { 0 };
+    srand(9);
+    for (unsigned g = 0; g < GROUPS; g++) {
+        setup_group(g, members[g], DONE + 8 * g, g & 1, g);
+        epoch[g] = 1;
+        came[g] = 0;
+    }
+    for (unsigned r = 0; r < ROUNDS * 8; r++) {
+        unsigned g = (unsigned)rand() % GROUPS;
+        unsigned src = (unsigned)rand() % 64;
+        while (rand() % 8 && !(members[g] >> src & 1)) {
+            src = (unsigned)rand() % 64;   /* mostly members */
+        }
+        uint32_t e = epoch[g];
+        int kind = rand() % 16;
+        if (kind == 0) {
+            e = epoch[g] - 1;        /* a member that missed its completion */
+        } else if (kind == 1) {
+            e = epoch[g] + 1;        /* never sent by a correct member */
+        }
+        size_t sent_before = fake_send_count;
+        arrive(src, g, e);
+        size_t sent = fake_send_count - sent_before;
+
+        int member = members[g] >> src & 1;
+        if (!member) {
+            CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_MEMBER);
+            CHECK_EQ(sent, 0);
+        } else if (e == epoch[g]) {
+            came[g] |= 1ull << src;
+            if (came[g] == members[g]) {
+                unsigned expect = (g & 1) ? 1 : (unsigned)__builtin_popcountll(members[g]);
+                CHECK_EQ(sent, expect);
+                for (size_t i = sent_before; i < fake_send_count; i++) {
+                    CHECK_EQ(le32(fake_sends[i % FAKE_SENDS].payload), epoch[g]);
+                }
+                epoch[g]++;
+                came[g] = 0;
+                released[g]++;
+            } else {
+                CHECK_EQ(sent, 0);   /* never before every member came */
+            }
+        } else if (e == epoch[g] - 1 && epoch[g] > 1) {
+            CHECK_EQ(sent, 1);
+            CHECK_EQ(fake_sends[(fake_send_count - 1) % FAKE_SENDS].dst, src);
+        } else {
+            CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+            CHECK_EQ(sent, 0);
+        }
+    }
+    unsigned total = 0;
+    for (unsigned g = 0; g < GROUPS; g++) {
+        CHECK_EQ(fake_nic_get_u32(DESCW(g, epoch)), epoch[g]);
+        total += released[g];
+    }
+    printf("random_storm: %u releases over %u groups\n", total, GROUPS);
+    CHECK(released[0] > 50 && released[3] > 50);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_RELEASED), total);
+}
+
+static const struct test_case cases[] = {
+    { "per_rank_release", t_per_rank_release },
+    { "duplicate_counts_once", t_duplicate_counts_once },
+    { "multicast_release", t_multicast_release },
+    { "lost_completion_resent", t_lost_completion_resent },
+    { "refusals", t_refusals },
+    { "resetup_restarts", t_resetup_restarts },
+    { "link_down_counted", t_link_down_counted },
+    { "random_storm", t_random_storm },
+    { NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+    return run_cases(cases, argc, argv, 1, setup, NULL);
+}
