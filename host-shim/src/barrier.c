@@ -234,6 +234,17 @@ void bar_resend(struct dn_barrier *b)
     b->resends++;
 }
 
+/* A member waiting in one barrier may be what another member stuck in a
+ * different barrier of this node waits for: resend them all. */
+static void resend_all(dn_node *n)
+{
+    for (unsigned i = 0; i < DN_BARRIER_MAX; i++) {
+        if (n->barriers[i]) {
+            bar_resend(n->barriers[i]);
+        }
+    }
+}
+
 static uint64_t wall_ns(void)
 {
     struct timespec ts;
@@ -274,7 +285,7 @@ int dn_barrier_progress(dn_barrier *b)
         b->idle_step = b->resend_ns;
         b->idle_next = now + b->idle_step;
     } else if (now >= b->idle_next) {
-        bar_resend(b);
+        resend_all(b->n);
         b->idle_step = b->idle_step * 2 > b->resend_cap_ns ? b->resend_cap_ns
                                                            : b->idle_step * 2;
         b->idle_next = now + b->idle_step;
@@ -304,7 +315,7 @@ int bar_wait(struct dn_barrier *b, int (*done)(struct dn_barrier *, void *), voi
         if (next == 0) {
             next = now + step;
         } else if (now >= next) {
-            bar_resend(b);
+            resend_all(n);
             step = step * 2 > b->resend_cap_ns ? b->resend_cap_ns : step * 2;
             next = now + step;
         }
