@@ -1,6 +1,8 @@
 /*
  * dnctl: show a node's NIC state: identity, firmware status, link, every
- * counter by name, and the firmware's statistics (fw.*). Run under the launcher (it opens the node from the
+ * counter by name, the firmware's statistics (fw.*), and the report of
+ * every barrier a program on this node runs (its algorithm, AUTO's
+ * candidates with the slowest member's time). Run under the launcher (it opens the node from the
  * environment), e.g.  tools/dimmnet-cluster ... -- build/dnctl
  *
  *   dnctl [--nonzero]
@@ -58,6 +60,27 @@ int main(int argc, char **argv)
         }
         if (v || !nonzero) {
             printf("node %u: fw.%-16s %u\n", dn_node_id(n), dn_fw_stat_name(i), v);
+        }
+    }
+    /* Barriers (docs/barriers.md): what their owners published in LLCM. */
+    for (unsigned id = 0; id < DN_BARRIER_MAX; id++) {
+        struct dn_barrier_report r;
+        if (dn_barrier_report_read(n, id, &r) != DN_OK) {
+            continue;
+        }
+        const char *clock = r.modeled ? "modeled" : "wall clock";
+        printf("node %u: barrier %u: %s, %llu calls, last %.2f us (%s), %llu resends, "
+               "%llu NACKs\n", dn_node_id(n), id, dn_barrier_algorithm_name(r.algorithm),
+               (unsigned long long)r.calls, r.last_ns / 1e3, clock,
+               (unsigned long long)r.resends, (unsigned long long)r.nacks);
+        for (unsigned a = 1; a < DN_BARRIER_ALGORITHMS; a++) {
+            if (r.candidate[a].trials) {
+                printf("node %u: barrier %u: auto tried %-14s %u calls: slowest member "
+                       "%.2f us, this node %.2f us%s\n", dn_node_id(n), id,
+                       dn_barrier_algorithm_name(a), r.candidate[a].trials,
+                       r.candidate[a].slowest_ns / 1e3, r.candidate[a].own_ns / 1e3,
+                       r.algorithm == (enum dn_barrier_algorithm)a ? " (chosen)" : "");
+            }
         }
     }
     dn_close(n);
