@@ -29,6 +29,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "dimmnet1/barrier.h"
 #include "dimmnet1/hostbus.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
@@ -204,8 +205,8 @@ static void check(void)
                 (rec[4] != DN1_CQ_KIND_ACK && rec[4] != DN1_CQ_KIND_NACK)) {
                 fail("completion record %u malformed", r);
             }
-        } else if (i >= DN1_LLCM_FWSTATS && i < DN1_LLCM_MSG_SLOTS_END) {
-            continue;   /* the firmware's own part (docs/hardware.md section 10) */
+        } else if (i >= DN1_LLCM_FWSTATS && i < DN1_LLCM_BAR_GROUPS_END) {
+            continue;   /* the firmware's own part (sections 10 and 11) */
         } else if (llcm[i]) {
             fail("LLCM byte 0x%x outside the completion records written", i);
         }
@@ -283,6 +284,11 @@ static void op_botf(void)
     for (unsigned i = 0; i < sizeof(payload); i++) {
         payload[i] = rnd();
     }
+    if (h.type == DN1_TYPE_BARRIER && below(2)) {
+        h.raddr = DN1_BAR_RADDR(below(DN1_BAR_GROUPS + 1));   /* a counter, mostly */
+        payload[0] = below(4);                   /* epochs near the counted one */
+        payload[1] = payload[2] = payload[3] = 0;
+    }
     window_put(w * DN1_BOTF_WINDOW_STRIDE, &h, sizeof(h));
     window_put(w * DN1_BOTF_WINDOW_STRIDE + DN1_BOTF_PAYLOAD_OFF, payload,
                sizeof(payload));
@@ -297,6 +303,9 @@ static void op_aotf(void)
         .type = pick_type(), .flags = pick_flags(), .dst = pick_dst(),
         .size = below(4) ? 64 : rnd(), .raddr = pick_raddr(),
     };
+    if (c.type == DN1_TYPE_BARRIER && below(2)) {
+        c.raddr = DN1_BAR_RADDR(below(DN1_BAR_GROUPS + 1));
+    }
 
     if (below(2)) {
         window_put(DN1_AOTF_TABLE_OFF + ch * sizeof(c), &c, sizeof(c));
@@ -322,7 +331,24 @@ static void op_rdma(void)
 
 static void op_misc(void)
 {
-    switch (below(5)) {
+    switch (below(6)) {
+    case 4:
+        /* A barrier group descriptor, as this node's host may write one
+         * (section 11), some unusable: the firmware takes it over at the
+         * group's next BARRIER packet and sends completions to members. */
+        {
+            struct dn1_bar_group *d = (struct dn1_bar_group *)
+                (llcm + DN1_LLCM_BAR_GROUPS + 32 * below(DN1_BAR_GROUPS));
+            d->members_lo = below(4) ? (uint32_t)rnd() & ((1u << nodes) - 1) : (uint32_t)rnd();
+            d->members_hi = below(4) ? 0 : (uint32_t)rnd();
+            d->done_off = below(4) ? DN1_LLCM_USER_BASE + 8 * below(64) : (uint32_t)rnd();
+            d->mode = below(4) ? below(2) : (uint8_t)rnd();
+            d->mcast_group = below(4) ? 0 : (uint8_t)rnd();
+            d->first_epoch = below(2) ? 0 : (uint32_t)rnd();
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            d->setup_gen = below(8) ? (uint16_t)(d->setup_gen + 1) : 0;
+        }
+        break;
     case 0:
         request(DN1_HB_MAGIC, DN1_HB_REG_READ, below(DN1_REGS_SIZE + 16), 0, 0,
                 NULL);
