@@ -114,7 +114,7 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
     b->fw_epoch = b->dis_epoch = b->cen_epoch = b->red_epoch = base;
     /* Resend after a wait well above the slowest normal barrier: spurious
      * resends cost traffic, never correctness. */
-    uint64_t us = cfg->resend_us ? cfg->resend_us : (n->host_sync ? 200 : 5000);
+    uint64_t us = cfg->resend_us ? cfg->resend_us : (n->host_sync ? 2000 : 5000);
     b->resend_ns = us * 1000u;
     b->resend_cap_ns = b->resend_ns * 64u;
     if (cfg->algorithm == DN_BARRIER_AUTO) {

@@ -372,7 +372,7 @@ struct dn_barrier_config {
 
 /* Defaults: id 0, all DIMMNET_NODES nodes, root the lowest, switch group 0
  * (the launcher's all-nodes group), AUTO with 4 trials, resend after 5 ms
- * of wall clock (200 us modeled with host sync), give up after 60 s. */
+ * of wall clock (2 ms modeled with host sync), give up after 60 s. */
 void dn_barrier_config_default(dn_node *n, struct dn_barrier_config *cfg);
 int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrier **out);
 /* Enter and wait: DN_OK, DN_ETIMEDOUT (give-up), DN_ENACK (a member the
