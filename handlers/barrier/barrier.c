@@ -82,10 +82,18 @@ static int take_setup(unsigned g, uint32_t gen, uint32_t mode_word)
         done < DN1_LLCM_NIC_RESERVED || done > DN1_LLCM_SIZE - DN1_BAR_DONE_BYTES) {
         return -1;
     }
+    uint32_t list = 0, k = 0;
     for (unsigned i = 0; i < DN1_BAR_MAX_NODE; i++) {
         if ((i < 32 ? lo >> i : hi >> (i - 32)) & 1u) {
             build_image(DN1_BAR_IMAGE(g, i), (uint16_t)i, done);
+            list = list << 8 | i;
+            if ((++k & 3) == 0) {
+                hal_sram_write32(DN1_BAR_MEMBER_LIST(g) + k - 4, list);
+            }
         }
+    }
+    if (k & 3) {
+        hal_sram_write32(DN1_BAR_MEMBER_LIST(g) + (k & ~3u), list << (8 * (4 - (k & 3))));
     }
     build_image(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE),
                 (uint16_t)(DN1_MCAST_BASE + (mode_word >> 8 & 0xffu)), done);
@@ -193,21 +201,21 @@ enum rx_action barrier_handle(struct rx_packet *p)
 
     /* Step 5: the completions, pre-built: one multicast, or one per member
      * in ascending rank order. The mode is read now: the host may change it. */
+    uint32_t size = hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
     if ((desc_u32(DESC_MODE_WORD(g)) & 0xffu) == DN1_BAR_MODE_MCAST) {
         send_completion(g, DN1_BAR_MCAST_IMAGE, epoch);
     } else {
-        uint32_t lo = hal_sram_read32(CNT(g, DN1_BAR_CNT_MEMBERS_LO));
-        uint32_t hi = hal_sram_read32(CNT(g, DN1_BAR_CNT_MEMBERS_HI));
-        for (unsigned i = 0; i < DN1_BAR_MAX_NODE; i++) {
-            if ((i < 32 ? lo >> i : hi >> (i - 32)) & 1u) {
-                send_completion(g, i, epoch);
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < size; k++, w <<= 8) {
+            if ((k & 3) == 0) {
+                w = hal_sram_read32(DN1_BAR_MEMBER_LIST(g) + k);   /* 4 ids a word */
             }
+            send_completion(g, w >> 24, epoch);
         }
     }
 
     /* Step 6: re-arm for the next epoch. */
-    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING),
-                     hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE)));
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), size);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_HI), 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_LO), 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_EPOCH), epoch + 1);

@@ -52,6 +52,11 @@
 #define DN1_BAR_MCAST_IMAGE      64u              /* image index of the multicast one */
 #define DN1_BAR_DONE_BYTES       8u
 
+/* Per group, its members' node ids in ascending order, one byte each, at
+ * DN1_BAR_MEMBER_LIST(g): the per-rank release walks only the members. */
+#define DN1_BAR_SRAM_LISTS       0xa800u
+#define DN1_BAR_MEMBER_LIST(g)   (DN1_BAR_SRAM_LISTS + 64u * (g))
+
 /* Release modes (step 5). */
 #define DN1_BAR_MODE_RANKS       0u   /* one completion per member, ascending node id */
 #define DN1_BAR_MODE_MCAST       1u   /* one multicast to the switch group */

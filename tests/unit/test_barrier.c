@@ -264,7 +264,7 @@ static void t_link_down_counted(void)
 static void t_random_storm(void)
 {
     enum { GROUPS = 4, ROUNDS = 2000 };
-    uint64_t members[GROUPS] = { 0xff, 0x0f0f0000f0f0ull, 0x8000000000000001ull, 0x2 };
+    uint64_t members[GROUPS] = { 0xff, 0x0f0f0000f0f0ull, 0x8000000300000001ull, 0x2 };
     uint32_t epoch[GROUPS];
     uint64_t came[GROUPS];
     unsigned released[GROUPS] = { 0 };
@@ -300,8 +300,19 @@ static void t_random_storm(void)
             if (came[g] == members[g]) {
                 unsigned expect = (g & 1) ? 1 : (unsigned)__builtin_popcountll(members[g]);
                 CHECK_EQ(sent, expect);
+                uint64_t to = 0;
+                int prev = -1;
                 for (size_t i = sent_before; i < fake_send_count; i++) {
-                    CHECK_EQ(le32(fake_sends[i % FAKE_SENDS].payload), epoch[g]);
+                    const struct fake_send *s = &fake_sends[i % FAKE_SENDS];
+                    CHECK_EQ(le32(s->payload), epoch[g]);
+                    if (!(g & 1)) {
+                        CHECK((int)s->dst > prev);   /* ascending rank order */
+                        prev = s->dst;
+                        to |= 1ull << (s->dst & 63);
+                    }
+                }
+                if (!(g & 1)) {
+                    CHECK_EQ(to, members[g]);        /* exactly the members */
                 }
                 epoch[g]++;
                 came[g] = 0;
