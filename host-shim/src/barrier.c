@@ -37,7 +37,6 @@ void dn_barrier_config_default(dn_node *n, struct dn_barrier_config *cfg)
     const char *env = getenv("DIMMNET_NODES");
     unsigned nodes = env ? (unsigned)strtoul(env, NULL, 10) : 0;
 
-    (void)n;
     memset(cfg, 0, sizeof(*cfg));
     if (nodes == 0 || nodes > DN1_BAR_MAX_NODE) {
         nodes = n ? dn_node_id(n) + 1 : 1;
