@@ -1,12 +1,9 @@
 /* NIC address space reads and writes for handlers (see hal/nicmem.h). */
 #include "hal/nicmem.h"
+#include "hal/byteorder.h"
 #include "hal/mmio.h"
 #include "dimmnet1/memmap.h"
 
-static inline uint32_t swap32(uint32_t v)
-{
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
 
 /* Processor address of @len bytes at NIC address @addr, or 0 if they are
  * unaligned or not wholly inside one of the two memories. */
@@ -27,8 +24,8 @@ int hal_nic_read_u64(uint64_t addr, uint64_t *value)
         return -1;
     }
     /* Two 32-bit bus reads (the processor is 32-bit); bytes are host order. */
-    uint32_t lo = swap32(mmio_read32(pa));
-    uint32_t hi = swap32(mmio_read32(pa + 4));
+    uint32_t lo = hal_swap32(mmio_read32(pa));
+    uint32_t hi = hal_swap32(mmio_read32(pa + 4));
     *value = (uint64_t)hi << 32 | lo;
     return 0;
 }
@@ -40,7 +37,7 @@ int hal_nic_read_u32(uint64_t addr, uint32_t *value)
     if (!pa) {
         return -1;
     }
-    *value = swap32(mmio_read32(pa));
+    *value = hal_swap32(mmio_read32(pa));
     return 0;
 }
 
@@ -51,6 +48,6 @@ int hal_nic_write_u32(uint64_t addr, uint32_t value)
     if (!pa) {
         return -1;
     }
-    mmio_write32(pa, swap32(value));
+    mmio_write32(pa, hal_swap32(value));
     return 0;
 }

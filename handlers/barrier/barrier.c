@@ -9,6 +9,7 @@
 #include "barrier.h"
 #include "dispatch.h"
 #include "fwstats.h"
+#include "hal/byteorder.h"
 #include "hal/nicmem.h"
 #include "hal/sram.h"
 #include "dimmnet1/barrier.h"
@@ -20,11 +21,6 @@
 /* The descriptor's word holding mode, mcast_group and setup_gen. */
 #define DESC_MODE_WORD(g) DESC(g, mode)
 #define CNT(g, w) (DN1_BAR_SRAM_COUNTERS + 32u * (g) + (w))
-
-static inline uint32_t swap32(uint32_t v)
-{
-    return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
-}
 
 static unsigned popcount32(uint32_t v)
 {
@@ -118,7 +114,7 @@ static void send_completion(unsigned g, unsigned idx, uint32_t epoch)
 {
     uint32_t off = DN1_BAR_IMAGE(g, idx);
 
-    hal_sram_write32(off + 32, swap32(epoch));   /* the host reads it little-endian */
+    hal_sram_write32(off + 32, hal_swap32(epoch));   /* the host reads it little-endian */
     if (hal_tx_send(off) != DN1_TX_RESULT_OK) {
         fwstats_inc(DN1_FWST_BAR_TX_ERRORS);
     }
@@ -168,7 +164,7 @@ enum rx_action barrier_handle(struct rx_packet *p)
         return refuse(p, DN1_NACK_BARRIER_MEMBER, DN1_FWST_NACK_BAR_MEMBER);
     }
 
-    uint32_t epoch = swap32(hal_rx_payload32(0));
+    uint32_t epoch = hal_swap32(hal_rx_payload32(0));
     uint32_t counting = hal_sram_read32(CNT(g, DN1_BAR_CNT_EPOCH));
     if (epoch != counting) {
         if (epoch != counting - 1 || !(gen_word & DN1_BAR_CNT_RELEASED_ONCE)) {

@@ -207,18 +207,19 @@ uint64_t bar_word(struct dn_barrier *b, uint32_t off)
  * wait too), the root's last multicast release, and, inside a call, this
  * member's arrival. Packets are idempotent (epochs), so resending is safe.
  */
+static void resend_rounds(struct dn_barrier *b, uint32_t base, const uint64_t *last,
+                          unsigned sent)
+{
+    for (unsigned k = 0; k < sent; k++) {
+        bar_store_word(b, b->cfg.members[(b->rank + (1u << k)) % b->cfg.nmembers],
+                       base + 8 * k, (uint32_t)last[k], (uint32_t)(last[k] >> 32));
+    }
+}
+
 void bar_resend(struct dn_barrier *b)
 {
-    unsigned nm = b->cfg.nmembers;
-
-    for (unsigned k = 0; k < b->dis_sent; k++) {
-        bar_store_word(b, b->cfg.members[(b->rank + (1u << k)) % nm], BAR_ROUNDS + 8 * k,
-                       (uint32_t)b->dis_last[k], (uint32_t)(b->dis_last[k] >> 32));
-    }
-    for (unsigned k = 0; k < b->red_sent; k++) {
-        bar_store_word(b, b->cfg.members[(b->rank + (1u << k)) % nm], BAR_REDUCE + 8 * k,
-                       (uint32_t)b->red_last[k], (uint32_t)(b->red_last[k] >> 32));
-    }
+    resend_rounds(b, BAR_ROUNDS, b->dis_last, b->dis_sent);
+    resend_rounds(b, BAR_REDUCE, b->red_last, b->red_sent);
     if (b->cen_released) {
         bar_store_word(b, DN1_MCAST_BASE + (unsigned)b->cfg.mcast_group, BAR_RELEASE,
                        b->cen_released, 0);
@@ -268,6 +269,20 @@ static int poll_turn(struct dn_barrier *b, uint64_t *now)
     return DN_OK;
 }
 
+/* Start @t at its first turn; once it is due, resend and double it. */
+static void timer_turn(struct dn_barrier *b, struct bar_timer *t, uint64_t now)
+{
+    if (t->next == 0) {
+        t->step = b->resend_ns;
+    } else if (now >= t->next) {
+        resend_all(b->n);
+        t->step = t->step * 2 > b->resend_cap_ns ? b->resend_cap_ns : t->step * 2;
+    } else {
+        return;
+    }
+    t->next = now + t->step;
+}
+
 int dn_barrier_progress(dn_barrier *b)
 {
     uint64_t now;
@@ -277,26 +292,17 @@ int dn_barrier_progress(dn_barrier *b)
     }
     dn_cq_drain(b->n);
     int rc = poll_turn(b, &now);
-    if (rc != DN_OK) {
-        return rc;
+    if (rc == DN_OK) {
+        timer_turn(b, &b->idle, now);
     }
-    if (b->idle_next == 0) {
-        b->idle_step = b->resend_ns;
-        b->idle_next = now + b->idle_step;
-    } else if (now >= b->idle_next) {
-        resend_all(b->n);
-        b->idle_step = b->idle_step * 2 > b->resend_cap_ns ? b->resend_cap_ns
-                                                           : b->idle_step * 2;
-        b->idle_next = now + b->idle_step;
-    }
-    return DN_OK;
+    return rc;
 }
 
 int bar_wait(struct dn_barrier *b, int (*done)(struct dn_barrier *, void *), void *arg)
 {
     dn_node *n = b->n;
     int64_t give_up = dn_now_ms() + b->cfg.timeout_ms;
-    uint64_t step = b->resend_ns, next = 0;
+    struct bar_timer t = { 0, 0 };
 
     for (;;) {
         if (done(b, arg)) {
@@ -311,13 +317,7 @@ int bar_wait(struct dn_barrier *b, int (*done)(struct dn_barrier *, void *), voi
         if (rc != DN_OK) {
             return rc;
         }
-        if (next == 0) {
-            next = now + step;
-        } else if (now >= next) {
-            resend_all(n);
-            step = step * 2 > b->resend_cap_ns ? b->resend_cap_ns : step * 2;
-            next = now + step;
-        }
+        timer_turn(b, &t, now);
         if (dn_now_ms() >= give_up) {
             snprintf(b->text, sizeof(b->text),
                      "barrier %u (%s): no completion after %d ms, %llu resends, "
@@ -386,7 +386,7 @@ int dn_barrier_wait(dn_barrier *b)
     uint64_t t0 = now_ns(b);
     int rc = run(b, a);
     uint64_t t = now_ns(b) - t0;
-    b->idle_next = 0;
+    b->idle.next = 0;   /* the idle resend timer starts over */
     if (rc != DN_OK) {
         publish_report(b);
         return rc;

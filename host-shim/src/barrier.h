@@ -53,7 +53,8 @@ struct dn_barrier {
     unsigned cand[4], ncand;      /* AUTO's candidates */
     uint64_t calls, resends, nacks, last_ns;
     struct { uint32_t trials; uint64_t own_ns, slowest_ns; } stat[DN_BARRIER_ALGORITHMS];
-    uint64_t idle_next, idle_step;   /* dn_barrier_progress's resend timer */
+    struct bar_timer { uint64_t next, step; } idle;   /* dn_barrier_progress's resend
+                                                         timer (next 0: not started) */
     int fatal;
     uint8_t last_nack;
     char text[160];
