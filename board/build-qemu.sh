@@ -41,6 +41,8 @@ if [ -z "$src" ] || [ ! -f "$src/.dimmnet1-unpacked" ]; then
     [ -n "$src" ] || { echo "build-qemu: no qemu-7.2 source tree after fetch" >&2; exit 1; }
     touch "$src/.dimmnet1-unpacked"
 fi
+# TCG plugins (bench/plugins) build against this source's qemu-plugin.h.
+ln -sfn "$src/include/qemu" "$cache/plugin-include"
 
 # Copy a file only if its contents differ, so unchanged files keep their mtime.
 sync_file() {

@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(
     gcc libc6-dev make cmake ninja-build pkg-config
-    gcc-mips-linux-gnu binutils-mips-linux-gnu newlib-source
+    gcc-mips-linux-gnu binutils-mips-linux-gnu newlib-source gnuplot-nox
     python3 meson libglib2.0-dev libpixman-1-dev zlib1g-dev
     dpkg-dev patch xz-utils procps util-linux
     tshark

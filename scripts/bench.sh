@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Reproduce the paper's Fig. 2 and Fig. 4 and the handler costs in modeled
+# time, into build/bench/: fig2.csv, fig4.csv, handlers.csv, fig2.png,
+# fig4.png, report.md. Builds what is missing first. Not a test (the full
+# run takes a while); --quick runs a few sizes and node counts.
+#   scripts/bench.sh [--quick] [--out DIR]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/build.sh" bench-programs
+exec python3 "$top/bench/run_bench.py" "$@"
