@@ -15,6 +15,13 @@
  *   indirect       remote indirect write (firmware continue path), BOTF
  *   message        message exchange (dn_msg_send) by BOTF
  *   message-rdma   message exchange from receive memory, so by RDMA
+ *   rvatlb-miss-continue  BOTF writes to remote virtual addresses the
+ *                  receiver's RVATLB never holds: each packet misses and its
+ *                  firmware continues it at the pointer kept in LLCM
+ *   patlb-miss-continue   BOTF writes into a window the receiver's PATLB
+ *                  never holds: the same through the PATLB
+ *   patlb-miss-continue-nonintr  the same, the firmware polling instead of
+ *                  taking the interrupt
  *
  * --sysbuf gives each sender a system buffer of BYTES at the receiver and
  * --slow-receiver makes the receiver let US microseconds of host time pass
@@ -32,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 #include "dimmnet1/dn.h"
+#include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 
 #define TIMEOUT_MS 600000
@@ -39,12 +47,18 @@
 #define RX_TARGET 0x100000u        /* where direct and indirect writes land */
 #define TX_SOURCE 0x400000u        /* RDMA source in the sender's receive memory */
 #define POINTER_SLOT (DN_RADDR_LLCM_USER + 0x100)  /* indirect: in LLCM, as in the paper */
+#define WINDOW 0x800000u           /* PATLB variants: sent here, redirected to RX_TARGET */
+#define RVA_BASE DN_RVA(1, 0x10000000u)
 #define DONE_FLAG 0x200u           /* LLCM user area: the sender's "all done" */
 #define DONE_VALUE 0x66696732646f6e65ull
+#define READY_FLAG 0x208u          /* the receiver's "variant set" */
+#define READY_VALUE 0x6669673272656479ull
 
-enum series { BOTF_DIRECT, RDMA_DIRECT, INDIRECT, MESSAGE, MESSAGE_RDMA };
+enum series { BOTF_DIRECT, RDMA_DIRECT, INDIRECT, RVATLB_MISS, PATLB_MISS,
+              PATLB_MISS_POLL, MESSAGE, MESSAGE_RDMA };
 static const char *const series_names[] = {
-    "botf-direct", "rdma-direct", "indirect", "message", "message-rdma",
+    "botf-direct", "rdma-direct", "indirect", "rvatlb-miss-continue",
+    "patlb-miss-continue", "patlb-miss-continue-nonintr", "message", "message-rdma",
 };
 
 static uint64_t now_ns(dn_node *n, int modeled)
@@ -62,6 +76,7 @@ static uint64_t now_ns(dn_node *n, int modeled)
 static int usage(void)
 {
     fprintf(stderr, "usage: fig2_bench --series botf-direct|rdma-direct|indirect|"
+            "rvatlb-miss-continue|patlb-miss-continue|patlb-miss-continue-nonintr|"
             "message|message-rdma [--count N] SIZE... (under dimmnet-cluster -n 2)\n");
     return 2;
 }
@@ -83,10 +98,55 @@ static int transfer(dn_node *n, enum series s, const uint8_t *buf, size_t len,
     case INDIRECT:
         rc = dn_indirect_write(n, 1, POINTER_SLOT, buf, len, &x);
         break;
+    case RVATLB_MISS:
+        rc = dn_botf_put_rva(n, 1, RVA_BASE, buf, len, &x);
+        break;
+    case PATLB_MISS:
+    case PATLB_MISS_POLL:
+        rc = dn_botf_put(n, 1, WINDOW, buf, len, &x);
+        break;
     default:
         return dn_msg_send(n, 1, i, buf, len, TIMEOUT_MS);
     }
     return rc == DN_OK ? dn_wait(n, &x, TIMEOUT_MS) : rc;
+}
+
+/* Wait, within virtual time, until a flag word the other node writes over
+ * the network holds @value: with host sync a host blocked outside the shim
+ * (a file rendezvous) stops its board, and so the whole cluster. */
+static int wait_flag(dn_node *n, uint32_t off, uint64_t value)
+{
+    size_t size;
+    volatile uint64_t *w = (volatile uint64_t *)(dn_llcm_user(n, &size) + off);
+    time_t t0 = time(NULL);
+
+    while (*w != value) {
+        if (time(NULL) - t0 > TIMEOUT_MS / 1000) {
+            return DN_ETIMEDOUT;
+        }
+        dn_idle(n);
+    }
+    return DN_OK;
+}
+
+static int send_flag(dn_node *n, unsigned dst, uint32_t off, uint64_t value)
+{
+    dn_xfer x;
+    int rc = dn_botf_put(n, dst, DN_RADDR_LLCM_USER + off, &value, sizeof(value), &x);
+    return rc == DN_OK ? dn_wait(n, &x, TIMEOUT_MS) : rc;
+}
+
+/* Receiver: the paper's miss-continue, the pointer kept in LLCM. */
+static int set_variant(dn_node *n, enum series s)
+{
+    struct dn_fw_variant v = {
+        .miss_mode = DN_MISS_CONTINUE, .patlb = s != RVATLB_MISS,
+        .poll = s == PATLB_MISS_POLL,
+        .window_base = s == RVATLB_MISS ? RVA_BASE : WINDOW,
+        .window_size = 1u << 20,
+        .pointer_off = (uint32_t)(POINTER_SLOT - DN1_RADDR_LLCM),
+    };
+    return dn_fw_variant_set(n, &v);
 }
 
 int main(int argc, char **argv)
@@ -147,7 +207,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (s == INDIRECT && me == 1 &&
+    if ((s == INDIRECT || (s >= RVATLB_MISS && s <= PATLB_MISS_POLL)) && me == 1 &&
         (rc = dn_indirect_slot_set(n, POINTER_SLOT, RX_TARGET)) != DN_OK) {
         fprintf(stderr, "fig2_bench: pointer slot: %s\n", dn_strerror(rc));
         return 1;
@@ -167,6 +227,18 @@ int main(int argc, char **argv)
     if (dn_rendezvous("fig2-start", TIMEOUT_MS) != DN_OK) {
         fprintf(stderr, "fig2_bench: the other node never came\n");
         return 1;
+    }
+    if (s >= RVATLB_MISS && s <= PATLB_MISS_POLL) {
+        /* The sender starts once the receiver's firmware runs the variant. */
+        rc = me == 1 ? set_variant(n, (enum series)s) : DN_OK;
+        if (rc == DN_OK && me <= 1) {
+            rc = me == 1 ? send_flag(n, 0, READY_FLAG, READY_VALUE)
+                         : wait_flag(n, READY_FLAG, READY_VALUE);
+        }
+        if (rc != DN_OK) {
+            fprintf(stderr, "fig2_bench: firmware variant: %s\n", dn_strerror(rc));
+            return 1;
+        }
     }
     for (int k = 0; k < nsizes && me <= 1; k++) {
         if (me == 1) {
@@ -204,27 +276,15 @@ int main(int argc, char **argv)
      * host sync a host blocked outside the shim would stop its board, and
      * so the whole cluster.
      */
-    size_t llcm_size;
-    volatile uint64_t *done = (volatile uint64_t *)(dn_llcm_user(n, &llcm_size) + DONE_FLAG);
-    if (me == 0) {
-        uint64_t v = DONE_VALUE;
-        dn_xfer x;
-        if (dn_botf_put(n, 1, DN_RADDR_LLCM_USER + DONE_FLAG, &v, sizeof(v), &x) != DN_OK ||
-            dn_wait(n, &x, TIMEOUT_MS) != DN_OK) {
-            fprintf(stderr, "fig2_bench: cannot tell the receiver\n");
+    if (me <= 1) {
+        rc = me == 0 ? send_flag(n, 1, DONE_FLAG, DONE_VALUE)
+                     : wait_flag(n, DONE_FLAG, DONE_VALUE);
+        if (rc != DN_OK) {
+            fprintf(stderr, "fig2_bench: the end of the run: %s\n", dn_strerror(rc));
             return 1;
         }
-    } else if (me == 1) {
-        time_t t0 = time(NULL);
-        while (*done != DONE_VALUE) {
-            if (time(NULL) - t0 > TIMEOUT_MS / 1000) {
-                fprintf(stderr, "fig2_bench: the sender never finished\n");
-                return 1;
-            }
-            dn_idle(n);
-        }
     }
-    if (s == BOTF_DIRECT || s == INDIRECT || s == RDMA_DIRECT) {
+    if (s < MESSAGE) {
         /* The last transfer's bytes must be where they were sent. */
         if (me == 1 && memcmp(mem + RX_TARGET, buf,
                               sizes[nsizes - 1])) {

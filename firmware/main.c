@@ -11,6 +11,7 @@
 #include "indirect_write/indirect_write.h"
 #include "message/message.h"
 #include "barrier/barrier.h"
+#include "variant/variant.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 #include "fw_version.h"
@@ -35,9 +36,12 @@ int main(void)
     fwstats_init();
     message_init();
     barrier_init();
+    variant_init();
     dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
     dispatch_register(DN1_TYPE_MESSAGE, message_handle);
     dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
+    dispatch_register(DN1_TYPE_CONTROL, variant_control_handle);
+    dispatch_register_miss(variant_miss_handle);
 
     hal_martini_irq_enable();
     cpu_irq_unmask(DN1_IRQ_MARTINI);
@@ -45,6 +49,11 @@ int main(void)
     printf("ready\n");
 
     for (;;) {
-        cpu_idle();
+        if (!variant_polling) {
+            cpu_idle();
+        } else if (hal_rx_held()) {
+            /* "non-intr": the interrupt is off, the loop finds packets. */
+            dispatch_service();
+        }
     }
 }

@@ -41,6 +41,7 @@
 #define DN1_TYPE_INDIRECT_WRITE  0x40u  /* firmware: remote indirect write */
 #define DN1_TYPE_MESSAGE         0x41u  /* firmware: message exchange */
 #define DN1_TYPE_BARRIER         0x42u  /* firmware: counting barrier (reserved) */
+#define DN1_TYPE_CONTROL         0x43u  /* firmware: take the variant block (own node only) */
 
 /* Destinations from DN1_MCAST_BASE up name multicast groups of the switch:
  * group g is dst DN1_MCAST_BASE + g. Multicast packets are never ACKed. */
@@ -84,6 +85,7 @@
 #define DN1_NACK_BARRIER_SETUP  13u /* raddr names no barrier group set up here */
 #define DN1_NACK_BARRIER_MEMBER 14u /* the sender is not a member of the group */
 #define DN1_NACK_BARRIER_EPOCH  15u /* epoch neither the one counted nor the last released */
+#define DN1_NACK_BAD_CONTROL    16u /* control: not from this node, or an unusable variant block */
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not

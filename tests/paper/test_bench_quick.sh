@@ -14,7 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 python3 "$top/bench/run_bench.py" --quick --out "$out" || fail "bench run failed"
 
 head -1 "$out/fig2.csv" | grep -qx 'series,bytes,mb_per_s' || fail "fig2.csv header"
-for s in botf-direct rdma-direct message fastest; do
+for s in botf-direct rdma-direct rvatlb-miss-continue patlb-miss-continue \
+         patlb-miss-continue-nonintr message fastest; do
     for b in 8 464 4096; do
         grep -Eq "^$s,$b,[0-9]+\.[0-9]+$" "$out/fig2.csv" || fail "fig2.csv: no $s at $b bytes"
     done
@@ -23,7 +24,8 @@ awk -F, 'NR > 1 && $3 + 0 <= 0 { bad = 1 } END { exit bad }' "$out/fig2.csv" \
     || fail "fig2.csv: a bandwidth that is not positive"
 
 head -1 "$out/handlers.csv" | grep -qx 'path,instructions,modeled_ns' || fail "handlers.csv header"
-for p in indirect-write-continue message-continue message-nack barrier-count \
+for p in indirect-write-continue rvatlb-miss-continue patlb-miss-continue \
+         patlb-miss-continue-nonintr message-continue message-nack barrier-count \
          barrier-release barrier-release-mcast; do
     # Instructions from the plugin; the modeled time at least 32 ns each.
     awk -F, -v p="$p" '$1 == p && $2 > 10 && $3 >= 32 * $2 { ok = 1 } END { exit !ok }' \

@@ -188,7 +188,8 @@ void hal_rx_read(struct rx_packet *p)
 {
     p->hdr = queue[queue_head];
     p->hold_reason = queue_reason[queue_head];
-    p->miss_addr = 0;
+    /* A miss names the write's first page, as on a one-page write. */
+    p->miss_addr = p->hold_reason == DN1_HOLD_TYPE ? 0 : p->hdr.raddr;
     p->raddr = p->hdr.raddr;
     p->nack_reason = 0;
     p->written = 0;
@@ -207,4 +208,29 @@ uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
     };
     queue_head++;
     return result;
+}
+
+/* ---- hal/mmu.h ---- */
+uint32_t fake_node_id;
+int fake_patlb_enabled, fake_rx_irq_enabled = 1;
+uint64_t fake_patlb[64];
+
+uint32_t hal_node_id(void)
+{
+    return fake_node_id;
+}
+
+void hal_mmu_patlb_enable(int on)
+{
+    fake_patlb_enabled = on != 0;
+}
+
+void hal_patlb_fill(unsigned index, uint64_t nic_addr)
+{
+    fake_patlb[index % 64] = nic_addr >> 12 | 1ull << 63;
+}
+
+void hal_rx_irq_enable(int on)
+{
+    fake_rx_irq_enabled = on != 0;
 }

@@ -62,4 +62,9 @@ struct fake_decision {
 extern struct fake_decision fake_decisions[FAKE_DECISIONS];
 extern size_t fake_decision_count;
 
+/* hal/mmu.h: what the variant handler switched, and the PATLB it filled. */
+extern uint32_t fake_node_id;
+extern int fake_patlb_enabled, fake_rx_irq_enabled;
+extern uint64_t fake_patlb[64];     /* NIC page number | 1 << 63 when valid */
+
 #endif

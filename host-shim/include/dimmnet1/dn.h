@@ -212,6 +212,31 @@ int dn_host_sync(dn_node *n);
 const char *dn_strerror(int status);
 
 /*
+ * Firmware variants, chosen at run time (docs/hardware.md section 12): the
+ * paper's miss-continue experiments. With DN_MISS_CONTINUE a TLB miss on a
+ * write whose raddr lies in [window_base, window_base + window_size) (an
+ * RVA for VA packets, a NIC address otherwise) continues at the pointer
+ * this node keeps at LLCM offset @pointer_off (a little-endian u64, read
+ * at every miss) plus the offset in the window. @patlb turns the PATLB on
+ * (pages outside the window are entered on their first miss); @poll is
+ * the paper's "non-intr": the NIC processor polls instead of taking the
+ * interrupt. Applies to this node's own firmware, in order with its
+ * traffic (a CONTROL packet through the switch and back, so the node needs
+ * its link). DN_EINVAL for a bad setting, DN_ENACK if the firmware
+ * refused it.
+ */
+enum { DN_MISS_NACK = 0, DN_MISS_CONTINUE = 1 };
+struct dn_fw_variant {
+    unsigned miss_mode;       /* DN_MISS_NACK (default) or DN_MISS_CONTINUE */
+    int patlb;                /* PATLB checks on */
+    int poll;                 /* non-intr: poll for held packets */
+    uint64_t window_base;
+    uint32_t window_size;
+    uint32_t pointer_off;     /* 8-aligned offset in this node's LLCM */
+};
+int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v);
+
+/*
  * ---- Message exchange (docs/hardware.md section 10; paper, steps 1-7) ----
  *
  * Messages of 0 bytes to 16 MiB - 1 with a 32-bit tag, delivered exactly

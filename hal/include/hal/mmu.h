@@ -1,0 +1,24 @@
+/*
+ * The processor's side of translation and of its own interrupt: what the
+ * run-time variants (handlers/variant/) switch. Handlers depend only on
+ * this header for it, so unit tests can fake it.
+ */
+#ifndef HAL_MMU_H
+#define HAL_MMU_H
+
+#include <stdint.h>
+
+/* MMU_CTRL.PATLB_EN: check every hardware write against the PATLB. */
+void hal_mmu_patlb_enable(int on);
+
+/* PATLB entry @index (0..63): valid and writable for the 4 KiB page of
+ * NIC address @nic_addr (the word with V is stored last). */
+void hal_patlb_fill(unsigned index, uint64_t nic_addr);
+
+/* IRQ_ENABLE.RX_HELD: interrupt on a held packet (off: the firmware polls). */
+void hal_rx_irq_enable(int on);
+
+/* This board's node number. */
+uint32_t hal_node_id(void);
+
+#endif

@@ -1,0 +1,23 @@
+/* Translation control and the RX_HELD interrupt (see hal/mmu.h). */
+#include "hal/mmu.h"
+#include "hal/mmio.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/regs.h"
+
+void hal_mmu_patlb_enable(int on)
+{
+    mmio_write32(DN1_REGS_BASE + DN1_REG_MMU_CTRL, on ? DN1_MMU_PATLB_EN : 0);
+}
+
+void hal_patlb_fill(unsigned index, uint64_t nic_addr)
+{
+    uint32_t e = DN1_PATLB_BASE + DN1_PATLB_ENTRY * (index % DN1_PATLB_ENTRIES);
+
+    mmio_write32(e + 4, (uint32_t)(nic_addr >> 12));
+    mmio_write32(e, DN1_TLB_V | DN1_TLB_W);
+}
+
+void hal_rx_irq_enable(int on)
+{
+    mmio_write32(DN1_REGS_BASE + DN1_REG_IRQ_ENABLE, on ? DN1_IRQ_RX_HELD : 0);
+}
