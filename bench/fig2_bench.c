@@ -32,7 +32,8 @@
  *
  * Prints per size one line:
  *   fig2: series=S bytes=B count=N modeled|wall-clock us_per_xfer=.. mb_per_s=..
- * (MB = 10^6 bytes), and exits 1 on the first transfer that fails.
+ * (MB = 10^6 bytes), and exits 1 on the first transfer that fails. Sizes
+ * up to 1 MiB.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@
 
 #define TIMEOUT_MS 600000
 #define MAX_SIZES 32
+#define MAX_BYTES (1u << 20)        /* below TX_SOURCE from RX_TARGET, below the system buffers */
 #define RX_TARGET 0x100000u        /* where direct and indirect writes land */
 #define TX_SOURCE 0x400000u        /* RDMA source in the sender's receive memory */
 #define POINTER_SLOT (DN_RADDR_LLCM_USER + 0x100)  /* indirect: in LLCM, as in the paper */
@@ -215,7 +217,7 @@ int main(int argc, char **argv)
     size_t memsize;
     uint8_t *mem = dn_hostmem(n, &memsize);
     uint8_t *buf = s == MESSAGE_RDMA && me == 0 ? mem + TX_SOURCE : calloc(1, max ? max : 1);
-    if (max > 16u << 20 || !buf) {
+    if (max > MAX_BYTES || !buf) {
         return usage();
     }
     for (size_t k = 0; k < max; k++) {
