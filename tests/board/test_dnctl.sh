@@ -4,7 +4,7 @@
 set -euo pipefail
 out=$("$1" --quiet --qemu "$2" --firmware "$3" -n 1 -- "$4")
 echo "$out"
-grep -q '^\[node 0\] node 0: contract 1\.12, firmware 0\.1 ready, link down, nothing held$' <<<"$out"
+grep -q '^\[node 0\] node 0: contract 1\.13, firmware 0\.1 ready, link down, nothing held$' <<<"$out"
 [ "$(grep -c '^\[node 0\] node 0: [a-z_]* *[0-9]*$' <<<"$out")" = 41 ]
 grep -q '^\[node 0\] node 0: err_crc *0$' <<<"$out"
 # The firmware's statistics, from LLCM.
