@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "hal/cpu.h"
 #include "hal/martini.h"
+#include "hal/mmu.h"
 #include "hal/uart.h"
 #include "dispatch.h"
 #include "fwstats.h"
@@ -51,9 +52,16 @@ int main(void)
     for (;;) {
         if (!variant_polling) {
             cpu_idle();
-        } else if (hal_rx_held()) {
-            /* "non-intr": the interrupt is off, the loop finds packets. */
-            dispatch_service();
+            continue;
+        }
+        /* "non-intr": the loop finds packets. The interrupt goes off here,
+         * never in the CONTROL handler: an interrupt between the check
+         * above and the wait would otherwise leave the core asleep. */
+        hal_rx_irq_enable(0);
+        while (variant_polling) {
+            if (hal_rx_held()) {
+                dispatch_service();
+            }
         }
     }
 }

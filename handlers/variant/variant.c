@@ -57,7 +57,11 @@ enum rx_action variant_control_handle(struct rx_packet *p)
     v.pointer = DN1_RADDR_LLCM + ptr;
     hal_mmu_patlb_enable(v.flags & DN1_VAR_F_PATLB);
     variant_polling = (v.flags & DN1_VAR_F_POLL) != 0;
-    hal_rx_irq_enable(!variant_polling);
+    /* Off is the idle loop's to do (see main.c): done here, in the
+     * interrupt, it could land between the loop's check and its wait. */
+    if (!variant_polling) {
+        hal_rx_irq_enable(1);
+    }
     hal_nic_write_u32(BLOCK + DN1_VAR_TAKEN, w[6]);
     return RX_DONE;
 }

@@ -9,7 +9,8 @@
 
 #include "hal/rx.h"
 
-/* Nonzero while the firmware polls for held packets (interrupt off). */
+/* Nonzero while the firmware polls for held packets: the idle loop then
+ * turns the interrupt off itself and polls (CONTROL only turns it on). */
 extern volatile int variant_polling;
 
 void variant_init(void);
