@@ -4,12 +4,14 @@
 #include "hal/martini.h"
 #include "hal/cpu.h"
 #include "dispatch.h"
+#include "variant/variant.h"
 #include "dimmnet1/memmap.h"
 
 void board_irq(unsigned ip)
 {
     if (ip == DN1_IRQ_MARTINI) {
         dispatch_service();
+        variant_poll();     /* "non-intr", if a CONTROL just turned it on */
     }
 }
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include "hal/cpu.h"
 #include "hal/martini.h"
-#include "hal/mmu.h"
 #include "hal/uart.h"
 #include "dispatch.h"
 #include "fwstats.h"
@@ -50,18 +49,6 @@ int main(void)
     printf("ready\n");
 
     for (;;) {
-        if (!variant_polling) {
-            cpu_idle();
-            continue;
-        }
-        /* "non-intr": the loop finds packets. The interrupt goes off here,
-         * never in the CONTROL handler: an interrupt between the check
-         * above and the wait would otherwise leave the core asleep. */
-        hal_rx_irq_enable(0);
-        while (variant_polling) {
-            if (hal_rx_held()) {
-                dispatch_service();
-            }
-        }
+        cpu_idle();
     }
 }

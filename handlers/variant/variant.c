@@ -1,5 +1,6 @@
 /* Run-time variants: CONTROL and the miss-continue handler (variant.h). */
 #include "variant.h"
+#include "dispatch.h"
 #include "fwstats.h"
 #include "hal/mmu.h"
 #include "hal/nicmem.h"
@@ -56,12 +57,8 @@ enum rx_action variant_control_handle(struct rx_packet *p)
     v.size = w[4];
     v.pointer = DN1_RADDR_LLCM + ptr;
     hal_mmu_patlb_enable(v.flags & DN1_VAR_F_PATLB);
+    /* variant_poll() switches the interrupt, once this packet is done. */
     variant_polling = (v.flags & DN1_VAR_F_POLL) != 0;
-    /* Off is the idle loop's to do (see main.c): done here, in the
-     * interrupt, it could land between the loop's check and its wait. */
-    if (!variant_polling) {
-        hal_rx_irq_enable(1);
-    }
     hal_nic_write_u32(BLOCK + DN1_VAR_TAKEN, w[6]);
     return RX_DONE;
 }
@@ -88,4 +85,18 @@ enum rx_action variant_miss_handle(struct rx_packet *p)
     fwstats_inc(DN1_FWST_NO_TRANSLATION);
     p->nack_reason = DN1_NACK_NO_TRANSLATION;
     return RX_NACK;
+}
+
+void variant_poll(void)
+{
+    if (!variant_polling) {
+        return;
+    }
+    hal_rx_irq_enable(0);
+    while (variant_polling) {
+        if (hal_rx_held()) {
+            dispatch_service();
+        }
+    }
+    hal_rx_irq_enable(1);
 }

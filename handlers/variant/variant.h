@@ -9,9 +9,18 @@
 
 #include "hal/rx.h"
 
-/* Nonzero while the firmware polls for held packets: the idle loop then
- * turns the interrupt off itself and polls (CONTROL only turns it on). */
+/* Nonzero while the firmware polls for held packets ("non-intr"). */
 extern volatile int variant_polling;
+
+/*
+ * Called by the Martini interrupt after it served the held packets: while
+ * a CONTROL has polling on, stay here with the interrupt off and find
+ * packets by reading IRQ_STATUS; when a CONTROL turns it off, turn the
+ * interrupt back on and return. Switching here, between packets and never
+ * near the idle loop's `wait`, no interrupt can serve a packet twice or be
+ * lost.
+ */
+void variant_poll(void);
 
 void variant_init(void);
 

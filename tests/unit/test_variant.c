@@ -128,18 +128,28 @@ static void t_patlb_continue_and_refill(void)
     CHECK_EQ(fake_decisions[3].nack_reason, DN1_NACK_BAD_POINTER);
 }
 
-/* Non-intr: the flag turns polling on, and back (the interrupt with it). */
+/* Non-intr: CONTROL turns polling on and off; the interrupt is the idle loop's. */
 static void t_poll_switch(void)
 {
     block(DN1_VAR_MISS_CONTINUE, DN1_VAR_F_PATLB | DN1_VAR_F_POLL, 0, 0x1000, 0x2100, 1);
     CHECK_EQ(take(ME, ME), RX_DONE);
     CHECK_EQ(variant_polling, 1);
-    CHECK_EQ(fake_rx_irq_enabled, 1);   /* the idle loop turns it off, not the handler */
-    fake_rx_irq_enabled = 0;            /* as the loop did */
+    CHECK_EQ(fake_rx_irq_enabled, 1);   /* variant_poll switches it, never the handler */
+    /* In the poll loop: a packet, then the CONTROL that ends polling. */
+    struct dn1_hdr h = push(0x5000, 0, 0);              /* outside the window */
+    fake_rx_push_held(&h, DN1_HOLD_PATLB_MISS);
     block(DN1_VAR_MISS_NACK, 0, 0, 0, 0x2100, 2);
-    CHECK_EQ(take(ME, ME), RX_DONE);
+    struct dn1_hdr c = control(ME, ME);
+    fake_rx_push(&c);
+    size_t k = fake_decision_count;
+    variant_poll();
+    CHECK_EQ(fake_decision_count, k + 2);
+    CHECK_EQ(fake_decisions[k].action, RX_RETRY);      /* the PATLB refill */
+    CHECK_EQ(fake_decisions[k + 1].action, RX_DONE);
     CHECK_EQ(variant_polling, 0);
-    CHECK_EQ(fake_rx_irq_enabled, 1);
+    CHECK_EQ(fake_rx_irq_enabled, 1);   /* back on once the CONTROL is done */
+    variant_poll();                     /* not polling: returns at once */
+    CHECK_EQ(fake_decision_count, k + 2);
     CHECK_EQ(fake_patlb_enabled, 0);
 }
 
