@@ -138,6 +138,11 @@ static int send_flag(dn_node *n, unsigned dst, uint32_t off, uint64_t value)
     return rc == DN_OK ? dn_wait(n, &x, TIMEOUT_MS) : rc;
 }
 
+static int miss_variant(int s)
+{
+    return s >= RVATLB_MISS && s <= PATLB_MISS_POLL;
+}
+
 /* Receiver: the paper's miss-continue, the pointer kept in LLCM. */
 static int set_variant(dn_node *n, enum series s)
 {
@@ -209,7 +214,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if ((s == INDIRECT || (s >= RVATLB_MISS && s <= PATLB_MISS_POLL)) && me == 1 &&
+    if ((s == INDIRECT || miss_variant(s)) && me == 1 &&
         (rc = dn_indirect_slot_set(n, POINTER_SLOT, RX_TARGET)) != DN_OK) {
         fprintf(stderr, "fig2_bench: pointer slot: %s\n", dn_strerror(rc));
         return 1;
@@ -230,7 +235,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "fig2_bench: the other node never came\n");
         return 1;
     }
-    if (s >= RVATLB_MISS && s <= PATLB_MISS_POLL) {
+    if (miss_variant(s)) {
         /* The sender starts once the receiver's firmware runs the variant. */
         rc = me == 1 ? set_variant(n, (enum series)s) : DN_OK;
         if (rc == DN_OK && me <= 1) {
@@ -272,12 +277,8 @@ int main(int argc, char **argv)
                ns / count / 1e3, sizes[k] * (double)count / (ns / 1e9) / 1e6);
         fflush(stdout);
     }
-    /*
-     * The receiver stays until the sender has all its ACKs. It waits on a
-     * flag the sender writes over the network, polled with dn_idle: with
-     * host sync a host blocked outside the shim would stop its board, and
-     * so the whole cluster.
-     */
+    /* The receiver stays until the sender has all its ACKs (a flag over
+     * the network, not a rendezvous: see wait_flag). */
     if (me <= 1) {
         rc = me == 0 ? send_flag(n, 1, DONE_FLAG, DONE_VALUE)
                      : wait_flag(n, DONE_FLAG, DONE_VALUE);
@@ -288,8 +289,7 @@ int main(int argc, char **argv)
     }
     if (s < MESSAGE) {
         /* The last transfer's bytes must be where they were sent. */
-        if (me == 1 && memcmp(mem + RX_TARGET, buf,
-                              sizes[nsizes - 1])) {
+        if (me == 1 && memcmp(mem + RX_TARGET, buf, sizes[nsizes - 1])) {
             fprintf(stderr, "fig2_bench: received data differ\n");
             return 1;
         }

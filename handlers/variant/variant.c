@@ -2,6 +2,7 @@
 #include "variant.h"
 #include "dispatch.h"
 #include "fwstats.h"
+#include "hal/martini.h"
 #include "hal/mmu.h"
 #include "hal/nicmem.h"
 #include "dimmnet1/memmap.h"

@@ -210,7 +210,7 @@ uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
     return result;
 }
 
-/* ---- hal/mmu.h ---- */
+/* ---- hal/mmu.h (and hal_node_id of hal/martini.h) ---- */
 uint32_t fake_node_id;
 int fake_patlb_enabled, fake_rx_irq_enabled = 1;
 uint64_t fake_patlb[64];

@@ -18,7 +18,4 @@ void hal_patlb_fill(unsigned index, uint64_t nic_addr);
 /* IRQ_ENABLE.RX_HELD: interrupt on a held packet (off: the firmware polls). */
 void hal_rx_irq_enable(int on);
 
-/* This board's node number. */
-uint32_t hal_node_id(void);
-
 #endif
