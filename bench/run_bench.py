@@ -145,6 +145,11 @@ def handlers(tmp):
         entries = parse_handlers(os.path.join(d, "node%d.handlers" % node))
         entry, exit_ = typical(entries, "entry"), typical(entries, "exit")
         for name, label in zip(names, labels):
+            fast = typical(entries, "irq:" + label)
+            if fast is not None:
+                # Served on an assembly fast path: the interrupt counted whole.
+                paths.append((name, fast[0], fast[1]))
+                continue
             t = typical(entries, label)
             polled = name.endswith("-nonintr")   # one interrupt that never returns
             if t is None or (not polled and (entry is None or exit_ is None)):

@@ -5,12 +5,12 @@
 
 #define FWST_ADDR(word) (DN1_RADDR_LLCM + DN1_LLCM_FWSTATS + 4u * (word))
 
-static uint32_t counts[DN1_FWST_COUNT];
+uint32_t fwstats_counts[DN1_FWST_COUNT];
 
 void fwstats_init(void)
 {
     for (unsigned i = 0; i < DN1_FWST_COUNT; i++) {
-        counts[i] = 0;
+        fwstats_counts[i] = 0;
         hal_nic_write_u32(FWST_ADDR(2 + i), 0);
     }
     hal_nic_write_u32(FWST_ADDR(1), DN1_FWST_COUNT);
@@ -19,10 +19,10 @@ void fwstats_init(void)
 
 void fwstats_inc(unsigned counter)
 {
-    hal_nic_write_u32(FWST_ADDR(2 + counter), ++counts[counter]);
+    hal_nic_write_u32(FWST_ADDR(2 + counter), ++fwstats_counts[counter]);
 }
 
 uint32_t fwstats_get(unsigned counter)
 {
-    return counts[counter];
+    return fwstats_counts[counter];
 }

@@ -14,7 +14,9 @@
  *            writes), "+nack" (RX_NACK_REASON), "+raddr" (RX_RADDR_LO: an
  *            address rewrite), "+tx" (TX_CMD: a firmware send); this works
  *            for a polling firmware too (no interrupt);
- *   "exit"   the last IRQ_STATUS read (nothing held) to the return.
+ *   "exit"   the last IRQ_STATUS read (nothing held) to the return;
+ *   "irq:"   + a packet label: an interrupt that served its packet without
+ *            reading IRQ_STATUS at all (an assembly fast path), whole.
  * A one-packet interrupt costs entry + packet + exit exactly. Labels come
  * from register writes, not symbols, which inlining may remove. Built
  * against the qemu-plugin.h of the same QEMU source as the board.
@@ -60,6 +62,7 @@ static int wide_pa(uint32_t pa)
 {
     return (pa >= 0x04000000u && pa < 0x05000000u) ||   /* host receive memory */
            (pa >= 0x11000000u && pa < 0x11010000u) ||   /* LLCM */
+           (pa >= 0x11100000u && pa < 0x11110000u) ||   /* LLCM, host order */
            (pa >= 0x12000000u && pa < 0x12001000u) ||   /* window memory */
            (pa >= 0x13000000u && pa < 0x13010000u) ||   /* chip SRAM */
            (pa >= 0x13800000u && pa < 0x13801200u);     /* RVATLB, PATLB */
@@ -100,14 +103,30 @@ static void on_entry(unsigned int vcpu, void *udata)
     new_segment(executed);   /* before the vector's own count */
 }
 
+/* "cmdN+..." for the Martini registers written in this segment. */
+static void packet_label(char *label, size_t size, const char *prefix)
+{
+    snprintf(label, size, "%scmd%u%s%s%s", prefix, cmds, nack ? "+nack" : "",
+             raddr ? "+raddr" : "", tx ? "+tx" : "");
+}
+
 static void on_return(unsigned int vcpu, void *udata)
 {
+    char label[32];
+
     if (!inside) {
         return;
     }
     inside = 0;
     /* Callbacks run before the instruction's inline count: + 1 for it. */
-    record(at_entry ? "entry-noread" : "exit", executed - start + 1);
+    if (!at_entry) {
+        record("exit", executed - start + 1);
+    } else if (cmds) {
+        packet_label(label, sizeof(label), "irq:");
+        record(label, executed - start + 1);
+    } else {
+        record("entry-noread", executed - start + 1);
+    }
     new_segment(executed + 1);
 }
 
@@ -120,8 +139,7 @@ static void at_status_read(void)
         record("entry", executed - start);
         at_entry = 0;
     } else if (cmds) {
-        snprintf(label, sizeof(label), "cmd%u%s%s%s", cmds, nack ? "+nack" : "",
-                 raddr ? "+raddr" : "", tx ? "+tx" : "");
+        packet_label(label, sizeof(label), "");
         record(label, executed - start);
     }
     new_segment(executed);

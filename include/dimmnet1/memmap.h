@@ -22,6 +22,14 @@
 #define DN1_LLCM_BASE        0x11000000u
 #define DN1_LLCM_SIZE        0x00010000u   /* 64 KiB */
 
+/*
+ * LLCM again, through the bridge's byte-lane swap: a load here returns the
+ * little-endian value the host stored at the same offset (and a store
+ * leaves one the host reads as stored), so the big-endian processor reads
+ * host-written pointers and counters without swapping bytes itself.
+ */
+#define DN1_LLCM_HOST_ORDER_BASE 0x11100000u
+
 /* BOTF window memory, shared with the host: two windows used alternately. */
 #define DN1_WINDOW_BASE      0x12000000u
 #define DN1_WINDOW_SIZE      0x00001000u   /* 4 KiB, two 512-byte windows used */

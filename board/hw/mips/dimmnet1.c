@@ -105,15 +105,17 @@ static MemoryRegion *dimmnet1_shared_memory(Dimmnet1MachineState *m,
 /*
  * Map @ram, one of the chip's 64-bit-wide memories, at @base of the
  * processor's address space: through the internal-bus bridge, which charges
- * the 32-bit processor's extra cycle per access (docs/hardware.md, "Timing").
+ * the 32-bit processor's extra cycle per access (docs/hardware.md, "Timing"),
+ * in memory order or (@host_order) as the host's little-endian values.
  * The device model keeps using @ram itself.
  */
 static void dimmnet1_map_wide(MemoryRegion *sysmem, hwaddr base,
-                              MemoryRegion *ram, const char *name)
+                              MemoryRegion *ram, const char *name,
+                              bool host_order)
 {
     MemoryRegion *bus = g_new(MemoryRegion, 1);
 
-    martini_bridge_init(bus, NULL, name, ram);
+    martini_bridge_init(bus, NULL, name, ram, host_order);
     memory_region_add_subregion(sysmem, base, bus);
 }
 
@@ -199,11 +201,16 @@ static void dimmnet1_init(MachineState *machine)
     memory_region_init_ram(chip_sram, NULL, "dimmnet1.chip-sram",
                            DN1_CHIP_SRAM_SIZE, &error_fatal);
     /* 64-bit-wide memories: the processor reaches them through the bridge. */
-    dimmnet1_map_wide(sysmem, DN1_HOSTMEM_BASE, hostmem, "dimmnet1.hostmem-bus");
-    dimmnet1_map_wide(sysmem, DN1_LLCM_BASE, llcm, "dimmnet1.llcm-bus");
-    dimmnet1_map_wide(sysmem, DN1_WINDOW_BASE, window, "dimmnet1.window-bus");
+    dimmnet1_map_wide(sysmem, DN1_HOSTMEM_BASE, hostmem,
+                      "dimmnet1.hostmem-bus", false);
+    dimmnet1_map_wide(sysmem, DN1_LLCM_BASE, llcm, "dimmnet1.llcm-bus", false);
+    /* LLCM again, byte lanes swapped: host-written words without bswap. */
+    dimmnet1_map_wide(sysmem, DN1_LLCM_HOST_ORDER_BASE, llcm,
+                      "dimmnet1.llcm-host-order-bus", true);
+    dimmnet1_map_wide(sysmem, DN1_WINDOW_BASE, window, "dimmnet1.window-bus",
+                      false);
     dimmnet1_map_wide(sysmem, DN1_CHIP_SRAM_BASE, chip_sram,
-                      "dimmnet1.chip-sram-bus");
+                      "dimmnet1.chip-sram-bus", false);
 
     dev = qdev_new(TYPE_MARTINI);
     qdev_prop_set_uint32(dev, "node-id", m->node_id);

@@ -78,27 +78,57 @@ static void martini_bridge_write(void *opaque, hwaddr addr, uint64_t val,
     stn_be_p(p + addr, size, val);
 }
 
+/*
+ * The host-order view (DN1_LLCM_HOST_ORDER_BASE): the bridge swaps byte
+ * lanes, so a load returns the little-endian value the host stored and a
+ * store leaves one the host reads back. Same charge.
+ */
+static uint64_t martini_bridge_read_host_order(void *opaque, hwaddr addr,
+                                               unsigned size)
+{
+    MemoryRegion *ram = opaque;
+    const uint8_t *p = memory_region_get_ram_ptr(ram);
+
+    martini_charge_ns(DN1_WIDE_ACCESS_NS);
+    return ldn_le_p(p + addr, size);
+}
+
+static void martini_bridge_write_host_order(void *opaque, hwaddr addr,
+                                            uint64_t val, unsigned size)
+{
+    MemoryRegion *ram = opaque;
+    uint8_t *p = memory_region_get_ram_ptr(ram);
+
+    martini_charge_ns(DN1_WIDE_ACCESS_NS);
+    stn_le_p(p + addr, size, val);
+}
+
+/* Any width and alignment RAM would take (qtest too); one charge each. */
+#define MARTINI_BRIDGE_ACCESS { \
+    .min_access_size = 1, .max_access_size = 8, .unaligned = true }
+
 static const MemoryRegionOps martini_bridge_ops = {
     .read = martini_bridge_read,
     .write = martini_bridge_write,
     .endianness = DEVICE_BIG_ENDIAN,
-    /* Any width and alignment RAM would take (qtest too); one charge each. */
-    .valid = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
-    .impl = {
-        .min_access_size = 1,
-        .max_access_size = 8,
-        .unaligned = true,
-    },
+    .valid = MARTINI_BRIDGE_ACCESS,
+    .impl = MARTINI_BRIDGE_ACCESS,
+};
+
+static const MemoryRegionOps martini_bridge_host_order_ops = {
+    .read = martini_bridge_read_host_order,
+    .write = martini_bridge_write_host_order,
+    .endianness = DEVICE_BIG_ENDIAN,    /* the swap is done above */
+    .valid = MARTINI_BRIDGE_ACCESS,
+    .impl = MARTINI_BRIDGE_ACCESS,
 };
 
 void martini_bridge_init(MemoryRegion *bridge, Object *owner,
-                         const char *name, MemoryRegion *ram)
+                         const char *name, MemoryRegion *ram, bool host_order)
 {
     assert(memory_region_is_ram(ram));
-    memory_region_init_io(bridge, owner, &martini_bridge_ops, ram, name,
-                          memory_region_size(ram));
+    memory_region_init_io(bridge, owner,
+                          host_order ? &martini_bridge_host_order_ops
+                                     : &martini_bridge_ops,
+                          ram, name, memory_region_size(ram));
 }

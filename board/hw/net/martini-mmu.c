@@ -161,8 +161,10 @@ void martini_mmu_init(MartiniState *s, Error **errp)
      */
     rvatlb_bus = g_new(MemoryRegion, 1);
     patlb_bus = g_new(MemoryRegion, 1);
-    martini_bridge_init(rvatlb_bus, OBJECT(s), "martini.rvatlb-bus", &s->rvatlb);
-    martini_bridge_init(patlb_bus, OBJECT(s), "martini.patlb-bus", &s->patlb);
+    martini_bridge_init(rvatlb_bus, OBJECT(s), "martini.rvatlb-bus", &s->rvatlb,
+                        false);
+    martini_bridge_init(patlb_bus, OBJECT(s), "martini.patlb-bus", &s->patlb,
+                        false);
     sysbus_init_mmio(SYS_BUS_DEVICE(s), rvatlb_bus);
     sysbus_init_mmio(SYS_BUS_DEVICE(s), patlb_bus);
 }

@@ -19,8 +19,17 @@ _reset:
     nop
 
     .org    0x380
-    j       exc_entry
-    nop
+    j       cpu_exc_fast        /* exc_entry unless the image has a fast path */
+    mfc0    $k0, $13            /* Cause, for it */
+
+    /*
+     * A firmware image may link a fast path for its hottest interrupt
+     * (handlers/indirect_write/indirect_write_fast.S): it gets Cause in $k0,
+     * may use $k0/$k1, and goes on to exc_entry for anything it does not
+     * serve itself, with every other register as it found it.
+     */
+    .weak   cpu_exc_fast
+    .set    cpu_exc_fast, exc_entry
 
     .text
     .globl  exc_entry

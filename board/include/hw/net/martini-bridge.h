@@ -27,11 +27,13 @@ void martini_charge_ns(int64_t ns);
 
 /*
  * Initialise @bridge, an I/O region of @ram's size that gives the processor
- * @ram's bytes unchanged (as if @ram were mapped directly) and charges
- * DN1_WIDE_ACCESS_NS per access. @ram stays RAM for the device model, which
- * reaches it through memory_region_get_ram_ptr().
+ * @ram's bytes unchanged (as if @ram were mapped directly), or with
+ * @host_order its little-endian values (byte lanes swapped for the
+ * big-endian processor), and charges DN1_WIDE_ACCESS_NS per access. @ram
+ * stays RAM for the device model, which reaches it through
+ * memory_region_get_ram_ptr().
  */
 void martini_bridge_init(MemoryRegion *bridge, Object *owner,
-                         const char *name, MemoryRegion *ram);
+                         const char *name, MemoryRegion *ram, bool host_order);
 
 #endif
