@@ -282,6 +282,13 @@ uint32_t qb_readl(struct qtest_board *b, uint32_t pa)
     return (uint32_t)strtoull(r + 3, NULL, 16);
 }
 
+uint16_t qb_readw(struct qtest_board *b, uint32_t pa)
+{
+    char r[128];
+    command(b, r, sizeof(r), "readw 0x%x\n", pa);
+    return (uint16_t)strtoull(r + 3, NULL, 16);
+}
+
 uint8_t qb_readb(struct qtest_board *b, uint32_t pa)
 {
     char r[128];

@@ -36,6 +36,7 @@ int qb_alive(struct qtest_board *b);
 int qb_clock_step(struct qtest_board *b, uint64_t ns);
 
 uint32_t qb_readl(struct qtest_board *b, uint32_t pa);
+uint16_t qb_readw(struct qtest_board *b, uint32_t pa);
 uint8_t qb_readb(struct qtest_board *b, uint32_t pa);
 void qb_writel(struct qtest_board *b, uint32_t pa, uint32_t v);
 /* Write @len bytes at @pa, in address order (as the processor's stores). */

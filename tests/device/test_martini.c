@@ -1172,6 +1172,32 @@ static void t_hostbus_payload(void)
     CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);   /* no side effect */
 }
 
+/*
+ * LLCM's host-order view (contract 1.14): the processor's 32- and 16-bit
+ * loads there return the host's little-endian values, its stores leave
+ * them; the plain view keeps memory order; bytes are the same in both.
+ */
+static void t_llcm_host_order(void)
+{
+    const uint32_t off = DN1_LLCM_USER_BASE + 0x20;
+    const uint8_t host[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+
+    memcpy(b.llcm + off, host, sizeof(host));
+    CHECK_EQ(qb_readl(&b, DN1_LLCM_HOST_ORDER_BASE + off), 0x44332211u);
+    CHECK_EQ(qb_readl(&b, DN1_LLCM_HOST_ORDER_BASE + off + 4), 0x88776655u);
+    CHECK_EQ(qb_readl(&b, DN1_LLCM_BASE + off), 0x11223344u);
+    CHECK_EQ(qb_readb(&b, DN1_LLCM_HOST_ORDER_BASE + off + 1), 0x22);
+    CHECK_EQ(qb_readw(&b, DN1_LLCM_HOST_ORDER_BASE + off + 2), 0x4433);
+
+    qb_writel(&b, DN1_LLCM_HOST_ORDER_BASE + off, 0xa1b2c3d4u);
+    CHECK_EQ(b.llcm[off], 0xd4);
+    CHECK_EQ(b.llcm[off + 3], 0xa1);
+    CHECK_EQ(qb_readl(&b, DN1_LLCM_BASE + off), 0xd4c3b2a1u);
+    /* Its last word is the LLCM's last word; nothing lies past it. */
+    b.llcm[DN1_LLCM_SIZE - 4] = 0x5a;
+    CHECK_EQ(qb_readl(&b, DN1_LLCM_HOST_ORDER_BASE + DN1_LLCM_SIZE - 4), 0x5au);
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -1183,7 +1209,7 @@ static const struct test_case cases[] = {
     CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
     CASE(rvatlb_protection), CASE(patlb), CASE(read_serve), CASE(read_done),
     CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
-    CASE(hostbus_payload),
+    CASE(hostbus_payload), CASE(llcm_host_order),
     { NULL, NULL },
 };
 
