@@ -127,6 +127,10 @@ def handlers(tmp):
          [bench, "--series", "message", "--count", "12", "--sysbuf", "1024",
           "--slow-receiver", "300", "--gap", "200", "464"], 1,
          ["cmd1+raddr", "cmd1+nack"]),
+        # A packet in the middle of a message (4096 B: 9 packets, 7 of them).
+        (["message-continue-middle"], 2,
+         [bench, "--series", "message", "--count", "6", "--gap", "200", "4096"], 1,
+         ["cmd1+raddr"]),
         (["barrier-count", "barrier-release"], 4,
          [barrier, "--algorithm", "firmware", "--rounds", "12"], 0,
          ["cmd1", "cmd1+tx"]),

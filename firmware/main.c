@@ -42,6 +42,9 @@ int main(void)
     dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
     dispatch_register(DN1_TYPE_CONTROL, variant_control_handle);
     dispatch_register_miss(variant_miss_handle);
+    /* Served at the vector in their common case (handlers/fast_path.S). */
+    dispatch_register_fast(DN1_TYPE_INDIRECT_WRITE);
+    dispatch_register_fast(DN1_TYPE_MESSAGE);
 
     hal_martini_irq_enable();
     cpu_irq_unmask(DN1_IRQ_MARTINI);

@@ -44,6 +44,11 @@ int hal_rx_held(void)
     return (mmio_read32(REG(DN1_REG_IRQ_STATUS)) & DN1_IRQ_RX_HELD) != 0;
 }
 
+uint8_t hal_rx_type(void)
+{
+    return (uint8_t)(mmio_read32(REG(DN1_REG_RX_HDR0)) >> 16);
+}
+
 void hal_rx_read(struct rx_packet *p)
 {
     uint32_t h0 = mmio_read32(REG(DN1_REG_RX_HDR0));

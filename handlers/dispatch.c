@@ -4,10 +4,16 @@
 
 static rx_handler_fn handler_table[256];
 static rx_handler_fn miss_handler;
+static uint8_t fast_type[256];
 
 void dispatch_register(uint8_t type, rx_handler_fn fn)
 {
     handler_table[type] = fn;
+}
+
+void dispatch_register_fast(uint8_t type)
+{
+    fast_type[type] = 1;
 }
 
 void dispatch_register_miss(rx_handler_fn fn)
@@ -51,12 +57,13 @@ void dispatch_service(void)
     while (hal_rx_held()) {
         hal_rx_read(&p);
         enum rx_action a = dispatch_packet(&p);
-        if (a == RX_RELEASED) {
-            continue;   /* the handler handed it back itself */
-        }
-        if (hal_rx_finish(&p, a) == DN1_RX_RESULT_OK && a == RX_CONTINUE &&
-            p.written) {
+        /* RX_RELEASED: the handler handed it back itself. */
+        if (a != RX_RELEASED && hal_rx_finish(&p, a) == DN1_RX_RESULT_OK &&
+            a == RX_CONTINUE && p.written) {
             p.written(&p);
+        }
+        if (fast_type[hal_rx_type()]) {
+            break;      /* the next one is the fast path's (0: none held) */
         }
     }
 }

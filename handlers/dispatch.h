@@ -36,9 +36,17 @@ uint32_t dispatch_release(struct rx_packet *p, enum rx_action action);
 enum rx_action dispatch_packet(struct rx_packet *p);
 
 /*
- * Serve every packet held in the pipeline (the Martini interrupt): decide,
+ * @type has an assembly fast path at the exception vector (fast_path.S)
+ * that serves its common case and leaves the rest to the handler.
+ */
+void dispatch_register_fast(uint8_t type);
+
+/*
+ * Serve the packets held in the pipeline (the Martini interrupt): decide,
  * hand the decision to the hardware, and once a CONTINUE's payload is in
- * memory, call the handler's p->written.
+ * memory, call the handler's p->written. Returns when nothing is held, or
+ * when the next packet's type has a fast path: the interrupt, still
+ * asserted, then enters again at the vector, where the fast path takes it.
  */
 void dispatch_service(void);
 

@@ -16,7 +16,7 @@ void fwstats_inc(unsigned counter);
 uint32_t fwstats_get(unsigned counter);
 
 /* The firmware's copy, by DN1_FWST_*: global only so that the assembly
- * fast path (indirect_write_fast.S) counts as fwstats_inc() does. */
+ * fast paths (fast_path.S) count as fwstats_inc() does. */
 extern uint32_t fwstats_counts[DN1_FWST_COUNT];
 
 #endif

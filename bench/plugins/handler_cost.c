@@ -14,7 +14,9 @@
  *            writes), "+nack" (RX_NACK_REASON), "+raddr" (RX_RADDR_LO: an
  *            address rewrite), "+tx" (TX_CMD: a firmware send); this works
  *            for a polling firmware too (no interrupt);
- *   "exit"   the last IRQ_STATUS read (nothing held) to the return;
+ *   "exit"   the last IRQ_STATUS read (nothing held) to the return
+ *            ("LABEL+exit" when the loop served a packet and returned,
+ *            leaving the next one to an assembly fast path);
  *   "irq:"   + a packet label: an interrupt that served its packet without
  *            reading IRQ_STATUS at all (an assembly fast path), whole.
  * A one-packet interrupt costs entry + packet + exit exactly. Labels come
@@ -119,7 +121,12 @@ static void on_return(unsigned int vcpu, void *udata)
     }
     inside = 0;
     /* Callbacks run before the instruction's inline count: + 1 for it. */
-    if (!at_entry) {
+    if (!at_entry && cmds) {
+        /* The loop left a packet for the vector: its work and the exit. */
+        packet_label(label, sizeof(label), "");
+        strncat(label, "+exit", sizeof(label) - strlen(label) - 1);
+        record(label, executed - start + 1);
+    } else if (!at_entry) {
         record("exit", executed - start + 1);
     } else if (cmds) {
         packet_label(label, sizeof(label), "irq:");

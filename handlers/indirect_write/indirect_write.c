@@ -1,26 +1,26 @@
 /* Remote indirect write handler (paper, Sec. 3, steps 3-4). */
 #include "indirect_write.h"
-#include "indirect_write_fast.h"
+#include "fast_path.h"
 #include "hal/nicmem.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 
-/* The fast path's numbers are the contract's (indirect_write_fast.h). */
-_Static_assert(((0xa0000000u | DN1_REGS_BASE) >> 16) == IWF_REGS_HI, "regs");
+/* The fast path's numbers are the contract's (fast_path.h). */
+_Static_assert(((0xa0000000u | DN1_REGS_BASE) >> 16) == FP_REGS_HI, "regs");
 _Static_assert(((0xa0000000u | DN1_LLCM_HOST_ORDER_BASE) >> 16) ==
-               IWF_LLCM_HOST_ORDER_HI, "LLCM host-order view");
-_Static_assert(DN1_REG_RX_HDR0 == IWF_RX_HDR0 &&
-               DN1_REG_RX_RADDR_HI == IWF_RX_RADDR_HI &&
-               DN1_REG_RX_RADDR_LO == IWF_RX_RADDR_LO &&
-               DN1_REG_RX_XOFF == IWF_RX_XOFF && DN1_REG_RX_CMD == IWF_RX_CMD &&
-               DN1_RX_CMD_CONTINUE == IWF_CMD_CONTINUE, "registers");
+               FP_LLCM_HOST_ORDER_HI, "LLCM host-order view");
+_Static_assert(DN1_REG_RX_HDR0 == FP_RX_HDR0 &&
+               DN1_REG_RX_RADDR_HI == FP_RX_RADDR_HI &&
+               DN1_REG_RX_RADDR_LO == FP_RX_RADDR_LO &&
+               DN1_REG_RX_XOFF == FP_RX_XOFF && DN1_REG_RX_CMD == FP_RX_CMD &&
+               DN1_RX_CMD_CONTINUE == FP_CMD_CONTINUE, "registers");
 _Static_assert((DN1_PKT_VERSION << 8 | DN1_TYPE_INDIRECT_WRITE) ==
-               IWF_VERSION_TYPE, "version and type");
-_Static_assert((DN1_RADDR_LLCM >> 32) == IWF_RADDR_LLCM_HI &&
+               FP_IW_VERSION_TYPE, "version and type");
+_Static_assert((DN1_RADDR_LLCM >> 32) == FP_RADDR_LLCM_HI &&
                (DN1_RADDR_LLCM & 0xffffffffu) == 0 &&
-               DN1_LLCM_SIZE == 1u << IWF_LLCM_SIZE_SHIFT, "LLCM");
-_Static_assert(DN1_LLCM_FWSTATS + 8 + 4 * DN1_FWST_DISPATCHED ==
-               IWF_FWST_DISPATCHED, "statistics");
+               DN1_LLCM_SIZE == 1u << FP_LLCM_SIZE_SHIFT, "LLCM");
+_Static_assert(DN1_LLCM_FWSTATS + 8 + 4 * DN1_FWST_DISPATCHED == FP_FWSTATS,
+               "statistics");
 
 enum rx_action indirect_write_handle(struct rx_packet *p)
 {

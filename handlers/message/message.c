@@ -11,6 +11,7 @@
  */
 #include <stddef.h>
 #include "message.h"
+#include "fast_path.h"
 #include "fwstats.h"
 #include "hal/nicmem.h"
 #include "dimmnet1/memmap.h"
@@ -25,20 +26,51 @@
 #define SLOT_FW(src)      SLOT(src, post_taken)    /* post_taken | next_seq << 16 */
 #define NOTICE_WORDS      (sizeof(struct dn1_msg_notice) / 4)
 
+/* The fields up to `base` are shared with the assembly fast path for the
+ * packets in the middle of a message (fast_path.S; offsets checked below). */
 struct sender {
     uint16_t setup_gen;     /* the host's setup taken over; 0: none */
-    uint16_t post_taken;
     uint16_t next_seq;      /* f_seq of the next packet to write */
+    uint16_t post_taken;
+    uint8_t active, user;   /* the message in progress: ... */
+    uint32_t utag, len, got, base, span;
     uint32_t sysbuf_off, sysbuf_size;
     uint32_t alloc;         /* ring bytes handed out (wraps, like the host's freed) */
     uint32_t pos;           /* where the next ring entry starts, < sysbuf_size */
     uint32_t delivered;
-    /* the message in progress */
-    uint8_t active, user;
-    uint32_t utag, len, got, base, span;
-};
+} __attribute__((aligned(1 << FP_SENDER_SHIFT)));
 
-static struct sender senders[DN1_MSG_SENDERS];
+/* Global for fast_path.S only. */
+struct sender message_senders[DN1_MSG_SENDERS];
+
+_Static_assert(sizeof(struct sender) == 1u << FP_SENDER_SHIFT &&
+               offsetof(struct sender, setup_gen) == FP_S_SETUP_GEN &&
+               offsetof(struct sender, next_seq) == FP_S_NEXT_SEQ &&
+               offsetof(struct sender, post_taken) == FP_S_POST_TAKEN &&
+               offsetof(struct sender, active) == FP_S_ACTIVE &&
+               offsetof(struct sender, utag) == FP_S_UTAG &&
+               offsetof(struct sender, len) == FP_S_LEN &&
+               offsetof(struct sender, got) == FP_S_GOT &&
+               offsetof(struct sender, base) == FP_S_BASE, "struct sender");
+_Static_assert(DN1_MSG_SENDERS == FP_MSG_SENDERS &&
+               DN1_LLCM_MSG_CTRL + offsetof(struct dn1_msg_ctrl, enable) ==
+               FP_MSG_CTRL_ENABLE &&
+               DN1_MSG_ENABLE == ((uint32_t)FP_MSG_ENABLE_HI << 16 | FP_MSG_ENABLE_LO) &&
+               DN1_LLCM_MSG_SLOTS == FP_MSG_SLOTS &&
+               sizeof(struct dn1_msg_slot) == 1u << FP_MSG_SLOT_SHIFT &&
+               offsetof(struct dn1_msg_slot, setup_gen) == FP_MSG_SLOT_GENS &&
+               offsetof(struct dn1_msg_slot, post_gen) == FP_MSG_SLOT_GENS + 2 &&
+               offsetof(struct dn1_msg_slot, post_taken) == FP_MSG_SLOT_FW &&
+               offsetof(struct dn1_msg_slot, next_seq) == FP_MSG_SLOT_FW + 2,
+               "LLCM message layout");
+_Static_assert((DN1_PKT_VERSION << 8 | DN1_TYPE_MESSAGE) == FP_MSG_VERSION_TYPE &&
+               (DN1_FLAG_OTF | DN1_FLAG_VA | DN1_FLAG_ACK_REQ) << 8 == FP_MSG_FLAGS_MASK &&
+               DN1_FLAG_ACK_REQ << 8 == FP_MSG_FLAGS_WANT &&
+               DN1_MCAST_BASE == 0xff00u &&
+               4 * DN1_FWST_MSG_PACKETS == FP_MSG_PACKETS_STAT &&
+               DN1_REG_RX_HDR1 == FP_RX_HDR1 && DN1_REG_RX_HDR2 == FP_RX_HDR2 &&
+               DN1_REG_RX_CMD_RESULT == FP_RX_CMD_RESULT &&
+               DN1_RX_RESULT_OK == 0, "message packet and registers");
 static uint32_t nq_produced;
 
 /* What the packet being continued commits once it is written. */
@@ -71,8 +103,8 @@ void message_init(void)
 
         hal_nic_read_u32(SLOT_GENS(src), &gens);
         /* A post left from before this boot is not ours to take. */
-        senders[src] = (struct sender){ .post_taken = (uint16_t)(gens >> 16) };
-        publish(src, &senders[src]);
+        message_senders[src] = (struct sender){ .post_taken = (uint16_t)(gens >> 16) };
+        publish(src, &message_senders[src]);
     }
     nq_produced = 0;
     hal_nic_write_u32(CTRL(nq_produced), 0);
@@ -247,7 +279,7 @@ enum rx_action message_handle(struct rx_packet *p)
         hal_nic_read_u32(SLOT_GENS(h->src), &gens) || (uint16_t)gens == 0) {
         return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
     }
-    s = &senders[h->src];
+    s = &message_senders[h->src];
     if ((uint16_t)gens != s->setup_gen && adopt(s, h->src, (uint16_t)gens) != 0) {
         return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
     }

@@ -25,16 +25,20 @@ awk -F, 'NR > 1 && $3 + 0 <= 0 { bad = 1 } END { exit bad }' "$out/fig2.csv" \
 
 head -1 "$out/handlers.csv" | grep -qx 'path,instructions,modeled_ns' || fail "handlers.csv header"
 for p in indirect-write-continue rvatlb-miss-continue patlb-miss-continue \
-         patlb-miss-continue-nonintr message-continue message-nack barrier-count \
+         patlb-miss-continue-nonintr message-continue message-continue-middle \
+         message-nack barrier-count \
          barrier-release barrier-release-mcast; do
     # Instructions from the plugin; the modeled time at least 32 ns each.
     awk -F, -v p="$p" '$1 == p && $2 > 10 && $3 >= 32 * $2 { ok = 1 } END { exit !ok }' \
         "$out/handlers.csv" || fail "handlers.csv: no plugin count for $p"
 done
-# The indirect write's continue runs on its assembly fast path (an exact
-# instruction count, not a time): vector to eret in at most 40.
+# The indirect write's continue and a message's middle packets run on their
+# assembly fast paths (exact instruction counts, not times): vector to eret
+# in at most 40 and 120 (the C paths take hundreds).
 awk -F, '$1 == "indirect-write-continue" && $2 <= 40 { ok = 1 } END { exit !ok }' \
     "$out/handlers.csv" || fail "handlers.csv: indirect-write-continue not on its fast path"
+awk -F, '$1 == "message-continue-middle" && $2 <= 120 { ok = 1 } END { exit !ok }' \
+    "$out/handlers.csv" || fail "handlers.csv: message-continue-middle not on its fast path"
 
 head -1 "$out/fig4.csv" | grep -qx 'algorithm,nodes,latency_us' || fail "fig4.csv header"
 for a in firmware firmware-mcast host host-mcast; do

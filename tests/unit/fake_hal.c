@@ -184,6 +184,11 @@ int hal_rx_held(void)
     return queue_head < queue_len;
 }
 
+uint8_t hal_rx_type(void)
+{
+    return hal_rx_held() ? queue[queue_head].type : 0;
+}
+
 void hal_rx_read(struct rx_packet *p)
 {
     p->hdr = queue[queue_head];

@@ -100,6 +100,31 @@ static void t_dispatch_by_type(void)
                               4 * DN1_FWST_NO_HANDLER), no_handler + 1);
 }
 
+/* A type with a fast path at the vector: the C loop serves the packet it
+ * was entered for, then leaves the next one of that type held for the
+ * vector (other types it goes on serving). */
+static void t_fast_type_left_held(void)
+{
+    struct dn1_hdr a = iw(0x100, 0, 4), f = iw(0x100, 0, 4), b = iw(0x100, 464, 4);
+
+    fake_hostmem_put_u64(0x100, 0x4000);
+    f.type = 0x7e;
+    dispatch_register(0x7e, indirect_write_handle);
+    dispatch_register_fast(0x7e);
+    fake_rx_push(&a);
+    fake_rx_push(&f);
+    fake_rx_push(&b);
+    dispatch_service();
+    CHECK_EQ(fake_decision_count, 1);             /* a; f left held */
+    CHECK(hal_rx_held());
+    CHECK_EQ(hal_rx_type(), 0x7e);
+    dispatch_service();                           /* entered for f: served, then b */
+    CHECK_EQ(fake_decision_count, 3);
+    CHECK(!hal_rx_held());
+    CHECK_EQ(hal_rx_type(), 0);
+    dispatch_register(0x7e, NULL);
+}
+
 static void t_unregister(void)
 {
     struct dn1_hdr a = iw(0x100, 0, 4);
@@ -152,6 +177,7 @@ static const struct test_case cases[] = {
     { "wrapping_target_nacked", t_wrapping_target_nacked },
     { "dispatch_by_type", t_dispatch_by_type },
     { "unregister", t_unregister },
+    { "fast_type_left_held", t_fast_type_left_held },
     { NULL, NULL },
 };
 

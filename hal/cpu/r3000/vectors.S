@@ -24,7 +24,7 @@ _reset:
 
     /*
      * A firmware image may link a fast path for its hottest interrupt
-     * (handlers/indirect_write/indirect_write_fast.S): it gets Cause in $k0,
+     * (handlers/fast_path.S): it gets Cause in $k0,
      * may use $k0/$k1, and goes on to exc_entry for anything it does not
      * serve itself, with every other register as it found it.
      */

@@ -36,6 +36,9 @@ enum rx_action {
 /* True while a packet waits in the pipeline. */
 int hal_rx_held(void);
 
+/* The held packet's type (0 when nothing is held): one register read. */
+uint8_t hal_rx_type(void);
+
 /* Load the held packet's header. */
 void hal_rx_read(struct rx_packet *p);
 
