@@ -4,7 +4,11 @@
 set -euo pipefail
 out=$("$1" --quiet --qemu "$2" --firmware "$3" -n 1 -- "$4")
 echo "$out"
-grep -q '^\[node 0\] node 0: contract 1\.13, firmware 0\.1 ready, link down, nothing held$' <<<"$out"
+# The contract version the board was built with (include/dimmnet1/regs.h).
+v=$(sed -n 's/^#define DN1_CONTRACT_VERSION *0x\([0-9a-f]*\)u.*/\1/p' \
+    "$(dirname "$0")/../../include/dimmnet1/regs.h")
+want="contract $((16#$v >> 16))\\.$((16#$v & 0xffff))"
+grep -q "^\\[node 0\\] node 0: $want, firmware 0\\.1 ready, link down, nothing held\$" <<<"$out"
 [ "$(grep -c '^\[node 0\] node 0: [a-z_]* *[0-9]*$' <<<"$out")" = 41 ]
 grep -q '^\[node 0\] node 0: err_crc *0$' <<<"$out"
 # The firmware's statistics, from LLCM.
