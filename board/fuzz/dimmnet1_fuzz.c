@@ -92,16 +92,17 @@ void dn1f_fail(const char *fmt, ...)
     abort();
 }
 
+/* The board is big-endian (MIPS): the processor's view. */
 uint32_t dn1f_readl(uint32_t pa)
 {
-    return address_space_ldl(&address_space_memory, pa,
-                             MEMTXATTRS_UNSPECIFIED, NULL);
+    return address_space_ldl_be(&address_space_memory, pa,
+                                MEMTXATTRS_UNSPECIFIED, NULL);
 }
 
 uint16_t dn1f_readw(uint32_t pa)
 {
-    return address_space_lduw(&address_space_memory, pa,
-                              MEMTXATTRS_UNSPECIFIED, NULL);
+    return address_space_lduw_be(&address_space_memory, pa,
+                                 MEMTXATTRS_UNSPECIFIED, NULL);
 }
 
 uint8_t dn1f_readb(uint32_t pa)
@@ -112,14 +113,14 @@ uint8_t dn1f_readb(uint32_t pa)
 
 void dn1f_writel(uint32_t pa, uint32_t v)
 {
-    address_space_stl(&address_space_memory, pa, v, MEMTXATTRS_UNSPECIFIED,
-                      NULL);
+    address_space_stl_be(&address_space_memory, pa, v, MEMTXATTRS_UNSPECIFIED,
+                         NULL);
 }
 
 void dn1f_writew(uint32_t pa, uint16_t v)
 {
-    address_space_stw(&address_space_memory, pa, v, MEMTXATTRS_UNSPECIFIED,
-                      NULL);
+    address_space_stw_be(&address_space_memory, pa, v, MEMTXATTRS_UNSPECIFIED,
+                         NULL);
 }
 
 void dn1f_writeb(uint32_t pa, uint8_t v)
@@ -286,7 +287,7 @@ static void dn1f_drain(Dn1fBoard *b)
         memcpy(&rsp, hb_out, sizeof(rsp));
         st = le32_to_cpu(rsp.status);
         if (le32_to_cpu(rsp.magic) != DN1_HB_MAGIC ||
-            st > 0 || st < DN1_HB_ELINKDOWN) {
+            st > 0 || st < DN1_HB_EBUSY) {
             dn1f_fail("host-bus response magic 0x%x status %d",
                       le32_to_cpu(rsp.magic), st);
         }

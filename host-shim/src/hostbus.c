@@ -76,6 +76,7 @@ int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
     case 0:                 return DN_OK;
     case DN1_HB_ELINKDOWN:  return DN_ELINKDOWN;
     case DN1_HB_EINVAL:     return DN_EINVAL;
+    case DN1_HB_EBUSY:      return DN_EBUSY;
     default:                return DN_EIO;
     }
 }

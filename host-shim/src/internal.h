@@ -38,6 +38,7 @@ struct dn_node {
     unsigned node_id;
     int hb_fd;
     int host_sync;             /* requests take effect in virtual time */
+    int timed;                 /* the board keeps modeled time (TIMING_SYNC) */
     uint8_t *hostmem;
     size_t hostmem_size;
     uint8_t *llcm;

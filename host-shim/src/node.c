@@ -150,6 +150,7 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         goto fail;
     }
     n->host_sync = !!(timing & DN1_TIMING_HOST_SYNC);
+    n->timed = !!(timing & DN1_TIMING_SYNC);
     /* Tags start somewhere new at each open, so that late answers to an
      * earlier process's packets do not match ours; with host sync, from
      * the virtual clock, so that runs repeat exactly. */

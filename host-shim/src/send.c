@@ -6,6 +6,7 @@
 #include <string.h>
 #include "internal.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/regs.h"
 
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000
@@ -17,6 +18,19 @@ int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     unsigned w = n->next_window;
     uint8_t *win = n->window + w * DN1_BOTF_WINDOW_STRIDE;
 
+    /* In modeled time a window is the NIC's until its last packet has left
+     * (docs/hardware.md section 9): at most two packets queued. */
+    while (n->timed) {
+        uint32_t busy;
+        int rc = dn_reg_read(n, DN1_REG_BOTF_STATUS, &busy);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        if (!(busy & (1u << w))) {
+            break;
+        }
+        dn_idle(n);
+    }
     memset(win, 0, DN1_BOTF_PAYLOAD_OFF);
     win[offsetof(struct dn1_botf_hdr, type)] = type;
     /* Multicast is never answered: asking would only be misleading. */

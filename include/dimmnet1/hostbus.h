@@ -31,12 +31,14 @@ enum dn1_hb_op {
  * Host sync (machine option host-sync=on, docs/hardware.md "Host sync"):
  * each request takes effect at the virtual time of the previous response
  * plus the modeled host cost of issuing it, so a run does not depend on how
- * fast the host process happens to be. Costs of a PC133 DIMM-slot host
- * (modeled assumptions, docs section 9):
+ * fast the host process happens to be. Costs of the paper's host (Table 1:
+ * Pentium III 850 MHz, 100 MHz front-side bus and DIMM; the figures are
+ * this model's assumptions, docs section 9):
  */
-#define DN1_HOST_STORE_NS     60u   /* one uncached store reaching the NIC */
+#define DN1_HOST_STORE_NS     60u   /* one uncached store: 6 bus cycles */
 #define DN1_HOST_LOAD_NS      150u  /* one uncached load: a round trip */
-#define DN1_HOST_NS_PER_BYTE  1u    /* write-combined window/descriptor fill */
+/* A write-combined window or descriptor fill at the bus's 800 MB/s. */
+#define DN1_HOST_FILL_NS(bytes) (((uint64_t)(bytes) * 10u + 7u) / 8u)
 /* The first request of a host takes effect this long after the firmware
  * reported READY (time for the firmware to finish its banner). */
 #define DN1_HOST_EPOCH_NS     100000u
@@ -61,5 +63,7 @@ struct dn1_hb_rsp {
 #define DN1_HB_EBADOP     (-1)   /* unknown op */
 #define DN1_HB_EINVAL     (-2)   /* bad argument (register, window, header) */
 #define DN1_HB_ELINKDOWN  (-3)   /* link not connected: nothing sent */
+#define DN1_HB_EBUSY      (-4)   /* BOTF window whose packet has not left yet:
+                                    nothing sent (BOTF_STATUS says when) */
 
 #endif

@@ -37,6 +37,7 @@
 #define DN1_REG_RX_MISS_LO    0x068u  /* RO  */
 #define DN1_REG_MMU_CTRL      0x06cu  /* RW  DN1_MMU_PATLB_EN */
 #define DN1_REG_TIMING        0x070u  /* RO  DN1_TIMING_*: how this board keeps time */
+#define DN1_REG_BOTF_STATUS   0x074u  /* RO  bit w: BOTF window w's packet has not left */
 
 #define DN1_HOLD_NONE          0u
 #define DN1_HOLD_TYPE          1u  /* a type the hardware does not implement */
@@ -98,7 +99,7 @@
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x0001000eu  /* 1.14 */
+#define DN1_CONTRACT_VERSION  0x0001000fu  /* 1.15 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

@@ -1198,6 +1198,50 @@ static void t_llcm_host_order(void)
     CHECK_EQ(qb_readl(&b, DN1_LLCM_HOST_ORDER_BASE + DN1_LLCM_SIZE - 4), 0x5au);
 }
 
+/*
+ * Contract 1.15, timing on: a BOTF window is the NIC's until its packet's
+ * last byte has left the link (BOTF_STATUS); kicking it before that sends
+ * nothing (EBUSY, ERR_BOTF); the other window is free meanwhile; once the
+ * clock is past the departure, both are free again. Timing off: never busy.
+ */
+static void t_botf_busy(void)
+{
+    struct dn1_botf_hdr hdr = {
+        .type = DN1_TYPE_PUSH, .flags = DN1_FLAG_ACK_REQ, .dst = PEER,
+        .len = DN1_BOTF_MAX_PAYLOAD, .raddr = 0x1000,
+    };
+    struct dn1_hdr r;
+    uint8_t got[DN1_PKT_MAX_PAYLOAD];
+
+    memcpy(b.window, &hdr, sizeof(hdr));
+    memcpy(b.window + DN1_BOTF_WINDOW_STRIDE, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 0);           /* timing off */
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), 0);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+
+    qb_stop(&b);
+    qb_start_opts(&b, qemu, ME, ",sync=on");
+    memcpy(b.window, &hdr, sizeof(hdr));
+    memcpy(b.window + DN1_BOTF_WINDOW_STRIDE, &hdr, sizeof(hdr));
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 0);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 1);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EBUSY);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_BOTF), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 1);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 1, NULL), 0);  /* the other one */
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 3);
+    /* Two 496-byte packets at 2 ns a byte, the second after the first. */
+    qb_clock_step(&b, 2 * (DN1_PKT_HDR_SIZE + DN1_BOTF_MAX_PAYLOAD + DN1_LINK_FRAME_HDR) *
+                      DN1_LINK_NS_PER_BYTE + 100);
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 0);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 3);
+    CHECK(qb_alive(&b));
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -1209,7 +1253,7 @@ static const struct test_case cases[] = {
     CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
     CASE(rvatlb_protection), CASE(patlb), CASE(read_serve), CASE(read_done),
     CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
-    CASE(hostbus_payload), CASE(llcm_host_order),
+    CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
     { NULL, NULL },
 };
 

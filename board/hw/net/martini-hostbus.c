@@ -26,6 +26,14 @@ static int martini_botf_kick(MartiniState *s, uint64_t w)
         martini_count(s, DN1_CNT_ERR_BOTF);
         return DN1_HB_EINVAL;
     }
+    if (martini_botf_status(s) & (1u << w)) {
+        /* Its last packet is still going out of it (timing on). */
+        martini_count(s, DN1_CNT_ERR_BOTF);
+        qemu_log_mask(LOG_GUEST_ERROR, "martini%u: BOTF window %u kicked "
+                      "before its packet left, not sent\n", s->node_id,
+                      (unsigned)w);
+        return DN1_HB_EBUSY;
+    }
     win = (const uint8_t *)memory_region_get_ram_ptr(s->window) +
           w * DN1_BOTF_WINDOW_STRIDE;
     h.type = win[offsetof(struct dn1_botf_hdr, type)];
@@ -48,7 +56,26 @@ static int martini_botf_kick(MartiniState *s, uint64_t w)
         return DN1_HB_EINVAL;
     }
     memcpy(pkt + DN1_PKT_HDR_SIZE, win + DN1_BOTF_PAYLOAD_OFF, h.len);
-    return martini_link_send(s, pkt, &h) == 0 ? 0 : DN1_HB_ELINKDOWN;
+    if (martini_link_send(s, pkt, &h) != 0) {
+        return DN1_HB_ELINKDOWN;
+    }
+    /* The NIC reads the window as the packet goes out: busy until its last
+     * byte has left (with timing; otherwise it leaves at once). */
+    s->botf_busy_until[w] = s->sync ? s->tx_free : 0;
+    return 0;
+}
+
+uint32_t martini_botf_status(MartiniState *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint32_t busy = 0;
+
+    for (unsigned w = 0; w < DN1_BOTF_WINDOWS; w++) {
+        if (s->botf_busy_until[w] > now) {
+            busy |= 1u << w;
+        }
+    }
+    return busy;
 }
 
 /*
@@ -148,7 +175,10 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
         h.tag = tag + *sent;
         h.seq = seq + *sent;
         memcpy(pkt + DN1_PKT_HDR_SIZE, mem + local + done, h.len);
-        if (martini_link_send(s, pkt, &h) != 0) {
+        /* A packet leaves once the NIC has read it from the DIMM side:
+         * start-up, then the bytes up to its end at the DIMM's rate. */
+        if (martini_link_send_after(s, pkt, &h, DN1_RDMA_START_NS +
+                                    DN1_DIMM_NS(done + h.len)) != 0) {
             return DN1_HB_ELINKDOWN;
         }
         martini_count(s, DN1_CNT_TX_RDMA);
@@ -180,13 +210,13 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
         if (arg0 < DN1_BOTF_WINDOWS) {
             uint16_t len = lduw_le_p(win + arg0 * DN1_BOTF_WINDOW_STRIDE +
                                      offsetof(struct dn1_botf_hdr, len));
-            return DN1_HOST_STORE_NS + DN1_HOST_NS_PER_BYTE *
-                   (sizeof(struct dn1_botf_hdr) + MIN(len, DN1_BOTF_MAX_PAYLOAD));
+            return DN1_HOST_STORE_NS +
+                   DN1_HOST_FILL_NS(sizeof(struct dn1_botf_hdr) +
+                                    MIN(len, DN1_BOTF_MAX_PAYLOAD));
         }
         return DN1_HOST_STORE_NS;
     case DN1_HB_RDMA_POST:
-        return DN1_HOST_STORE_NS +
-               DN1_HOST_NS_PER_BYTE * sizeof(struct dn1_rdma_desc);
+        return DN1_HOST_STORE_NS + DN1_HOST_FILL_NS(sizeof(struct dn1_rdma_desc));
     case DN1_HB_CLOCK:
         return arg0 <= DN1_HB_CLOCK_MAX_NS ? (int64_t)arg0 : 0;
     default:

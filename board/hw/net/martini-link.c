@@ -88,6 +88,14 @@ static void martini_link_queue(MartiniState *s, MartiniFrame *f)
 /* Seal @h into @pkt (payload already in place) and queue it, framed. */
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
 {
+    /* An AOTF packet leaves its modeled on-the-fly delay after the store. */
+    return martini_link_send_after(s, pkt, h,
+                                   h->flags & DN1_FLAG_OTF ? DN1_AOTF_TX_NS : 0);
+}
+
+int martini_link_send_after(MartiniState *s, uint8_t *pkt,
+                            const struct dn1_hdr *h, int64_t after_ns)
+{
     uint32_t size = DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + h->len;
     MartiniFrame *f;
     int64_t dep;
@@ -102,10 +110,8 @@ int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
     f->sent = 0;
     dn1_put_be32(f->data, DN1_LINK_MAGIC);
     dn1_put_be32(f->data + 4, size);
-    /* Departure time in virtual time (after the link is free, timing on);
-     * an AOTF packet leaves its modeled on-the-fly delay after the store. */
-    dep = martini_sync_departure(s, size,
-                                 h->flags & DN1_FLAG_OTF ? DN1_AOTF_TX_NS : 0);
+    /* Departure time in virtual time (after the link is free, timing on). */
+    dep = martini_sync_departure(s, size, after_ns);
     dn1_put_be64(f->data + 8, dep);
     memcpy(f->data + DN1_LINK_FRAME_HDR, pkt, size - DN1_LINK_FRAME_HDR);
     martini_pcap_record(s, pkt, size - DN1_LINK_FRAME_HDR, dep);

@@ -51,8 +51,9 @@ static bool martini_wants_answer(const struct dn1_hdr *h)
 }
 
 /* Send an ACK or NACK for @h back to its source. */
-static void martini_reply(MartiniState *s, const struct dn1_hdr *h,
-                          uint8_t type, uint8_t reason)
+/* Answer @h with @type; it leaves @after_ns from now at the earliest. */
+static void martini_reply_after(MartiniState *s, const struct dn1_hdr *h,
+                                uint8_t type, uint8_t reason, int64_t after_ns)
 {
     uint8_t pkt[DN1_PKT_HDR_SIZE];
     struct dn1_hdr r = {
@@ -67,10 +68,16 @@ static void martini_reply(MartiniState *s, const struct dn1_hdr *h,
         .xoff = h->xoff,
     };
 
-    if (martini_link_send(s, pkt, &r) == 0) {
+    if (martini_link_send_after(s, pkt, &r, after_ns) == 0) {
         martini_count(s, type == DN1_TYPE_ACK ? DN1_CNT_TX_ACK
                                               : DN1_CNT_TX_NACK);
     }
+}
+
+static void martini_reply(MartiniState *s, const struct dn1_hdr *h,
+                          uint8_t type, uint8_t reason)
+{
+    martini_reply_after(s, h, type, reason, 0);
 }
 
 typedef enum MartiniWriteResult {
@@ -130,10 +137,11 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
         }
         memory_region_set_dirty(w.piece[i].mr, w.piece[i].off, w.piece[i].len);
     }
-    /* The data must be visible to the host before the sender learns of it. */
+    /* The data must be visible to the host before the sender learns of it;
+     * in modeled time the ACK leaves once the DIMM side has taken it. */
     smp_wmb();
     if (martini_wants_answer(h)) {
-        martini_reply(s, h, DN1_TYPE_ACK, DN1_NACK_NONE);
+        martini_reply_after(s, h, DN1_TYPE_ACK, DN1_NACK_NONE, DN1_DIMM_NS(h->len));
     }
     return MARTINI_WRITE_DONE;
 }
@@ -555,6 +563,8 @@ uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
     case DN1_REG_TIMING:
         return (s->sync ? DN1_TIMING_SYNC : 0) |
                (s->host_sync ? DN1_TIMING_HOST_SYNC : 0);
+    case DN1_REG_BOTF_STATUS:
+        return martini_botf_status(s);
     }
     return 0;
 }
@@ -573,7 +583,7 @@ bool martini_reg_readable(hwaddr offset)
     case DN1_REG_RX_RADDR_LO: case DN1_REG_RX_XOFF: case DN1_REG_RX_NACK_REASON:
     case DN1_REG_RX_CMD_RESULT: case DN1_REG_TX_SRAM_OFF: case DN1_REG_TX_RESULT:
     case DN1_REG_RX_HOLD_REASON: case DN1_REG_RX_MISS_HI: case DN1_REG_RX_MISS_LO:
-    case DN1_REG_MMU_CTRL: case DN1_REG_TIMING:
+    case DN1_REG_MMU_CTRL: case DN1_REG_TIMING: case DN1_REG_BOTF_STATUS:
         return true;
     }
     return false;   /* holes, and the write-only RX_CMD and TX_CMD */
@@ -678,6 +688,7 @@ static void martini_reset(DeviceState *dev)
     s->hold_reason = DN1_HOLD_NONE;
     s->miss_addr = 0;
     martini_mmu_reset(s);
+    memset(s->botf_busy_until, 0, sizeof(s->botf_busy_until));
     s->nack_reason = 0;
     s->cmd_result = 0;
     s->aotf_seq = 0;

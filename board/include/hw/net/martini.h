@@ -17,6 +17,7 @@
 #include "dimmnet1/link_reasm.h"
 #include "dimmnet1/hostbus.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/shared_mem.h"
 
 #define TYPE_MARTINI "martini"
 OBJECT_DECLARE_SIMPLE_TYPE(MartiniState, MARTINI)
@@ -127,6 +128,7 @@ struct MartiniState {
     int64_t horizon;
     int64_t reported;        /* last horizon reported to the switch */
     int64_t tx_free;
+    int64_t botf_busy_until[DN1_BOTF_WINDOWS]; /* its packet's last byte out */
     int64_t rx_last;         /* receive pipeline: last delivery time */
     QSIMPLEQ_HEAD(, MartiniFrame) inflight;
     /* Host sync (martini-sync.c): the host's place in virtual time. */
@@ -160,7 +162,14 @@ void martini_link_init(MartiniState *s);
 bool martini_link_backlogged(MartiniState *s);
 void martini_link_reset(MartiniState *s);
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
+/* The same, leaving no earlier than @after_ns from now (timing on). */
+int martini_link_send_after(MartiniState *s, uint8_t *pkt,
+                            const struct dn1_hdr *h, int64_t after_ns);
 void martini_link_control(MartiniState *s, uint32_t magic, int64_t vtime);
+
+/* martini-hostbus.c */
+/* BOTF_STATUS: bit w while window w's packet has not left. */
+uint32_t martini_botf_status(MartiniState *s);
 
 /* martini-mmu.c */
 void martini_mmu_init(MartiniState *s, Error **errp);
