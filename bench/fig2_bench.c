@@ -22,6 +22,9 @@
  *                  never holds: the same through the PATLB
  *   patlb-miss-continue-nonintr  the same, the firmware polling instead of
  *                  taking the interrupt
+ *   soft-indirect  "MP by soft indirect": every packet taken in firmware
+ *                  (write started by it, flow control, notice, its own ACK)
+ *   soft-indirect-fseq  the same with f_seq on each packet
  *
  * --sysbuf gives each sender a system buffer of BYTES at the receiver and
  * --slow-receiver makes the receiver let US microseconds of host time pass
@@ -56,11 +59,15 @@
 #define READY_FLAG 0x208u          /* the receiver's "variant set" */
 #define READY_VALUE 0x6669673272656479ull
 
+#define SOFT_SLOT (DN1_LLCM_NIC_RESERVED + 0x300u)  /* soft indirect: LLCM offset */
+
 enum series { BOTF_DIRECT, RDMA_DIRECT, INDIRECT, RVATLB_MISS, PATLB_MISS,
-              PATLB_MISS_POLL, MESSAGE, MESSAGE_RDMA };
+              PATLB_MISS_POLL, SOFT_INDIRECT, SOFT_INDIRECT_FSEQ, MESSAGE,
+              MESSAGE_RDMA };
 static const char *const series_names[] = {
     "botf-direct", "rdma-direct", "indirect", "rvatlb-miss-continue",
-    "patlb-miss-continue", "patlb-miss-continue-nonintr", "message", "message-rdma",
+    "patlb-miss-continue", "patlb-miss-continue-nonintr", "soft-indirect",
+    "soft-indirect-fseq", "message", "message-rdma",
 };
 
 static uint64_t now_ns(dn_node *n, int modeled)
@@ -79,7 +86,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: fig2_bench --series botf-direct|rdma-direct|indirect|"
             "rvatlb-miss-continue|patlb-miss-continue|patlb-miss-continue-nonintr|"
-            "message|message-rdma [--count N] SIZE... (under dimmnet-cluster -n 2)\n");
+            "soft-indirect|soft-indirect-fseq|message|message-rdma [--count N] SIZE... (under dimmnet-cluster -n 2)\n");
     return 2;
 }
 
@@ -106,6 +113,11 @@ static int transfer(dn_node *n, enum series s, const uint8_t *buf, size_t len,
     case PATLB_MISS:
     case PATLB_MISS_POLL:
         rc = dn_botf_put(n, 1, WINDOW, buf, len, &x);
+        break;
+    case SOFT_INDIRECT:
+    case SOFT_INDIRECT_FSEQ:
+        rc = dn_soft_indirect_write(n, 1, SOFT_SLOT, buf, len,
+                                    s == SOFT_INDIRECT_FSEQ, &x);
         break;
     default:
         return dn_msg_send(n, 1, i, buf, len, TIMEOUT_MS);
@@ -219,6 +231,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "fig2_bench: pointer slot: %s\n", dn_strerror(rc));
         return 1;
     }
+    if ((s == SOFT_INDIRECT || s == SOFT_INDIRECT_FSEQ) && me == 1 &&
+        (rc = dn_soft_slot_set(n, SOFT_SLOT, RX_TARGET, MAX_BYTES)) != DN_OK) {
+        fprintf(stderr, "fig2_bench: soft-indirect slot: %s\n", dn_strerror(rc));
+        return 1;
+    }
     size_t memsize;
     uint8_t *mem = dn_hostmem(n, &memsize);
     uint8_t *buf = s == MESSAGE_RDMA && me == 0 ? mem + TX_SOURCE : calloc(1, max ? max : 1);
@@ -291,6 +308,16 @@ int main(int argc, char **argv)
         /* The last transfer's bytes must be where they were sent. */
         if (me == 1 && memcmp(mem + RX_TARGET, buf, sizes[nsizes - 1])) {
             fprintf(stderr, "fig2_bench: received data differ\n");
+            return 1;
+        }
+    }
+    if ((s == SOFT_INDIRECT || s == SOFT_INDIRECT_FSEQ) && me == 1) {
+        /* The firmware told of every transfer once it was whole. */
+        uint32_t done = 0;
+        if (dn_soft_done(n, SOFT_SLOT, &done) != DN_OK ||
+            done != count * (unsigned long)nsizes) {
+            fprintf(stderr, "fig2_bench: %u soft-indirect notices, want %lu\n",
+                    done, count * (unsigned long)nsizes);
             return 1;
         }
     }

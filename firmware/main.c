@@ -12,6 +12,7 @@
 #include "message/message.h"
 #include "barrier/barrier.h"
 #include "variant/variant.h"
+#include "soft_indirect/soft_indirect.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 #include "fw_version.h"
@@ -37,10 +38,12 @@ int main(void)
     message_init();
     barrier_init();
     variant_init();
+    soft_indirect_init();
     dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
     dispatch_register(DN1_TYPE_MESSAGE, message_handle);
     dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
     dispatch_register(DN1_TYPE_CONTROL, variant_control_handle);
+    dispatch_register(DN1_TYPE_SOFT_INDIRECT, soft_indirect_handle);
     dispatch_register_miss(variant_miss_handle);
     /* Served at the vector in their common case (handlers/fast_path.S). */
     dispatch_register_fast(DN1_TYPE_INDIRECT_WRITE);

@@ -84,7 +84,7 @@ uint32_t hal_rx_payload32(unsigned off)
 
 uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
 {
-    if (action == RX_CONTINUE && p->raddr != p->hdr.raddr) {
+    if ((action == RX_CONTINUE || action == RX_WRITE) && p->raddr != p->hdr.raddr) {
         mmio_write32(REG(DN1_REG_RX_RADDR_HI), (uint32_t)(p->raddr >> 32));
         mmio_write32(REG(DN1_REG_RX_RADDR_LO), (uint32_t)p->raddr);
     } else if (action == RX_NACK) {

@@ -41,6 +41,7 @@ static bool readable(uint32_t off)
         DN1_REG_RX_NACK_REASON, DN1_REG_RX_CMD_RESULT, DN1_REG_TX_SRAM_OFF,
         DN1_REG_TX_RESULT, DN1_REG_RX_HOLD_REASON, DN1_REG_RX_MISS_HI,
         DN1_REG_RX_MISS_LO, DN1_REG_MMU_CTRL, DN1_REG_TIMING,
+        DN1_REG_BOTF_STATUS,
     };
 
     if (off >= DN1_REG_CNT_BASE && off < DN1_REG_CNT(DN1_CNT_COUNT)) {
@@ -72,7 +73,7 @@ static bool write_forbidden(Dn1fBoard *b, uint32_t off, unsigned size,
     case DN1_REG_RX_RADDR_HI: case DN1_REG_RX_RADDR_LO:
         return !held;
     case DN1_REG_RX_CMD:
-        return !held || v < DN1_RX_CMD_CONTINUE || v > DN1_RX_CMD_RETRY ||
+        return !held || v < DN1_RX_CMD_CONTINUE || v > DN1_RX_CMD_WRITE ||
                (v == DN1_RX_CMD_RETRY && why != DN1_HOLD_RVATLB_MISS &&
                 why != DN1_HOLD_PATLB_MISS);
     case DN1_REG_TX_CMD:
@@ -245,7 +246,7 @@ static void tx_image(Dn1fBoard *b, Dn1fInput *in)
     refuse = (off & 7) || off > DN1_CHIP_SRAM_SIZE - DN1_PKT_HDR_SIZE ||
              h.len > DN1_PKT_MAX_PAYLOAD ||
              h.len > DN1_CHIP_SRAM_SIZE - off - DN1_PKT_HDR_SIZE ||
-             !dn1_type_sendable(h.type) || (h.flags & ~DN1_FLAGS_SENDABLE);
+             !dn1_fw_sendable(h.type, h.flags, h.len);
     before_fw = reg(b, DN1_REG_CNT(DN1_CNT_TX_FW));
     before_err = reg(b, DN1_REG_CNT(DN1_CNT_ERR_TX));
     dn1f_writel(DN1_REGS_BASE + DN1_REG_TX_SRAM_OFF, off);

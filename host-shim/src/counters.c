@@ -94,6 +94,11 @@ static const char *const fw_stat_names[DN1_FWST_COUNT] = {
     [DN1_FWST_NACK_BAR_MEMBER] = "nack_bar_member",
     [DN1_FWST_NACK_BAR_EPOCH] = "nack_bar_epoch",
     [DN1_FWST_BAR_TX_ERRORS] = "bar_tx_errors",
+    [DN1_FWST_SOFT_PACKETS] = "soft_packets",
+    [DN1_FWST_SOFT_DONE] = "soft_done",
+    [DN1_FWST_SOFT_DUPLICATES] = "soft_duplicates",
+    [DN1_FWST_SOFT_REFUSED] = "soft_refused",
+    [DN1_FWST_SOFT_TX_ERRORS] = "soft_tx_errors",
 };
 
 unsigned dn_fw_stat_count(void)

@@ -92,6 +92,9 @@ static inline volatile uint32_t *dn_llcm32(dn_node *n, uint32_t off)
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
                uint64_t arg2, uint64_t *value);
 
+/* A soft-indirect pointer slot's LLCM offset: 16-aligned, in the user area. */
+int dn_soft_slot_ok(uint32_t slot_off);
+
 /* Build one packet in the next BOTF window (the two alternate) and kick it,
  * asking for an ACK unless @dst is a group. */
 int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,

@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/regs.h"
+#include "dimmnet1/soft_indirect.h"
 
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000
@@ -223,6 +224,22 @@ int dn_send_typed(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         return DN_EINVAL;
     }
     return send_transfer(n, type, 0, dst, raddr, 0, buf, len, x);
+}
+
+int dn_soft_indirect_write(dn_node *n, unsigned dst, uint32_t slot_off,
+                           const void *buf, size_t len, int fseq, dn_xfer *x)
+{
+    int rc = check_common(n, dst, buf, len, x);
+
+    if (rc != DN_OK) {
+        return rc;
+    }
+    if (!dn_soft_slot_ok(slot_off)) {
+        return DN_EINVAL;
+    }
+    /* Every packet names the slot and the whole length; xoff its place. */
+    return send_transfer(n, DN1_TYPE_SOFT_INDIRECT, fseq ? DN1_FLAG_FSEQ : 0,
+                         dst, DN1_SOFT_RADDR(len, slot_off), 0, buf, len, x);
 }
 
 int dn_indirect_slot_set(dn_node *n, uint64_t ptr_addr, uint64_t target)

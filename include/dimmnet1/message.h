@@ -63,7 +63,13 @@
 #define DN1_FWST_NACK_BAR_MEMBER  23
 #define DN1_FWST_NACK_BAR_EPOCH   24
 #define DN1_FWST_BAR_TX_ERRORS    25 /* completion sends the NIC refused (link down) */
-#define DN1_FWST_COUNT            26
+/* Soft indirect (section 13). */
+#define DN1_FWST_SOFT_PACKETS     26 /* packets written (RX_WRITE) and ACKed */
+#define DN1_FWST_SOFT_DONE        27 /* transfers complete: slot notices posted */
+#define DN1_FWST_SOFT_DUPLICATES  28 /* f_seq behind: ACKed again, not written */
+#define DN1_FWST_SOFT_REFUSED     29 /* NACKed (any reason) */
+#define DN1_FWST_SOFT_TX_ERRORS   30 /* ACK sends the NIC refused (link down) */
+#define DN1_FWST_COUNT            31
 
 /*
  * Message control block (LLCM, NIC-reserved part): the receiving host sets

@@ -42,6 +42,7 @@
 #define DN1_TYPE_MESSAGE         0x41u  /* firmware: message exchange */
 #define DN1_TYPE_BARRIER         0x42u  /* firmware: counting barrier (reserved) */
 #define DN1_TYPE_CONTROL         0x43u  /* firmware: take the variant block (own node only) */
+#define DN1_TYPE_SOFT_INDIRECT   0x44u  /* firmware: a transfer received in software */
 
 /* Destinations from DN1_MCAST_BASE up name multicast groups of the switch:
  * group g is dst DN1_MCAST_BASE + g. Multicast packets are never ACKed. */
@@ -54,6 +55,8 @@
                                      a PUSH with it goes to the Mini-OTF receiver */
 #define DN1_FLAG_VA        0x04u  /* raddr is a remote virtual address:
                                      context << 48 | 48-bit VA, via RVATLB */
+#define DN1_FLAG_FSEQ      0x08u  /* soft indirect: the firmware takes the
+                                     transfer's packets in f_seq order */
 #define DN1_AOTF_MAX_PAYLOAD 8u
 
 /* Remote virtual addresses (flag VA): a context (protection domain) and a VA. */
@@ -98,7 +101,20 @@ static inline int dn1_type_sendable(uint8_t type)
 }
 
 /* Flags a host or the firmware may set (the NIC sets OTF itself). */
-#define DN1_FLAGS_SENDABLE (DN1_FLAG_ACK_REQ | DN1_FLAG_VA)
+#define DN1_FLAGS_SENDABLE (DN1_FLAG_ACK_REQ | DN1_FLAG_VA | DN1_FLAG_FSEQ)
+
+/*
+ * What the firmware may send from a chip-SRAM image (TX_CMD): what a host
+ * may, and an ACK without payload or flags (soft indirect answers in
+ * software). Hosts still cannot forge answers.
+ */
+static inline int dn1_fw_sendable(uint8_t type, uint8_t flags, uint16_t len)
+{
+    if (type == DN1_TYPE_ACK) {
+        return len == 0 && flags == 0;
+    }
+    return dn1_type_sendable(type) && !(flags & ~DN1_FLAGS_SENDABLE);
+}
 
 /* Unpacked header: the form every component works with. */
 struct dn1_hdr {

@@ -114,6 +114,8 @@
 #define DN1_RX_CMD_DONE       4u  /* firmware consumed it: core IDLE, no write,
                                      ACK if requested */
 #define DN1_RX_CMD_RETRY      5u  /* after a TLB miss: translate again */
+#define DN1_RX_CMD_WRITE      6u  /* write at RX_RADDR without an ACK (the
+                                     firmware answers); out of range: NACK */
 
 #define DN1_TX_CMD_SEND       1u
 

@@ -14,8 +14,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 python3 "$top/bench/run_bench.py" --quick --out "$out" || fail "bench run failed"
 
 head -1 "$out/fig2.csv" | grep -qx 'series,bytes,mb_per_s' || fail "fig2.csv header"
-for s in botf-direct rdma-direct rvatlb-miss-continue patlb-miss-continue \
-         patlb-miss-continue-nonintr message fastest; do
+for s in botf-direct rdma-direct soft-indirect-fseq soft-indirect rvatlb-miss-continue \
+         patlb-miss-continue patlb-miss-continue-nonintr message fastest; do
     for b in 8 464 4096; do
         grep -Eq "^$s,$b,[0-9]+\.[0-9]+$" "$out/fig2.csv" || fail "fig2.csv: no $s at $b bytes"
     done
@@ -30,7 +30,7 @@ awk -F, '$2 == 8 { v[$1] = $3 } END { exit !(v["rdma-direct"] < v["botf-direct"]
 
 head -1 "$out/handlers.csv" | grep -qx 'path,instructions,modeled_ns' || fail "handlers.csv header"
 for p in indirect-write-continue rvatlb-miss-continue patlb-miss-continue \
-         patlb-miss-continue-nonintr message-continue message-continue-middle \
+         patlb-miss-continue-nonintr soft-indirect message-continue message-continue-middle \
          message-nack barrier-count \
          barrier-release barrier-release-mcast; do
     # Instructions from the plugin; the modeled time at least 32 ns each.

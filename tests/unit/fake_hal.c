@@ -141,7 +141,11 @@ uint32_t hal_tx_send(uint32_t off)
     s->type = img[1];
     s->dst = (uint16_t)(img[6] << 8 | img[7]);
     s->len = (uint16_t)(img[8] << 8 | img[9]);
+    s->flags = img[2];
+    s->seq = (uint16_t)(img[10] << 8 | img[11]);
+    s->tag = be32(img + 12);
     s->raddr = (uint64_t)be32(img + 16) << 32 | be32(img + 20);
+    s->xoff = be32(img + 24);
     memcpy(s->payload, img + DN1_PKT_HDR_SIZE, sizeof(s->payload));
     return fake_tx_result;
 }
@@ -204,7 +208,8 @@ uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
 {
     uint32_t result = DN1_RX_RESULT_OK;
 
-    if (action == RX_CONTINUE && !dn1_raddr_writable(p->raddr, p->hdr.len)) {
+    if ((action == RX_CONTINUE || action == RX_WRITE) &&
+        !dn1_raddr_writable(p->raddr, p->hdr.len)) {
         result = DN1_RX_RESULT_RANGE;   /* the hardware's check, and NACK */
     }
     fake_decisions[fake_decision_count++ % FAKE_DECISIONS] = (struct fake_decision){

@@ -40,9 +40,10 @@ void fake_rx_push_payload(const struct dn1_hdr *h, const void *data, unsigned le
 extern uint8_t fake_sram[FAKE_SRAM_SIZE];
 struct fake_send {
     uint32_t off;
-    uint8_t type;
+    uint8_t type, flags;
     uint16_t dst;
-    uint16_t len;
+    uint16_t len, seq;
+    uint32_t tag, xoff;
     uint64_t raddr;
     uint8_t payload[8];
     size_t decisions_before;   /* fake_decision_count when it was sent */

@@ -95,7 +95,8 @@ typedef enum MartiniWriteResult {
  */
 static MartiniWriteResult martini_remote_write(MartiniState *s,
                                                const MartiniPacket *p,
-                                               uint64_t raddr, bool translate)
+                                               uint64_t raddr, bool translate,
+                                               bool ack)
 {
     const struct dn1_hdr *h = &p->hdr;
     MartiniWrite w;
@@ -140,7 +141,7 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
     /* The data must be visible to the host before the sender learns of it;
      * in modeled time the ACK leaves once the DIMM side has taken it. */
     smp_wmb();
-    if (martini_wants_answer(h)) {
+    if (ack && martini_wants_answer(h)) {
         martini_reply_after(s, h, DN1_TYPE_ACK, DN1_NACK_NONE, DN1_DIMM_NS(h->len));
     }
     return MARTINI_WRITE_DONE;
@@ -236,7 +237,7 @@ static void martini_read_done(MartiniState *s, const MartiniPacket *p)
 
     /* A response asks for no ACK; the completion is ours to post. Our own
      * reply address needs no translation, only the range check. */
-    if (martini_remote_write(s, p, p->hdr.raddr, false) == MARTINI_WRITE_DONE) {
+    if (martini_remote_write(s, p, p->hdr.raddr, false, true) == MARTINI_WRITE_DONE) {
         martini_count(s, DN1_CNT_RX_READ_RSP);
     } else {
         done.type = DN1_TYPE_NACK;
@@ -253,7 +254,7 @@ static bool martini_rx_hw(MartiniState *s, MartiniPacket *p)
 {
     switch (p->hdr.type) {
     case DN1_TYPE_PUSH:
-        switch (martini_remote_write(s, p, p->hdr.raddr, true)) {
+        switch (martini_remote_write(s, p, p->hdr.raddr, true, true)) {
         case MARTINI_WRITE_HELD:
             martini_hold(s, p, s->hold_reason);
             return true;
@@ -379,9 +380,12 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
     }
     switch (cmd) {
     case DN1_RX_CMD_CONTINUE:
+    case DN1_RX_CMD_WRITE:
         /* At RX_RADDR as a NIC address: the firmware translated (or chose)
-         * it, so no TLB applies; only the range check does. */
-        if (martini_remote_write(s, p, s->held_raddr, false) ==
+         * it, so no TLB applies; only the range check does. WRITE is the
+         * DMA the firmware starts: no ACK, the firmware sends its own. */
+        if (martini_remote_write(s, p, s->held_raddr, false,
+                                 cmd == DN1_RX_CMD_CONTINUE) ==
             MARTINI_WRITE_DONE) {
             s->cmd_result = DN1_RX_RESULT_OK;
             martini_count(s, DN1_CNT_RX_CONTINUED);
@@ -395,7 +399,7 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
             goto bad_cmd;       /* only a TLB miss can be retried */
         }
         martini_count(s, DN1_CNT_RX_RETRY);
-        switch (martini_remote_write(s, p, s->held_raddr, true)) {
+        switch (martini_remote_write(s, p, s->held_raddr, true, true)) {
         case MARTINI_WRITE_HELD:
             s->cmd_result = DN1_RX_RESULT_HELD;
             martini_update_irq(s);
@@ -461,7 +465,7 @@ static void martini_tx_sram(MartiniState *s, uint32_t off)
     }
     dn1_packet_parse(sram + off, &h);
     if (h.len > DN1_PKT_MAX_PAYLOAD || h.len > size - off - DN1_PKT_HDR_SIZE ||
-        !martini_sendable(h.type, h.flags)) {
+        !dn1_fw_sendable(h.type, h.flags, h.len)) {
         goto bad;
     }
     h.version = DN1_PKT_VERSION;

@@ -17,7 +17,7 @@ struct rx_packet {
     uint64_t raddr;          /* where CONTINUE writes; starts as hdr.raddr */
     uint8_t nack_reason;     /* sent with RX_NACK */
     /*
-     * Set by a handler that returns RX_CONTINUE and must act once the
+     * Set by a handler that returns RX_CONTINUE (or RX_WRITE) and must act once the
      * payload is in memory (and its ACK has left): called with the packet
      * after the hardware did the write, never if it refused it.
      */
@@ -30,6 +30,8 @@ enum rx_action {
     RX_NACK = DN1_RX_CMD_NACK,           /* drop, NACK the source */
     RX_DONE = DN1_RX_CMD_DONE,           /* consumed by firmware (core IDLE) */
     RX_RETRY = DN1_RX_CMD_RETRY,         /* TLB refilled: translate again */
+    RX_WRITE = DN1_RX_CMD_WRITE,         /* write at raddr, no ACK: the
+                                            handler answers (hal_tx_send) */
     RX_RELEASED = 0,                     /* handed back early (dispatch_release) */
 };
 

@@ -155,6 +155,24 @@ int dn_indirect_write(dn_node *n, unsigned dst, uint64_t ptr_addr,
 int dn_indirect_slot_set(dn_node *n, uint64_t ptr_addr, uint64_t target);
 
 /*
+ * "MP by soft indirect" (paper, Fig. 2; docs/hardware.md section 13): a
+ * transfer the receiver's firmware takes entirely in software. The
+ * receiver sets a pointer slot in its LLCM user area (@slot_off: the LLCM
+ * offset, 16-aligned, in the user area): where offset 0 lands (@target, a
+ * NIC address) and how many bytes a transfer may fill (@capacity); its
+ * `done` count goes up once every byte of a transfer is in memory
+ * (dn_soft_done). The sender writes @len bytes of @buf through node @dst's
+ * slot, with @fseq the firmware takes them in f_seq order (duplicates
+ * answered again, gaps NACKed). Refusals come back as DN_ENACK with the
+ * firmware's reason; the caller sends again. Bad slot: DN_EINVAL.
+ */
+int dn_soft_slot_set(dn_node *n, uint32_t slot_off, uint64_t target,
+                     uint32_t capacity);
+int dn_soft_done(dn_node *n, uint32_t slot_off, uint32_t *done);
+int dn_soft_indirect_write(dn_node *n, unsigned dst, uint32_t slot_off,
+                           const void *buf, size_t len, int fseq, dn_xfer *x);
+
+/*
  * Send a transfer of a firmware-implemented packet @type (one the hardware
  * stops for and hands to the NIC processor, e.g. DN1_TYPE_INDIRECT_WRITE):
  * every packet carries @raddr unchanged and its byte offset in the transfer.
