@@ -216,7 +216,8 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
         }
         return DN1_HOST_STORE_NS;
     case DN1_HB_RDMA_POST:
-        return DN1_HOST_STORE_NS + DN1_HOST_FILL_NS(sizeof(struct dn1_rdma_desc));
+        return DN1_HOST_STORE_NS +
+               DN1_HOST_FILL_NS(sizeof(struct dn1_rdma_desc));
     case DN1_HB_CLOCK:
         return arg0 <= DN1_HB_CLOCK_MAX_NS ? (int64_t)arg0 : 0;
     default:

@@ -142,7 +142,8 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
      * in modeled time the ACK leaves once the DIMM side has taken it. */
     smp_wmb();
     if (ack && martini_wants_answer(h)) {
-        martini_reply_after(s, h, DN1_TYPE_ACK, DN1_NACK_NONE, DN1_DIMM_NS(h->len));
+        martini_reply_after(s, h, DN1_TYPE_ACK, DN1_NACK_NONE,
+                            DN1_DIMM_NS(h->len));
     }
     return MARTINI_WRITE_DONE;
 }
@@ -237,7 +238,8 @@ static void martini_read_done(MartiniState *s, const MartiniPacket *p)
 
     /* A response asks for no ACK; the completion is ours to post. Our own
      * reply address needs no translation, only the range check. */
-    if (martini_remote_write(s, p, p->hdr.raddr, false, true) == MARTINI_WRITE_DONE) {
+    if (martini_remote_write(s, p, p->hdr.raddr, false, true) ==
+        MARTINI_WRITE_DONE) {
         martini_count(s, DN1_CNT_RX_READ_RSP);
     } else {
         done.type = DN1_TYPE_NACK;
@@ -587,7 +589,8 @@ bool martini_reg_readable(hwaddr offset)
     case DN1_REG_RX_RADDR_LO: case DN1_REG_RX_XOFF: case DN1_REG_RX_NACK_REASON:
     case DN1_REG_RX_CMD_RESULT: case DN1_REG_TX_SRAM_OFF: case DN1_REG_TX_RESULT:
     case DN1_REG_RX_HOLD_REASON: case DN1_REG_RX_MISS_HI: case DN1_REG_RX_MISS_LO:
-    case DN1_REG_MMU_CTRL: case DN1_REG_TIMING: case DN1_REG_BOTF_STATUS:
+    case DN1_REG_MMU_CTRL: case DN1_REG_TIMING:
+    case DN1_REG_BOTF_STATUS:
         return true;
     }
     return false;   /* holes, and the write-only RX_CMD and TX_CMD */
