@@ -20,8 +20,9 @@ int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     uint8_t *win = n->window + w * DN1_BOTF_WINDOW_STRIDE;
 
     /* In modeled time a window is the NIC's until its last packet has left
-     * (docs/hardware.md section 9): at most two packets queued. */
-    while (n->timed) {
+     * (docs/hardware.md section 9): at most two packets queued. Bounded in
+     * wall-clock time: a cluster whose switch is gone stops its clock. */
+    for (int64_t deadline = dn_now_ms() + SEND_ROOM_TIMEOUT_MS; n->timed;) {
         uint32_t busy;
         int rc = dn_reg_read(n, DN1_REG_BOTF_STATUS, &busy);
         if (rc != DN_OK) {
@@ -29,6 +30,9 @@ int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
         }
         if (!(busy & (1u << w))) {
             break;
+        }
+        if (dn_now_ms() >= deadline) {
+            return DN_ETIMEDOUT;
         }
         dn_idle(n);
     }
