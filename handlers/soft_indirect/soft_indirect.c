@@ -20,6 +20,11 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 #include "dimmnet1/soft_indirect.h"
+#include "dimmnet1/barrier.h"
+
+/* The ACK image lies past the barrier's part of chip SRAM. */
+_Static_assert(DN1_SOFT_SRAM_ACK >= DN1_BAR_SRAM_LISTS + 64u * DN1_BAR_GROUPS &&
+               DN1_SOFT_SRAM_ACK % 8 == 0, "chip SRAM layout");
 
 #define SLOT(off, field) (DN1_RADDR_LLCM + (uint64_t)(off) + \
                           offsetof(struct dn1_soft_slot, field))
