@@ -5,8 +5,9 @@
 /*
  * Credit a completion to the open transfer whose tag range holds @tag.
  * Returns false for anything else: an answer to a transfer already waited
- * for or forgotten, or one more answer than a transfer has packets (a
- * duplicate the network made). Those change nothing.
+ * for or forgotten, a second answer to the same packet (a duplicate the
+ * network made, or a firmware answering a duplicate again), or one more
+ * answer than a transfer has packets. Those change nothing.
  */
 static bool credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
                    uint16_t from)
@@ -17,9 +18,11 @@ static bool credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
         if (!r->in_use || tag - r->first_tag >= r->packets) {
             continue;
         }
-        if (r->acked + r->nacked >= r->packets) {
-            return false;
+        if (r->acked + r->nacked >= r->packets ||
+            n->answered[tag % DN_ANSWERED] == tag) {
+            return false;       /* this packet was answered already */
         }
+        n->answered[tag % DN_ANSWERED] = tag;
         if (kind == DN1_CQ_KIND_ACK) {
             r->acked++;
         } else if (r->nacked++ == 0) {

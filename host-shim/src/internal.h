@@ -16,6 +16,8 @@
  * barrier packets bit 30 (DN_BAR_TAG_BIT). */
 #define DN_XFER_TAG_MASK 0x3fffffffu
 #define DN_MSG_TAG_BIT   0x80000000u
+#define DN_ANSWERED      (2u * DN1_LLCM_CQ_ENTRIES)
+#define DN_ANSWERED_NONE 0xffffffffu   /* no transfer's tag (bit 31 set) */
 
 struct dn_msg_state;
 
@@ -56,6 +58,12 @@ struct dn_node {
                                   next_tag - first_tag - completed are in flight */
     uint32_t next_xfer_id;
     struct dn_xfer_rec xfers[DN_XFER_SLOTS];
+    /* The tags answered lately, at tag % DN_ANSWERED (DN_ANSWERED_NONE:
+     * none): a second answer to one packet (a duplicate the network made,
+     * or a receiver's firmware answering a duplicate again) is not counted.
+     * Twice the packets that may be in flight, so a slot is not reused
+     * while its packet could still be answered. */
+    uint32_t answered[DN_ANSWERED];
     struct {
         int open;
         int ack;               /* channel asks for ACKs */

@@ -121,6 +121,9 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         return DN_ENOMEM;
     }
     n->hb_fd = -1;
+    for (unsigned i = 0; i < DN_ANSWERED; i++) {
+        n->answered[i] = DN_ANSWERED_NONE;
+    }
     n->hostmem_size = DN1_HOSTMEM_SIZE;
     n->llcm_size = DN1_LLCM_SIZE;
     n->window_size = DN1_WINDOW_SIZE;

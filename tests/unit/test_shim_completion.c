@@ -1,0 +1,54 @@
+/*
+ * The shim's completion queue accounting (host-shim/src/completion.c) on a
+ * node whose LLCM is a plain buffer: no board. A second answer to the same
+ * packet (a duplicated ACK, or a receiving firmware answering a duplicated
+ * packet again) must not count, or a transfer would look complete while a
+ * packet of it is still unanswered.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "../common/check.h"
+#include "../../host-shim/src/internal.h"
+#include "dimmnet1/memmap.h"
+
+static uint8_t llcm[DN1_LLCM_SIZE];
+
+static void post(uint32_t tag, uint8_t kind)
+{
+    uint32_t produced;
+    memcpy(&produced, llcm + DN1_LLCM_CQ_PRODUCED, 4);
+    struct dn1_cq_rec rec = { .tag = tag, .kind = kind, .src = 1, .index = produced };
+    memcpy(llcm + DN1_LLCM_CQ_RING + (produced % DN1_LLCM_CQ_ENTRIES) * sizeof(rec),
+           &rec, sizeof(rec));
+    produced++;
+    memcpy(llcm + DN1_LLCM_CQ_PRODUCED, &produced, 4);
+}
+
+int main(void)
+{
+    dn_node *n = calloc(1, sizeof(*n));
+    dn_xfer x;
+
+    n->llcm = llcm;
+    for (unsigned i = 0; i < DN_ANSWERED; i++) {
+        n->answered[i] = DN_ANSWERED_NONE;
+    }
+    n->first_tag = n->next_tag = 1000;
+    struct dn_xfer_rec *r = dn_xfer_begin(n, &x);
+    dn_xfer_sent(n, r, &x);          /* tag 1000 */
+    dn_xfer_sent(n, r, &x);          /* tag 1001 */
+    post(1000, DN1_CQ_KIND_ACK);
+    post(1000, DN1_CQ_KIND_ACK);     /* the same packet answered again */
+    dn_cq_drain(n);
+    CHECK_EQ(r->acked, 1);
+    CHECK_EQ(n->completed, 1);
+    CHECK_EQ(dn_wait(n, &x, 0), DN_ETIMEDOUT);   /* 1001 is still out */
+    post(1001, DN1_CQ_KIND_ACK);
+    CHECK_EQ(dn_wait(n, &x, 0), DN_OK);
+    CHECK_EQ(x.acked, 2);
+    post(1001, DN1_CQ_KIND_ACK);     /* late, for a transfer waited for */
+    dn_cq_drain(n);
+    CHECK_EQ(n->completed, 2);
+    free(n);
+    return check_failures ? 1 : 0;
+}
