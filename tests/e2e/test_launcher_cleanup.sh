@@ -54,9 +54,16 @@ check_clean terminated
 # sleeper keeps its name in the process list so that it can.)
 printf '#!/bin/sh\nwhile :; do sleep 0.2; done\n' >"$work/looper.sh"; chmod +x "$work/looper.sh"
 "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 -- "$work/looper.sh" 2>/dev/null & lpid=$!
-for _ in $(seq 200); do [ "$(pgrep -fc "$work/looper.sh")" -ge 2 ] && break; sleep 0.05; done
+# Both nodes' programs running (the launcher's own argv names looper.sh
+# too, so count only the shells running it).
+for _ in $(seq 200); do [ "$(pgrep -fc "^/bin/sh $work/looper.sh")" -ge 2 ] && break; sleep 0.05; done
 kill -KILL "$lpid"; wait "$lpid" 2>/dev/null
-pkill -KILL -f "$work/looper.sh"       # programs have no parent-death signal
+# Programs have no parent-death signal; a node's subshell may still be
+# starting its program: kill until none is left.
+for _ in $(seq 50); do
+    pkill -KILL -f "^/bin/sh $work/looper.sh" || break
+    sleep 0.1
+done
 for _ in $(seq 50); do pgrep -f "$work/" >/dev/null || break; sleep 0.1; done
 sleep 0.5                              # their last `sleep 0.2` and output filters
 if [ "$(shm_list)" = "$before" ]; then
