@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "hal/cpu.h"
 #include "hal/martini.h"
+#include "hal/mmu.h"
 #include "hal/uart.h"
 #include "dispatch.h"
 #include "fwstats.h"
@@ -49,7 +50,7 @@ int main(void)
     dispatch_register_fast(DN1_TYPE_INDIRECT_WRITE);
     dispatch_register_fast(DN1_TYPE_MESSAGE);
 
-    hal_martini_irq_enable();
+    hal_rx_irq_enable(1);
     cpu_irq_unmask(DN1_IRQ_MARTINI);
     hal_fw_ready(FW_VERSION_CODE);
     printf("ready\n");

@@ -23,11 +23,6 @@ uint32_t hal_node_id(void)
     return mmio_read32(REG(DN1_REG_NODE_ID));
 }
 
-void hal_martini_irq_enable(void)
-{
-    mmio_write32(REG(DN1_REG_IRQ_ENABLE), DN1_IRQ_RX_HELD);
-}
-
 void hal_fw_ready(uint16_t version)
 {
     mmio_write32(REG(DN1_REG_FW_STATUS),
@@ -84,7 +79,7 @@ uint32_t hal_rx_payload32(unsigned off)
 
 uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
 {
-    if ((action == RX_CONTINUE || action == RX_WRITE) && p->raddr != p->hdr.raddr) {
+    if (rx_action_writes(action) && p->raddr != p->hdr.raddr) {
         mmio_write32(REG(DN1_REG_RX_RADDR_HI), (uint32_t)(p->raddr >> 32));
         mmio_write32(REG(DN1_REG_RX_RADDR_LO), (uint32_t)p->raddr);
     } else if (action == RX_NACK) {

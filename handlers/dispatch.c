@@ -59,7 +59,7 @@ void dispatch_service(void)
         enum rx_action a = dispatch_packet(&p);
         /* RX_RELEASED: the handler handed it back itself. */
         if (a != RX_RELEASED && hal_rx_finish(&p, a) == DN1_RX_RESULT_OK &&
-            (a == RX_CONTINUE || a == RX_WRITE) && p.written) {
+            rx_action_writes(a) && p.written) {
             p.written(&p);
         }
         if (fast_type[hal_rx_type()]) {

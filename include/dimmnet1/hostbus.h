@@ -37,8 +37,8 @@ enum dn1_hb_op {
  */
 #define DN1_HOST_STORE_NS     60u   /* one uncached store: 6 bus cycles */
 #define DN1_HOST_LOAD_NS      150u  /* one uncached load: a round trip */
-/* A write-combined window or descriptor fill at the bus's 800 MB/s. */
-#define DN1_HOST_FILL_NS(bytes) (((uint64_t)(bytes) * 10u + 7u) / 8u)
+/* A write-combined window or descriptor fill goes through the DIMM slot at
+ * the DIMM's rate: DN1_DIMM_NS (link.h). */
 /* The first request of a host takes effect this long after the firmware
  * reported READY (time for the firmware to finish its banner). */
 #define DN1_HOST_EPOCH_NS     100000u

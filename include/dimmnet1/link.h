@@ -25,11 +25,12 @@
 #define DN1_AOTF_TX_NS         105u
 #define DN1_OTF_RX_NS          90u
 /*
- * The card's memory side (paper, Table 1: a 100 MHz DIMM, 64 bits wide):
- * 8 bytes every 10 ns, so bytes cost 1.25 ns each. The NIC reads what RDMA
- * sends from host receive memory at that rate after a start-up (descriptor
- * fetch and first access; an assumption), and writes what it receives at
- * that rate before the packet's ACK can leave.
+ * The DIMM (paper, Table 1: 100 MHz, 64 bits wide): 8 bytes every 10 ns,
+ * so bytes cost 1.25 ns each. At that rate the host fills a BOTF window or
+ * an RDMA descriptor through the slot, the NIC reads what RDMA sends from
+ * host receive memory after a start-up (descriptor fetch and first access;
+ * an assumption), and writes what it receives before the packet's ACK can
+ * leave.
  */
 #define DN1_DIMM_NS(bytes)     (((uint64_t)(bytes) * 10u + 7u) / 8u)
 #define DN1_RDMA_START_NS      200u

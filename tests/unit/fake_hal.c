@@ -208,8 +208,7 @@ uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
 {
     uint32_t result = DN1_RX_RESULT_OK;
 
-    if ((action == RX_CONTINUE || action == RX_WRITE) &&
-        !dn1_raddr_writable(p->raddr, p->hdr.len)) {
+    if (rx_action_writes(action) && !dn1_raddr_writable(p->raddr, p->hdr.len)) {
         result = DN1_RX_RESULT_RANGE;   /* the hardware's check, and NACK */
     }
     fake_decisions[fake_decision_count++ % FAKE_DECISIONS] = (struct fake_decision){

@@ -211,13 +211,12 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
             uint16_t len = lduw_le_p(win + arg0 * DN1_BOTF_WINDOW_STRIDE +
                                      offsetof(struct dn1_botf_hdr, len));
             return DN1_HOST_STORE_NS +
-                   DN1_HOST_FILL_NS(sizeof(struct dn1_botf_hdr) +
-                                    MIN(len, DN1_BOTF_MAX_PAYLOAD));
+                   DN1_DIMM_NS(sizeof(struct dn1_botf_hdr) +
+                               MIN(len, DN1_BOTF_MAX_PAYLOAD));
         }
         return DN1_HOST_STORE_NS;
     case DN1_HB_RDMA_POST:
-        return DN1_HOST_STORE_NS +
-               DN1_HOST_FILL_NS(sizeof(struct dn1_rdma_desc));
+        return DN1_HOST_STORE_NS + DN1_DIMM_NS(sizeof(struct dn1_rdma_desc));
     case DN1_HB_CLOCK:
         return arg0 <= DN1_HB_CLOCK_MAX_NS ? (int64_t)arg0 : 0;
     default:

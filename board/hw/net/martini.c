@@ -50,8 +50,8 @@ static bool martini_wants_answer(const struct dn1_hdr *h)
     return (h->flags & DN1_FLAG_ACK_REQ) && h->dst < DN1_MCAST_BASE;
 }
 
-/* Send an ACK or NACK for @h back to its source. */
-/* Answer @h with @type; it leaves @after_ns from now at the earliest. */
+/* Send an ACK or NACK for @h back to its source, leaving @after_ns from now
+ * at the earliest (timing on). */
 static void martini_reply_after(MartiniState *s, const struct dn1_hdr *h,
                                 uint8_t type, uint8_t reason, int64_t after_ns)
 {

@@ -1,4 +1,5 @@
-/* Martini chip-level HAL: identity, firmware status, interrupt enable. */
+/* Martini chip-level HAL: identity and firmware status (the interrupt
+ * enable: hal_rx_irq_enable, hal/mmu.h). */
 #ifndef HAL_MARTINI_H
 #define HAL_MARTINI_H
 
@@ -7,7 +8,6 @@
 /* Check the chip ID and contract version; 0 if this firmware fits the chip. */
 int hal_martini_probe(void);
 uint32_t hal_node_id(void);
-void hal_martini_irq_enable(void);
 /* Tell the host the firmware is up: FW_STATUS = version << 16 | READY. */
 void hal_fw_ready(uint16_t version);
 /* Tell the host the firmware stopped on an error (FW_STATUS bit 1). */

@@ -17,9 +17,10 @@ struct rx_packet {
     uint64_t raddr;          /* where CONTINUE writes; starts as hdr.raddr */
     uint8_t nack_reason;     /* sent with RX_NACK */
     /*
-     * Set by a handler that returns RX_CONTINUE (or RX_WRITE) and must act once the
-     * payload is in memory (and its ACK has left): called with the packet
-     * after the hardware did the write, never if it refused it.
+     * Set by a handler that returns RX_CONTINUE or RX_WRITE and must act
+     * once the payload is in memory (for CONTINUE: and its ACK has left):
+     * called with the packet after the hardware did the write, never if it
+     * refused it.
      */
     void (*written)(const struct rx_packet *p);
 };
@@ -34,6 +35,12 @@ enum rx_action {
                                             handler answers (hal_tx_send) */
     RX_RELEASED = 0,                     /* handed back early (dispatch_release) */
 };
+
+/* The decisions that have the hardware write the payload at p->raddr. */
+static inline int rx_action_writes(enum rx_action a)
+{
+    return a == RX_CONTINUE || a == RX_WRITE;
+}
 
 /* True while a packet waits in the pipeline. */
 int hal_rx_held(void);
