@@ -109,7 +109,8 @@ hook() {   # hook FILE BLOCK
 hook "$src/hw/mips/Kconfig" "config DIMMNET1
     bool
     select MARTINI
-    select SERIAL"
+    select SERIAL
+    select PFLASH_CFI01"
 hook "$src/hw/net/Kconfig" "config MARTINI
     bool"
 hook "$src/hw/mips/meson.build" \

@@ -287,7 +287,7 @@ static void dn1f_drain(Dn1fBoard *b)
         memcpy(&rsp, hb_out, sizeof(rsp));
         st = le32_to_cpu(rsp.status);
         if (le32_to_cpu(rsp.magic) != DN1_HB_MAGIC ||
-            st > 0 || st < DN1_HB_EBUSY) {
+            st > 0 || st < DN1_HB_ENOFLASH) {
             dn1f_fail("host-bus response magic 0x%x status %d",
                       le32_to_cpu(rsp.magic), st);
         }
@@ -737,7 +737,8 @@ void dn1f_hostbus(Dn1fBoard *b, Dn1fInput *in)
     struct dn1_hb_req req = { .magic = DN1_HB_MAGIC };
     uint64_t a0 = dn1f_u64(in);
 
-    req.op = sel & 7;
+    /* 0..7, and NIC_RESTART now and then (its own op: 8). */
+    req.op = (sel & 0x47) == 0x40 ? DN1_HB_NIC_RESTART : sel & 7;
     req.arg1 = dn1f_u64(in);
     req.arg2 = dn1f_u32(in);
     switch (req.op) {
@@ -756,6 +757,10 @@ void dn1f_hostbus(Dn1fBoard *b, Dn1fInput *in)
         break;
     case DN1_HB_CLOCK:
         a0 = sel & 0x80 ? a0 : a0 % 5000;
+        break;
+    case DN1_HB_FLASH_READ:
+    case DN1_HB_FLASH_WRITE:
+        a0 = sel & 0x80 ? a0 : a0 % (DN1_FLASH_SIZE + 8);
         break;
     }
     if ((sel & 0x38) == 0x38) {

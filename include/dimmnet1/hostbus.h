@@ -23,6 +23,14 @@ enum dn1_hb_op {
     DN1_HB_CLOCK      = 5,  /* value = the board's virtual time (ns); with
                                host sync, first let arg0 ns of host time pass
                                (at most DN1_HB_CLOCK_MAX_NS) */
+    DN1_HB_FLASH_READ  = 6, /* arg0 = boot flash offset (4-aligned); value =
+                               the 32-bit word the processor would read */
+    DN1_HB_FLASH_WRITE = 7, /* arg0 = boot flash offset (4-aligned), arg1 =
+                               a 32-bit bus write: the flash's CFI command
+                               set (erase, program, status, read array) */
+    DN1_HB_NIC_RESTART = 8, /* restart the NIC processor from its reset
+                               vector (the boot loader); the Martini keeps
+                               its state, packets for firmware stay held */
 };
 
 #define DN1_HB_CLOCK_MAX_NS  1000000000ull
@@ -65,5 +73,7 @@ struct dn1_hb_rsp {
 #define DN1_HB_ELINKDOWN  (-3)   /* link not connected: nothing sent */
 #define DN1_HB_EBUSY      (-4)   /* BOTF window whose packet has not left yet:
                                     nothing sent (BOTF_STATUS says when) */
+#define DN1_HB_ENOFLASH   (-5)   /* FLASH_* on a board without a flash device
+                                    (firmware loaded from -bios) */
 
 #endif

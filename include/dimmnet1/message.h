@@ -26,6 +26,12 @@
 /* Senders a receiver can set up: node ids 0 .. DN1_MSG_SENDERS - 1. */
 #define DN1_MSG_SENDERS          64u
 
+/* Chip SRAM (the firmware's): what the message handler leaves for the next
+ * firmware across a host-asked NIC restart (docs/hardware.md section 10). */
+#define DN1_MSG_SRAM_HANDOVER      0xc000u
+#define DN1_MSG_SRAM_HANDOVER_SIZE 0x2000u
+#define DN1_MSG_HANDOVER_MAGIC     0x444e4d48u   /* "DNMH" */
+
 /* A sender has at most this many packets unanswered towards one receiver;
  * an f_seq at most this far behind the expected one is a duplicate. */
 #define DN1_MSG_WINDOW           1024u

@@ -11,7 +11,7 @@
 #define DN1_REG_NODE_ID       0x008u  /* RO  this board's node number */
 #define DN1_REG_LINK_STATUS   0x00cu  /* RO  bit 0: link port 0 connected */
 #define DN1_REG_FW_STATUS     0x010u  /* RW  written by firmware, read by host */
-#define DN1_REG_IRQ_STATUS    0x014u  /* RO  DN1_IRQ_RX_HELD */
+#define DN1_REG_IRQ_STATUS    0x014u  /* RO  DN1_IRQ_RX_HELD, DN1_IRQ_RESTART */
 #define DN1_REG_IRQ_ENABLE    0x018u  /* RW  mask for IRQ_STATUS */
 
 /* The packet held in the receive pipeline (valid while IRQ_STATUS.RX_HELD). */
@@ -38,6 +38,13 @@
 #define DN1_REG_MMU_CTRL      0x06cu  /* RW  DN1_MMU_PATLB_EN */
 #define DN1_REG_TIMING        0x070u  /* RO  DN1_TIMING_*: how this board keeps time */
 #define DN1_REG_BOTF_STATUS   0x074u  /* RO  bit w: BOTF window w's packet has not left */
+/* What the boot loader (or the board, for -bios) started: image version
+ * (major << 16 | minor << 8 | patch) and slot | generation << 8. */
+#define DN1_REG_BOOT_VERSION  0x078u  /* RW  */
+#define DN1_REG_BOOT_SLOT     0x07cu  /* RW  */
+#define DN1_BOOT_SLOT_MASK    0xffu
+#define DN1_BOOT_SLOT_BIOS    0xffu   /* loaded by the board from -bios */
+#define DN1_BOOT_GEN_SHIFT    8
 
 #define DN1_HOLD_NONE          0u
 #define DN1_HOLD_TYPE          1u  /* a type the hardware does not implement */
@@ -99,13 +106,18 @@
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x0001000fu  /* 1.15 */
+#define DN1_CONTRACT_VERSION  0x00010010u  /* 1.16 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u
+/* The host asked for a NIC restart (NIC_RESTART): the firmware saves what
+ * must survive and clears FW_STATUS.READY, then the processor restarts. */
+#define DN1_IRQ_RESTART       0x2u
+#define DN1_RESTART_GRACE_NS  100000000ull   /* then it restarts anyway */
 
 /* FW_STATUS as written by firmware: version in the high half, state below. */
 #define DN1_FW_READY          0x1u
+#define DN1_FW_FAILED         0x2u
 #define DN1_FW_VERSION_SHIFT  16
 
 #define DN1_RX_CMD_CONTINUE   1u  /* do the write at RX_RADDR, ACK if requested */

@@ -1242,6 +1242,81 @@ static void t_botf_busy(void)
     CHECK(qb_alive(&b));
 }
 
+/*
+ * Host-bus NIC_RESTART (contract 1.16). Firmware that enabled RESTART and
+ * says READY is asked first: IRQ_STATUS.RESTART, the interrupt only once
+ * nothing is held, arrivals wait unheld; clearing READY restarts it (the
+ * waiting packet is then held for the new firmware, interrupts off).
+ * Without RESTART enabled the restart is at once.
+ */
+static void t_nic_restart(void)
+{
+    uint8_t data[16];
+    fill(data, sizeof(data), 4);
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RX_HELD | DN1_IRQ_RESTART);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_ENABLE), DN1_IRQ_RX_HELD | DN1_IRQ_RESTART);
+    qb_set_reg(&b, DN1_REG_FW_STATUS, 1u << 16 | DN1_FW_READY);
+    qb_set_reg(&b, DN1_REG_BOOT_VERSION, 0x000102);
+    qb_set_reg(&b, DN1_REG_BOOT_SLOT, 3u << DN1_BOOT_GEN_SHIFT | 1);
+    hold_one(DN1_TYPE_MESSAGE, 0x100, data, sizeof(data), 7);
+    CHECK_EQ(b.irq_level, 1);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, 0, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD | DN1_IRQ_RESTART);
+    CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), 1u << 16 | DN1_FW_READY);
+    /* The held packet first; the next arrival waits, not held. */
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_DISCARD);
+    struct dn1_hdr h = pkt(DN1_TYPE_MESSAGE, DN1_FLAG_ACK_REQ, 0x200, sizeof(data), 8);
+    qb_link_send(&b, &h, data);
+    usleep(QUIET_MS * 1000);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_HELD), 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RESTART);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HDR0), 0);
+    CHECK_EQ(b.irq_level, 1);                    /* now for RESTART */
+    /* A second request changes nothing. */
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, 0, NULL), 0);
+    /* The firmware leaves: the processor restarts, what is its own resets. */
+    qb_set_reg(&b, DN1_REG_FW_STATUS, 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_HELD), 2);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_TAG), 8);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_ENABLE), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOOT_VERSION), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOOT_SLOT), 0);
+    CHECK_EQ(b.irq_level, 0);
+    /* Not asked (RESTART not enabled): at once. */
+    qb_set_reg(&b, DN1_REG_FW_STATUS, DN1_FW_READY);
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RX_HELD);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, 0, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RX_HELD);
+    /* Asked, but the firmware never leaves: restarted after the grace. */
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_DISCARD);
+    qb_set_reg(&b, DN1_REG_FW_STATUS, DN1_FW_READY);
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RESTART);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, 0, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RESTART);
+    qb_clock_step(&b, DN1_RESTART_GRACE_NS - 1000);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RESTART);
+    qb_clock_step(&b, 2000);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), 0);
+}
+
+/* FLASH_READ / FLASH_WRITE on a board without a flash device (qtest runs
+ * one without): ENOFLASH, counted; BOOT_* are plain registers. */
+static void t_flash_ops_without_flash(void)
+{
+    uint64_t v = 0;
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_FLASH_READ, 0, &v), DN1_HB_ENOFLASH);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_FLASH_WRITE, 0, 0x20, 0, NULL), DN1_HB_ENOFLASH);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_HOSTBUS), 2);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_BOOT_SLOT, &v), 0);
+    CHECK_EQ(v, 0);
+    qb_set_reg(&b, DN1_REG_BOOT_VERSION, 0x10203);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_BOOT_VERSION, &v), 0);
+    CHECK_EQ(v, 0x10203);
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -1254,6 +1329,7 @@ static const struct test_case cases[] = {
     CASE(rvatlb_protection), CASE(patlb), CASE(read_serve), CASE(read_done),
     CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
     CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
+    CASE(nic_restart), CASE(flash_ops_without_flash),
     { NULL, NULL },
 };
 

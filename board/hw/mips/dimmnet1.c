@@ -8,9 +8,13 @@
  * bridge (hw/net/martini-bridge.c), which charges its extra cycle per access.
  *
  *   -M dimmnet1,node-id=N,hostmem=ID,llcm=ID,window=ID,hostbus=CHR,link=CHR
+ *   -drive if=pflash,format=raw,file=FLASH   (or -bios IMAGE)
  *
  * hostmem/llcm/window name memory-backend-file objects shared with the host
- * shim (omitted: private RAM); hostbus and link name chardevs.
+ * shim (omitted: private RAM); hostbus and link name chardevs. The boot
+ * flash is a CFI flash backed by FLASH (boot loader and two image slots,
+ * docs/firmware.md); -bios instead loads one checked image straight into
+ * local memory, as QEMU boards do for -kernel.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,6 +34,11 @@
 #include "hw/qdev-properties-system.h"
 #include "hw/net/martini.h"
 #include "hw/net/martini-bridge.h"
+#include "hw/block/flash.h"
+#include "hw/irq.h"
+#include "sysemu/blockdev.h"
+#include "sysemu/block-backend.h"
+#include "sysemu/hw_accel.h"
 #include "chardev/char.h"
 #include "sysemu/hostmem.h"
 #include "sysemu/reset.h"
@@ -38,6 +47,7 @@
 #include "exec/address-spaces.h"
 #include "cpu.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/fw_image.h"
 
 #define TYPE_DIMMNET1_MACHINE MACHINE_TYPE_NAME("dimmnet1")
 OBJECT_DECLARE_SIMPLE_TYPE(Dimmnet1MachineState, DIMMNET1_MACHINE)
@@ -54,14 +64,53 @@ struct Dimmnet1MachineState {
     char *hostbus_id;
     char *link_id;
     char *pcap_id;           /* a file path, not an id: named for the macro */
+
+    MIPSCPU *cpu;
+    MartiniState *martini;
+    /* -bios: the checked image, copied to local memory at every start. */
+    uint8_t *bios;           /* whole image, header first */
+    struct dn1_img_info bios_info;
 };
+
+/*
+ * Start the processor: the 4Kc resets to 0xbfc00000, the boot loader at the
+ * start of the boot flash; with -bios the board does the loader's work
+ * (copy the image, say what it booted) and starts at the image's entry.
+ */
+static void dimmnet1_cpu_start(Dimmnet1MachineState *m)
+{
+    const struct dn1_img_info *info = &m->bios_info;
+
+    cpu_reset(CPU(m->cpu));
+    if (m->bios) {
+        address_space_write(&address_space_memory, info->load & 0x1fffffffu,
+                            MEMTXATTRS_UNSPECIFIED, m->bios + DN1_IMG_HDR_SIZE,
+                            info->size);
+        m->cpu->env.active_tc.PC = (int32_t)info->entry;
+        martini_set_boot(m->martini, info->version, DN1_BOOT_SLOT_BIOS);
+    }
+}
 
 static void dimmnet1_cpu_reset(void *opaque)
 {
-    MIPSCPU *cpu = opaque;
+    dimmnet1_cpu_start(opaque);
+}
 
-    /* The 4Kc resets to 0xbfc00000: the start of the boot flash. */
-    cpu_reset(CPU(cpu));
+static void dimmnet1_restart_work(CPUState *cs, run_on_cpu_data data)
+{
+    dimmnet1_cpu_start(data.host_ptr);
+}
+
+/* The Martini's "cpu-restart" line (host-bus NIC_RESTART): the processor
+ * alone starts again, from its own thread. */
+static void dimmnet1_cpu_restart(void *opaque, int n, int level)
+{
+    Dimmnet1MachineState *m = opaque;
+
+    if (level) {
+        async_run_on_cpu(CPU(m->cpu), dimmnet1_restart_work,
+                         RUN_ON_CPU_HOST_PTR(m));
+    }
 }
 
 /* A memory shared with the host: a named backend, or private RAM. */
@@ -134,38 +183,79 @@ static Chardev *dimmnet1_chardev(const char *prop, const char *id)
     return chr;
 }
 
-static void dimmnet1_load_firmware(MachineState *machine)
+/* -bios IMAGE: read and check it now, refusing a bad one with the reason. */
+static void dimmnet1_load_firmware(Dimmnet1MachineState *m,
+                                   const char *name)
 {
-    g_autofree char *filename = NULL;
-    ssize_t size;
+    g_autofree char *filename = qemu_find_file(QEMU_FILE_TYPE_BIOS, name);
+    g_autoptr(GError) err = NULL;
+    enum dn1_img_check c;
+    gchar *data;
+    gsize len;
 
-    if (!machine->firmware) {
-        if (!qtest_enabled()) {
-            error_report("dimmnet1: no firmware; give the image with -bios");
+    if (!filename) {
+        error_report("dimmnet1: firmware image '%s' not found", name);
+        exit(1);
+    }
+    if (!g_file_get_contents(filename, &data, &len, &err)) {
+        error_report("dimmnet1: firmware image '%s': %s", filename,
+                     err->message);
+        exit(1);
+    }
+    c = dn1_img_check((const uint8_t *)data, len, DN1_IMG_CPU_4KC,
+                      &m->bios_info);
+    if (c != DN1_IMG_OK) {
+        error_report("dimmnet1: firmware image '%s' refused: %s", filename,
+                     dn1_img_why(c));
+        exit(1);
+    }
+    m->bios = (uint8_t *)data;
+}
+
+/* The boot flash: a CFI flash on a raw file of exactly its size, or (with
+ * -bios, or none under qtest) an empty ROM. */
+static void dimmnet1_boot_flash(Dimmnet1MachineState *m, MemoryRegion *sysmem)
+{
+    MachineState *machine = MACHINE(m);
+    DriveInfo *dinfo = drive_get(IF_PFLASH, 0, 0);
+    MemoryRegion *rom;
+
+    if (dinfo) {
+        BlockBackend *blk = blk_by_legacy_dinfo(dinfo);
+        int64_t len = blk_getlength(blk);
+
+        if (machine->firmware) {
+            error_report("dimmnet1: give either -bios or a flash drive, "
+                         "not both");
             exit(1);
         }
+        if (len != DN1_FLASH_SIZE) {
+            error_report("dimmnet1: the flash file must be exactly %u bytes "
+                         "(it has %" PRId64 "); dimmnet-flash create makes one",
+                         DN1_FLASH_SIZE, len);
+            exit(1);
+        }
+        pflash_cfi01_register(DN1_FLASH_BASE, "dimmnet1.flash", DN1_FLASH_SIZE,
+                              blk, DN1_FLASH_BLOCK, 4, 0x89, 0x18, 0, 0, 1);
         return;
     }
-    filename = qemu_find_file(QEMU_FILE_TYPE_BIOS, machine->firmware);
-    if (!filename) {
-        error_report("dimmnet1: firmware image '%s' not found",
-                     machine->firmware);
+    if (machine->firmware) {
+        dimmnet1_load_firmware(m, machine->firmware);
+    } else if (!qtest_enabled()) {
+        error_report("dimmnet1: no firmware; give -drive if=pflash,format=raw,"
+                     "file=FLASH or -bios IMAGE");
         exit(1);
     }
-    size = load_image_targphys(filename, DN1_FLASH_BASE, DN1_FLASH_SIZE);
-    if (size <= 0) {
-        error_report("dimmnet1: could not load firmware '%s' (empty, "
-                     "unreadable or larger than the %u-byte boot flash)",
-                     filename, DN1_FLASH_SIZE);
-        exit(1);
-    }
+    rom = g_new(MemoryRegion, 1);
+    memory_region_init_rom(rom, NULL, "dimmnet1.flash", DN1_FLASH_SIZE,
+                           &error_fatal);
+    memory_region_add_subregion(sysmem, DN1_FLASH_BASE, rom);
 }
 
 static void dimmnet1_init(MachineState *machine)
 {
     Dimmnet1MachineState *m = DIMMNET1_MACHINE(machine);
     MemoryRegion *sysmem = get_system_memory();
-    MemoryRegion *flash = g_new(MemoryRegion, 1);
     MemoryRegion *hostmem, *llcm, *window;
     MemoryRegion *chip_sram = g_new(MemoryRegion, 1);
     Clock *cpuclk;
@@ -182,16 +272,14 @@ static void dimmnet1_init(MachineState *machine)
     cpuclk = clock_new(OBJECT(machine), "cpu-refclk");
     clock_set_hz(cpuclk, DN1_CORE_HZ);
     cpu = mips_cpu_create_with_clock(machine->cpu_type, cpuclk);
-    qemu_register_reset(dimmnet1_cpu_reset, cpu);
+    m->cpu = cpu;
+    qemu_register_reset(dimmnet1_cpu_reset, m);
     cpu_mips_irq_init_cpu(cpu);
     cpu_mips_clock_init(cpu);
 
     memory_region_add_subregion(sysmem, DN1_LOCAL_BASE, machine->ram);
 
-    memory_region_init_rom(flash, NULL, "dimmnet1.flash", DN1_FLASH_SIZE,
-                           &error_fatal);
-    memory_region_add_subregion(sysmem, DN1_FLASH_BASE, flash);
-    dimmnet1_load_firmware(machine);
+    dimmnet1_boot_flash(m, sysmem);
 
     hostmem = dimmnet1_shared_memory(m, "hostmem", m->hostmem_id,
                                      DN1_HOSTMEM_SIZE);
@@ -229,6 +317,7 @@ static void dimmnet1_init(MachineState *machine)
     }
     qdev_prop_set_bit(dev, "sync", m->sync);
     qdev_prop_set_bit(dev, "host-sync", m->host_sync);
+    qdev_prop_set_bit(dev, "flash", drive_get(IF_PFLASH, 0, 0) != NULL);
     object_property_add_child(OBJECT(machine), "martini", OBJECT(dev));
     sbd = SYS_BUS_DEVICE(dev);
     sysbus_realize_and_unref(sbd, &error_fatal);
@@ -236,6 +325,9 @@ static void dimmnet1_init(MachineState *machine)
     sysbus_mmio_map(sbd, 1, DN1_RVATLB_BASE);
     sysbus_mmio_map(sbd, 2, DN1_PATLB_BASE);
     qdev_connect_gpio_out(dev, 0, cpu->env.irq[DN1_IRQ_MARTINI]);
+    qdev_connect_gpio_out_named(dev, "cpu-restart", 0,
+                                qemu_allocate_irq(dimmnet1_cpu_restart, m, 0));
+    m->martini = MARTINI(dev);
 
     serial_mm_init(sysmem, DN1_UART_BASE, 0, cpu->env.irq[DN1_IRQ_UART],
                    115200, serial_hd(0), DEVICE_BIG_ENDIAN);

@@ -11,7 +11,9 @@
 #include "qemu/bswap.h"
 #include "qemu/cutils.h"
 #include "qemu/timer.h"
+#include "exec/address-spaces.h"
 #include "hw/net/martini.h"
+#include "dimmnet1/memmap.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/shared_mem.h"
 
@@ -194,6 +196,34 @@ bad:
 }
 
 /*
+ * Host-bus FLASH_READ / FLASH_WRITE: one 32-bit bus access to the boot
+ * flash, as the processor would make it (big-endian), so the host drives
+ * the flash's own CFI command set. Only on a board with a flash device.
+ */
+static int32_t martini_flash_access(MartiniState *s, bool write, uint64_t off,
+                                    uint64_t data, uint64_t *value)
+{
+    uint8_t buf[4];
+
+    if (!s->flash) {
+        return DN1_HB_ENOFLASH;
+    }
+    if (off >= DN1_FLASH_SIZE || (off & 3)) {
+        return DN1_HB_EINVAL;
+    }
+    if (write) {
+        stl_be_p(buf, (uint32_t)data);
+        address_space_write(&address_space_memory, DN1_FLASH_BASE + off,
+                            MEMTXATTRS_UNSPECIFIED, buf, sizeof(buf));
+    } else {
+        address_space_read(&address_space_memory, DN1_FLASH_BASE + off,
+                           MEMTXATTRS_UNSPECIFIED, buf, sizeof(buf));
+        *value = ldl_be_p(buf);
+    }
+    return 0;
+}
+
+/*
  * Modeled host time to issue @req (host sync): what the host writes into
  * NIC memory first (a BOTF window, an RDMA descriptor) and the access that
  * reaches the NIC. CLOCK asks for its own amount.
@@ -255,6 +285,14 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
             status = martini_aotf_store(s, arg0, le64_to_cpu(req->arg1),
                                         (uint32_t)le64_to_cpu(req->arg2));
             break;
+        case DN1_HB_FLASH_READ:
+        case DN1_HB_FLASH_WRITE:
+            status = martini_flash_access(s, op == DN1_HB_FLASH_WRITE, arg0,
+                                          le64_to_cpu(req->arg1), &value);
+            break;
+        case DN1_HB_NIC_RESTART:
+            status = martini_nic_restart(s);
+            break;
         case DN1_HB_CLOCK:
             /* With host sync, the asked-for time has passed by now. */
             if (arg0 > DN1_HB_CLOCK_MAX_NS) {
@@ -267,7 +305,8 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
             break;
         }
     }
-    if (status == DN1_HB_EINVAL || status == DN1_HB_EBADOP) {
+    if (status == DN1_HB_EINVAL || status == DN1_HB_EBADOP ||
+        status == DN1_HB_ENOFLASH) {
         martini_count(s, DN1_CNT_ERR_HOSTBUS);
     }
     rsp.status = cpu_to_le32(status);

@@ -30,9 +30,13 @@ void martini_count(MartiniState *s, unsigned counter)
     s->counters[counter]++;
 }
 
+/* RESTART is raised only with nothing held: the firmware finishes the
+ * packet it has (and its fast path sees none) before it is asked to leave. */
 static void martini_update_irq(MartiniState *s)
 {
-    bool level = s->held && (s->irq_enable & DN1_IRQ_RX_HELD);
+    bool level = (s->held && (s->irq_enable & DN1_IRQ_RX_HELD)) ||
+                 (!s->held && s->restart_pending &&
+                  (s->irq_enable & DN1_IRQ_RESTART));
 
     qemu_set_irq(s->irq, level);
 }
@@ -302,7 +306,9 @@ static void martini_rx_pump(MartiniState *s)
 {
     bool was_full = !martini_rx_can_accept(s);
 
-    while (!s->held && !QSIMPLEQ_EMPTY(&s->rxq)) {
+    /* While a restart is pending, arrivals wait in the queue (then the
+     * link holds them back): none is taken by the firmware that leaves. */
+    while (!s->held && !s->restart_pending && !QSIMPLEQ_EMPTY(&s->rxq)) {
         MartiniPacket *p = QSIMPLEQ_FIRST(&s->rxq);
 
         QSIMPLEQ_REMOVE_HEAD(&s->rxq, next);
@@ -531,8 +537,13 @@ uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
         return s->link_up ? DN1_LINK_UP : 0;
     case DN1_REG_FW_STATUS:
         return s->fw_status;
+    case DN1_REG_BOOT_VERSION:
+        return s->boot_version;
+    case DN1_REG_BOOT_SLOT:
+        return s->boot_slot;
     case DN1_REG_IRQ_STATUS:
-        return s->held ? DN1_IRQ_RX_HELD : 0;
+        return (s->held ? DN1_IRQ_RX_HELD : 0) |
+               (s->restart_pending ? DN1_IRQ_RESTART : 0);
     case DN1_REG_IRQ_ENABLE:
         return s->irq_enable;
     case DN1_REG_RX_HDR0:
@@ -590,7 +601,7 @@ bool martini_reg_readable(hwaddr offset)
     case DN1_REG_RX_CMD_RESULT: case DN1_REG_TX_SRAM_OFF: case DN1_REG_TX_RESULT:
     case DN1_REG_RX_HOLD_REASON: case DN1_REG_RX_MISS_HI: case DN1_REG_RX_MISS_LO:
     case DN1_REG_MMU_CTRL: case DN1_REG_TIMING:
-    case DN1_REG_BOTF_STATUS:
+    case DN1_REG_BOTF_STATUS: case DN1_REG_BOOT_VERSION: case DN1_REG_BOOT_SLOT:
         return true;
     }
     return false;   /* holes, and the write-only RX_CMD and TX_CMD */
@@ -626,9 +637,18 @@ static void martini_write(void *opaque, hwaddr offset, uint64_t value,
     case DN1_REG_FW_STATUS:
         martini_sync_fw_status(s, s->fw_status, value);
         s->fw_status = value;
+        if (s->restart_pending && !(value & DN1_FW_READY)) {
+            martini_restart_now(s);     /* the firmware has left */
+        }
+        return;
+    case DN1_REG_BOOT_VERSION:
+        s->boot_version = value;
+        return;
+    case DN1_REG_BOOT_SLOT:
+        s->boot_slot = value;
         return;
     case DN1_REG_IRQ_ENABLE:
-        s->irq_enable = value & DN1_IRQ_RX_HELD;
+        s->irq_enable = value & (DN1_IRQ_RX_HELD | DN1_IRQ_RESTART);
         martini_update_irq(s);
         return;
     case DN1_REG_RX_RADDR_HI:
@@ -702,9 +722,71 @@ static void martini_reset(DeviceState *dev)
     s->tx_sram_off = 0;
     s->tx_result = 0;
     s->fw_status = 0;
+    s->boot_version = s->boot_slot = 0;
     s->irq_enable = 0;
+    s->restart_pending = false;
+    timer_del(s->restart_timer);
     memset(s->counters, 0, sizeof(s->counters));
     martini_update_irq(s);
+}
+
+/* What the board itself booted (firmware loaded from -bios). */
+void martini_set_boot(MartiniState *s, uint32_t version, uint32_t slot)
+{
+    s->boot_version = version;
+    s->boot_slot = slot;
+}
+
+/*
+ * The processor starts again from its reset vector. The Martini keeps
+ * everything else (queues, counters, LLCM, TLBs, chip SRAM); what the
+ * firmware owns goes back to reset values, so the host sees READY again
+ * only from the new firmware, and the next packet for firmware waits held
+ * until the new firmware enables its interrupt.
+ */
+void martini_restart_now(MartiniState *s)
+{
+    s->restart_pending = false;
+    timer_del(s->restart_timer);
+    s->fw_status = 0;
+    s->boot_version = s->boot_slot = 0;
+    s->irq_enable = 0;
+    qemu_irq_pulse(s->cpu_restart);
+    martini_rx_pump(s);         /* what waited: held for the new firmware */
+}
+
+static void martini_restart_grace_over(void *opaque)
+{
+    MartiniState *s = opaque;
+
+    qemu_log_mask(LOG_GUEST_ERROR, "martini%u: firmware did not leave within "
+                  "%llu ns of NIC_RESTART: restarted without it\n", s->node_id,
+                  (unsigned long long)DN1_RESTART_GRACE_NS);
+    martini_restart_now(s);
+}
+
+/*
+ * Host-bus NIC_RESTART. Firmware that enabled the RESTART interrupt and is
+ * READY is asked first: new arrivals wait, the interrupt comes once nothing
+ * is held, and the firmware saves what must survive and clears READY
+ * (martini_write), which restarts the processor; it gets
+ * DN1_RESTART_GRACE_NS of virtual time. Otherwise the restart is at once.
+ * IRQ_STATUS.RESTART tells the host the restart has not happened yet.
+ */
+int32_t martini_nic_restart(MartiniState *s)
+{
+    if (s->restart_pending) {
+        return 0;               /* asked already */
+    }
+    if ((s->irq_enable & DN1_IRQ_RESTART) && (s->fw_status & DN1_FW_READY)) {
+        s->restart_pending = true;
+        timer_mod(s->restart_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  DN1_RESTART_GRACE_NS);
+        martini_update_irq(s);
+        return 0;
+    }
+    martini_restart_now(s);
+    return 0;
 }
 
 static void martini_realize(DeviceState *dev, Error **errp)
@@ -728,6 +810,8 @@ static void martini_realize(DeviceState *dev, Error **errp)
         return;
     }
     QSIMPLEQ_INIT(&s->rxq);
+    s->restart_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                    martini_restart_grace_over, s);
     martini_mmu_init(s, errp);
     if (*errp) {
         return;
@@ -755,6 +839,7 @@ static void martini_init(Object *obj)
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->regs);
     /* An unnamed GPIO out, so qtest's irq_intercept_out can watch it. */
     qdev_init_gpio_out(DEVICE(obj), &s->irq, 1);
+    qdev_init_gpio_out_named(DEVICE(obj), &s->cpu_restart, "cpu-restart", 1);
 }
 
 static Property martini_properties[] = {
@@ -772,6 +857,7 @@ static Property martini_properties[] = {
     DEFINE_PROP_STRING("pcap", MartiniState, pcap_path),
     DEFINE_PROP_BOOL("sync", MartiniState, sync, false),
     DEFINE_PROP_BOOL("host-sync", MartiniState, host_sync, false),
+    DEFINE_PROP_BOOL("flash", MartiniState, flash, false),
     DEFINE_PROP_END_OF_LIST(),
 };
 

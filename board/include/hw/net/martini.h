@@ -79,6 +79,7 @@ struct MartiniState {
     MemoryRegion rvatlb;     /* on-chip TLB memories */
     MemoryRegion patlb;
     qemu_irq irq;
+    qemu_irq cpu_restart;    /* "cpu-restart": the board restarts the processor */
 
     /* Properties */
     uint32_t node_id;
@@ -91,6 +92,7 @@ struct MartiniState {
     char *pcap_path;         /* link trace, optional */
     bool sync;               /* timing: virtual time granted by the switch */
     bool host_sync;          /* host requests take effect in virtual time */
+    bool flash;              /* the board has a writable boot flash */
     FILE *pcap;
 
     /* Receive pipeline: in order; stops while a packet is held. */
@@ -107,7 +109,11 @@ struct MartiniState {
     uint32_t tx_result;
 
     uint32_t fw_status;
+    uint32_t boot_version;   /* BOOT_VERSION, BOOT_SLOT */
+    uint32_t boot_slot;
     uint32_t irq_enable;
+    bool restart_pending;    /* NIC_RESTART waits for the firmware's leave */
+    QEMUTimer *restart_timer;   /* ... at most DN1_RESTART_GRACE_NS */
     bool link_up;
     uint16_t aotf_seq;
     uint32_t counters[DN1_CNT_COUNT];
@@ -154,6 +160,9 @@ static inline bool martini_sendable(uint8_t type, uint8_t flags)
 void martini_count(MartiniState *s, unsigned counter);
 bool martini_reg_readable(hwaddr offset);
 uint32_t martini_reg_value(MartiniState *s, hwaddr offset);
+void martini_set_boot(MartiniState *s, uint32_t version, uint32_t slot);
+int32_t martini_nic_restart(MartiniState *s);
+void martini_restart_now(MartiniState *s);
 void martini_rx_enqueue(MartiniState *s, const uint8_t *pkt, uint32_t size);
 bool martini_rx_can_accept(MartiniState *s);
 
