@@ -1,6 +1,7 @@
 /*
- * Boot: from the reset vector (hal/cpu/<port>/vectors.S) to main().
- * Runs from boot flash; copies .data to SRAM, clears .bss, sets sp and gp.
+ * Firmware entry (the image header's entry point): the boot loader or the
+ * board has copied the whole image, .data included, to local memory; clear
+ * .bss, set sp and gp, and go to main().
  * Written in reorder mode so the assembler fills delay slots and, for the
  * R3000 (MIPS I), load-delay hazards.
  */
@@ -13,17 +14,6 @@ _start:
     la      $gp, _gp
     jal     cpu_early_init
 
-    /* .data: from its load address in flash to SRAM. */
-    la      $t0, _data_load
-    la      $t1, _data_start
-    la      $t2, _data_end
-1:  beq     $t1, $t2, 2f
-    lw      $t3, 0($t0)
-    sw      $t3, 0($t1)
-    addiu   $t0, $t0, 4
-    addiu   $t1, $t1, 4
-    b       1b
-2:
     /* .bss: zero. */
     la      $t1, _bss_start
     la      $t2, _bss_end

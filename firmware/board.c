@@ -5,13 +5,30 @@
 #include "hal/cpu.h"
 #include "dispatch.h"
 #include "variant/variant.h"
+#include "message/message.h"
+#include "hal/mmu.h"
 #include "dimmnet1/memmap.h"
+
+/* The host asked for a NIC restart (NIC_RESTART), and nothing is held:
+ * leave what must survive for the next firmware, then clear READY, on
+ * which the Martini restarts the processor. */
+static void leave(void)
+{
+    message_save();
+    hal_fw_leave();
+    for (;;) {
+        cpu_idle();
+    }
+}
 
 void board_irq(unsigned ip)
 {
     if (ip == DN1_IRQ_MARTINI) {
         dispatch_service();
         variant_poll();     /* "non-intr", if a CONTROL just turned it on */
+        if (hal_restart_requested()) {
+            leave();
+        }
     }
 }
 

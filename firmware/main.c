@@ -36,8 +36,13 @@ int main(void)
            DN1_TYPE_INDIRECT_WRITE, DN1_TYPE_MESSAGE, DN1_TYPE_BARRIER);
 
     fwstats_init();
-    message_init();
-    barrier_init();
+    /* After a host-asked restart, conversations and barriers carry on. */
+    int resumed = message_init();
+    barrier_init(resumed);
+    if (resumed) {
+        printf("resumed: message conversations and barrier counters kept "
+               "across the NIC restart\n");
+    }
     variant_init();
     soft_indirect_init();
     dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
@@ -51,6 +56,7 @@ int main(void)
     dispatch_register_fast(DN1_TYPE_MESSAGE);
 
     hal_rx_irq_enable(1);
+    hal_restart_irq_enable();
     cpu_irq_unmask(DN1_IRQ_MARTINI);
     hal_fw_ready(FW_VERSION_CODE);
     printf("ready\n");

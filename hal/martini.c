@@ -6,7 +6,6 @@
 #include "dimmnet1/regs.h"
 
 #define REG(off)  (DN1_REGS_BASE + (off))
-#define FW_FAILED 0x2u
 
 int hal_martini_probe(void)
 {
@@ -29,9 +28,14 @@ void hal_fw_ready(uint16_t version)
                  (uint32_t)version << DN1_FW_VERSION_SHIFT | DN1_FW_READY);
 }
 
+void hal_fw_leave(void)
+{
+    mmio_write32(REG(DN1_REG_FW_STATUS), 0);
+}
+
 void hal_fw_failed(void)
 {
-    mmio_write32(REG(DN1_REG_FW_STATUS), FW_FAILED);
+    mmio_write32(REG(DN1_REG_FW_STATUS), DN1_FW_FAILED);
 }
 
 int hal_rx_held(void)

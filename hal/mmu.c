@@ -17,7 +17,24 @@ void hal_patlb_fill(unsigned index, uint64_t nic_addr)
     mmio_write32(e, DN1_TLB_V | DN1_TLB_W);
 }
 
+/* RESTART stays enabled once the firmware has asked for it (main). */
+static uint32_t irq_restart;
+
 void hal_rx_irq_enable(int on)
 {
-    mmio_write32(DN1_REGS_BASE + DN1_REG_IRQ_ENABLE, on ? DN1_IRQ_RX_HELD : 0);
+    mmio_write32(DN1_REGS_BASE + DN1_REG_IRQ_ENABLE,
+                 (on ? DN1_IRQ_RX_HELD : 0) | irq_restart);
+}
+
+void hal_restart_irq_enable(void)
+{
+    irq_restart = DN1_IRQ_RESTART;
+    mmio_write32(DN1_REGS_BASE + DN1_REG_IRQ_ENABLE,
+                 (mmio_read32(DN1_REGS_BASE + DN1_REG_IRQ_ENABLE) &
+                  DN1_IRQ_RX_HELD) | irq_restart);
+}
+
+int hal_restart_requested(void)
+{
+    return (mmio_read32(DN1_REGS_BASE + DN1_REG_IRQ_STATUS) & DN1_IRQ_RESTART) != 0;
 }

@@ -23,7 +23,7 @@
  * from register writes, not symbols, which inlining may remove. Built
  * against the qemu-plugin.h of the same QEMU source as the board.
  *
- *   -plugin libhandler_cost.so,out=FILE[,vector=0xbfc00380]
+ *   -plugin libhandler_cost.so,out=FILE[,vector=0x80000180]
  *
  * At exit FILE gets one line per distinct (label, instructions, wide):
  *   LABEL INSTRUCTIONS WIDE_ACCESSES MODELED_NS OCCURRENCES
@@ -51,7 +51,7 @@ struct bucket {
     uint64_t insns, wide, seen;
 };
 
-static uint64_t vector = 0xbfc00380u;   /* 4Kc general exception, BEV=1 */
+static uint64_t vector = 0x80000180u;   /* 4Kc general exception, BEV=0 */
 static const char *out_path;
 static uint64_t executed;               /* one vCPU per board */
 static uint64_t start, wide;             /* the segment being counted */

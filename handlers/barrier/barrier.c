@@ -40,9 +40,11 @@ static uint32_t desc_u32(uint64_t addr)
     return v;
 }
 
-void barrier_init(void)
+/* Boot: forget every group's set-up, unless resuming after a host-asked
+ * NIC restart (the counters in chip SRAM carry on where they were). */
+void barrier_init(int resume)
 {
-    for (unsigned g = 0; g < DN1_BAR_GROUPS; g++) {
+    for (unsigned g = 0; g < DN1_BAR_GROUPS && !resume; g++) {
         hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), 0);
     }
 }

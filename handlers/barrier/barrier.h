@@ -5,7 +5,7 @@
 #include "hal/rx.h"
 
 /* Forget every group (boot): none set up. */
-void barrier_init(void);
+void barrier_init(int resume);
 
 /*
  * A BARRIER packet (docs/hardware.md section 11): the sender's arrival at

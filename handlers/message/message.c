@@ -14,6 +14,8 @@
 #include "fast_path.h"
 #include "fwstats.h"
 #include "hal/nicmem.h"
+#include "hal/sram.h"
+#include "dimmnet1/packet_codec.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 
@@ -96,8 +98,77 @@ static void publish(unsigned src, const struct sender *s)
     hal_nic_write_u32(SLOT(src, delivered), s->delivered);
 }
 
-void message_init(void)
+/*
+ * The handover record in chip SRAM (docs/hardware.md section 10): magic,
+ * layout, notice count, the sender table word for word, CRC-32 of all
+ * before it. The layout names this struct sender: firmware whose table
+ * differs finds no record of its own and starts over.
+ */
+#define HO(off)            (DN1_MSG_SRAM_HANDOVER + (off))
+#define HO_LAYOUT          (1u << 24 | (uint32_t)sizeof(struct sender) << 8 | \
+                            DN1_MSG_SENDERS)
+#define HO_WORDS           (sizeof(message_senders) / 4)
+#define HO_CRC_OFF         (12 + 4 * HO_WORDS)
+_Static_assert(HO_CRC_OFF + 4 <= DN1_MSG_SRAM_HANDOVER_SIZE, "handover record");
+
+static uint32_t crc_word(uint32_t crc, uint32_t w)
 {
+    uint8_t b[4];
+
+    dn1_put_be32(b, w);
+    return dn1_crc32_update(crc, b, 4);
+}
+
+void message_save(void)
+{
+    const uint32_t *w = (const uint32_t *)(const void *)message_senders;
+    uint32_t crc = crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC),
+                                     HO_LAYOUT), nq_produced);
+
+    hal_sram_write32(HO(4), HO_LAYOUT);
+    hal_sram_write32(HO(8), nq_produced);
+    for (unsigned i = 0; i < HO_WORDS; i++) {
+        hal_sram_write32(HO(12 + 4 * i), w[i]);
+        crc = crc_word(crc, w[i]);
+    }
+    hal_sram_write32(HO(HO_CRC_OFF), crc);
+    hal_sram_write32(HO(0), DN1_MSG_HANDOVER_MAGIC);     /* valid from here */
+}
+
+/* Take the record once (it is invalidated): 1 if there was a good one. */
+static int resume(void)
+{
+    uint32_t *w = (uint32_t *)(void *)message_senders;
+    uint32_t crc;
+
+    if (hal_sram_read32(HO(0)) != DN1_MSG_HANDOVER_MAGIC ||
+        hal_sram_read32(HO(4)) != HO_LAYOUT) {
+        return 0;
+    }
+    hal_sram_write32(HO(0), 0);
+    crc = crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC), HO_LAYOUT),
+                   hal_sram_read32(HO(8)));
+    for (unsigned i = 0; i < HO_WORDS; i++) {
+        crc = crc_word(crc, hal_sram_read32(HO(12 + 4 * i)));
+    }
+    if (crc != hal_sram_read32(HO(HO_CRC_OFF))) {
+        return 0;
+    }
+    for (unsigned i = 0; i < HO_WORDS; i++) {
+        w[i] = hal_sram_read32(HO(12 + 4 * i));
+    }
+    nq_produced = hal_sram_read32(HO(8));
+    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
+        publish(src, &message_senders[src]);
+    }
+    return 1;
+}
+
+int message_init(void)
+{
+    if (resume()) {
+        return 1;
+    }
     for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
         uint32_t gens = 0;
 
@@ -108,6 +179,7 @@ void message_init(void)
     }
     nq_produced = 0;
     hal_nic_write_u32(CTRL(nq_produced), 0);
+    return 0;
 }
 
 /* Take over the host's (re)setup of @src's system buffer: the conversation

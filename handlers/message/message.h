@@ -4,9 +4,14 @@
 
 #include "hal/rx.h"
 
-/* Forget every sender (boot): no setup taken over, no post pending, no
- * notice posted. */
-void message_init(void);
+/* Boot: resume every sender's conversation from what the firmware before
+ * left in chip SRAM (message_save) and return 1; else forget them all (no
+ * setup taken over, no post pending, no notice posted) and return 0. */
+int message_init(void);
+
+/* Leaving for a NIC restart (between packets): save every sender's
+ * conversation and the notice count for the next firmware. */
+void message_save(void);
 
 /*
  * A MESSAGE packet (docs/hardware.md section 10). The first packet of a

@@ -94,7 +94,7 @@ void variant_poll(void)
         return;
     }
     hal_rx_irq_enable(0);
-    while (variant_polling) {
+    while (variant_polling && !hal_restart_requested()) {
         if (hal_rx_held()) {
             dispatch_service();
         }

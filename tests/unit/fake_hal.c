@@ -243,3 +243,13 @@ void hal_rx_irq_enable(int on)
 {
     fake_rx_irq_enabled = on != 0;
 }
+
+/* No host asks the fake for a NIC restart. */
+void hal_restart_irq_enable(void)
+{
+}
+
+int hal_restart_requested(void)
+{
+    return 0;
+}

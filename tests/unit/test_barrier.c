@@ -70,7 +70,7 @@ static void setup(void)
 {
     fake_rx_reset();
     fwstats_init();
-    barrier_init();
+    barrier_init(0);
     dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
 }
 

@@ -178,6 +178,38 @@ static void t_multi_packet_contiguous(void)
     CHECK_EQ(notice(1).span, 5000);
 }
 
+/* A host-asked NIC restart in the middle of a message: the firmware that
+ * leaves saves the conversation in chip SRAM, the next one resumes it (once),
+ * and the message lands whole; a damaged record means a cold start. */
+static void t_restart_handover(void)
+{
+    setup_sender(3, 0x2000, 0x4000);
+    send_msg(3, 4, 100, 464, NULL);                     /* notice 0 */
+    struct fake_decision d = deliver(msg_pkt(3, seq_of[3]++, 5, 1000, 0, 464));
+    CHECK_EQ(d.action, RX_CONTINUE);
+    message_save();
+    CHECK_EQ(message_init(), 1);                        /* the new firmware */
+    CHECK_EQ(produced(), 1);
+    for (uint32_t x = 464; x < 1000; x += 464) {
+        uint16_t n = (uint16_t)(1000 - x < 464 ? 1000 - x : 464);
+        d = deliver(msg_pkt(3, seq_of[3]++, 5, 1000, x, n));
+        CHECK_EQ(d.action, RX_CONTINUE);
+        CHECK_EQ(d.raddr, 0x2000 + 104 + x);
+    }
+    CHECK_EQ(produced(), 2);
+    CHECK_EQ(notice(1).len, 1000);
+    CHECK_EQ(notice(1).addr, 0x2000 + 104);
+    CHECK_EQ(message_init(), 0);                        /* taken once only */
+    /* A flipped bit in the record: start over, as after a power-on. */
+    setup();
+    setup_sender(3, 0x2000, 0x4000);
+    send_msg(3, 4, 100, 464, NULL);
+    message_save();
+    fake_sram[DN1_MSG_SRAM_HANDOVER + 200] ^= 4;
+    CHECK_EQ(message_init(), 0);
+    CHECK_EQ(produced(), 0);
+}
+
 /* Step 5: a posted user buffer takes the next message whole (zero copy);
  * then the system buffer's free space again. */
 static void t_user_buffer(void)
@@ -478,6 +510,7 @@ static void t_random_packets_stay_inside(void)
 static const struct test_case cases[] = {
     { "single_packet", t_single_packet },
     { "multi_packet_contiguous", t_multi_packet_contiguous },
+    { "restart_handover", t_restart_handover },
     { "user_buffer", t_user_buffer },
     { "overflow_and_wrap", t_overflow_and_wrap },
     { "too_long", t_too_long },

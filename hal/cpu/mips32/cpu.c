@@ -8,7 +8,6 @@
 #define ST_EXL    0x00000002u
 #define ST_ERL    0x00000004u
 #define ST_IM(n)  (1u << (8 + (n)))
-#define ST_BEV    0x00400000u
 
 const char cpu_port_name[] = "mips32-4kc";
 
@@ -27,8 +26,9 @@ static inline void write_status(uint32_t v)
 
 void cpu_early_init(void)
 {
-    /* Leave reset's error level; keep the vectors in flash; all masked. */
-    write_status(ST_BEV);
+    /* Leave reset's error level; vectors in the image's page at 0x80000000
+     * (BEV = 0); all masked. */
+    write_status(0);
     __asm__ volatile("mtc0 $0, $13" ::: "memory");   /* Cause: IV=0, no soft irqs */
 }
 

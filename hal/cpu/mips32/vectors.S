@@ -1,24 +1,20 @@
 /*
- * MIPS32 (4Kc) CPU port: the vector page at the start of the boot flash.
- * Status.BEV stays 1, so exceptions vector into flash: 0x200 TLB refill,
- * 0x380 general. (The R3000 port puts them at 0x100 and 0x180 and leaves
- * with rfe instead of eret; nothing outside hal/cpu/ differs.)
+ * MIPS32 (4Kc) CPU port: the vector page at the start of the image, which
+ * runs at 0x80000000 with Status.BEV = 0: 0x000 TLB refill, 0x180 general.
+ * (The R3000 port puts general exceptions at 0x080 and leaves with rfe
+ * instead of eret; nothing outside hal/cpu/ differs.)
  */
 #include "../common/frame_macros.S"
 
     .set noreorder
     .set noat
     .section .vectors, "ax"
-    .globl _reset
-_reset:
-    j       _start
-    nop
-
-    .org    0x200
+    .globl _vectors
+_vectors:
     j       exc_entry           /* TLB refill: nothing is mapped, so fatal */
     nop
 
-    .org    0x380
+    .org    0x180
     j       cpu_exc_fast        /* exc_entry unless the image has a fast path */
     mfc0    $k0, $13            /* Cause, for it */
 

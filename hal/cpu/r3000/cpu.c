@@ -8,7 +8,6 @@
 
 #define ST_IEC    0x00000001u   /* current interrupt enable */
 #define ST_IM(n)  (1u << (8 + (n)))
-#define ST_BEV    0x00400000u
 
 const char cpu_port_name[] = "r3000";
 
@@ -26,7 +25,7 @@ static inline void write_status(uint32_t v)
 
 void cpu_early_init(void)
 {
-    write_status(ST_BEV);                          /* kernel mode, all masked */
+    write_status(0);    /* kernel mode, vectors at 0x80000000 (BEV = 0), all masked */
     __asm__ volatile("mtc0 $0, $13\n\tnop" ::: "memory");   /* no soft irqs */
 }
 

@@ -1,7 +1,7 @@
 /*
- * R3000 (MIPS I) CPU port: the vector page at the start of the boot flash,
- * as on the Martini chip's own core. Status.BEV stays 1: UTLB miss at 0x100,
- * general exceptions at 0x180. Leaves with jr + rfe (no eret on MIPS I).
+ * R3000 (MIPS I) CPU port: the vector page at the start of the image, which
+ * runs at 0x80000000 with Status.BEV = 0, as on the Martini chip's own core:
+ * UTLB miss at 0x000, general exceptions at 0x080. Leaves with jr + rfe (no eret on MIPS I).
  * Reorder mode: the assembler covers load-delay and coprocessor hazards.
  */
 #include "../common/frame_macros.S"
@@ -9,16 +9,12 @@
     .set noat
     .set noreorder
     .section .vectors, "ax"
-    .globl _reset
-_reset:
-    j       _start
-    nop
-
-    .org    0x100
+    .globl _vectors
+_vectors:
     j       exc_entry           /* UTLB miss: nothing is mapped, so fatal */
     nop
 
-    .org    0x180
+    .org    0x080
     j       cpu_exc_fast        /* exc_entry unless the image has a fast path */
     mfc0    $k0, $13            /* Cause, for it */
 

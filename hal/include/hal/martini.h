@@ -10,6 +10,9 @@ int hal_martini_probe(void);
 uint32_t hal_node_id(void);
 /* Tell the host the firmware is up: FW_STATUS = version << 16 | READY. */
 void hal_fw_ready(uint16_t version);
+/* Leave for a NIC restart the host asked for: READY cleared, after which
+ * the Martini restarts the processor. */
+void hal_fw_leave(void);
 /* Tell the host the firmware stopped on an error (FW_STATUS bit 1). */
 void hal_fw_failed(void);
 
