@@ -61,7 +61,7 @@ def log(msg):
 def cluster(nodes, program, plugin_dir=None, timeout=900):
     """Run PROGRAM on NODES boards in deterministic modeled time; its output."""
     cmd = [CLUSTER, "--qemu", os.path.join(BUILD, "qemu-system-mips"),
-           "--firmware", os.path.join(BUILD, "firmware-4kc", "martini-fw.bin"),
+           "--firmware", os.path.join(BUILD, "firmware-4kc", "martini-fw.img"),
            "-n", str(nodes), "--deterministic", "--timeout", str(timeout), "--quiet"]
     if plugin_dir:
         plugin = os.path.join(BUILD, "bench", "libhandler_cost.so")

@@ -5,8 +5,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # Only what the demo runs (not the tests' fuzz build of QEMU, for one).
-"$top/scripts/build.sh" qemu dimmnet1-switch firmware-4kc indirect_write_demo
+"$top/scripts/build.sh" qemu dimmnet1-switch firmware-image-4kc indirect_write_demo
 exec "$top/tools/dimmnet-cluster" \
     --qemu "$top/build/qemu-system-mips" \
-    --firmware "$top/build/firmware-4kc/martini-fw.bin" -n 2 \
+    --firmware "$top/build/firmware-4kc/martini-fw.img" -n 2 \
     -- "$top/build/examples/indirect_write_demo" "$@"

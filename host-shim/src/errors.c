@@ -18,6 +18,9 @@ const char *dn_strerror(int status)
     case DN_ERETRY:    return "retries exhausted: the receiver never accepted";
     case DN_ETRUNC:    return "message longer than the receive buffer";
     case DN_EBUSY:     return "busy: try again later";
+    case DN_ENOFLASH:  return "board has no flash device (firmware loaded with -bios)";
+    case DN_EBADIMG:   return "firmware image refused (dn_flash_write says why)";
+    case DN_EVERIFY:   return "flash read-back differs from what was written";
     }
     return "unknown status";
 }

@@ -77,6 +77,7 @@ int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
     case DN1_HB_ELINKDOWN:  return DN_ELINKDOWN;
     case DN1_HB_EINVAL:     return DN_EINVAL;
     case DN1_HB_EBUSY:      return DN_EBUSY;
+    case DN1_HB_ENOFLASH:   return DN_ENOFLASH;
     default:                return DN_EIO;
     }
 }

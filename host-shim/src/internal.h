@@ -21,6 +21,8 @@
 
 struct dn_msg_state;
 
+int dn_wait_ready(dn_node *n, int timeout_ms, int wait_link);
+
 /* A transfer's packets carry the consecutive tags first_tag.. */
 struct dn_xfer_rec {
     int in_use;

@@ -73,8 +73,9 @@ static int connect_hostbus(const char *path, int timeout_ms)
     }
 }
 
-/* Wait for the firmware's READY (and link-up if asked). */
-static int wait_ready(dn_node *n, int timeout_ms, int wait_link)
+/* Wait for the firmware's READY (and link-up if asked); a firmware (or boot
+ * loader) that reports FAILED ends the wait at once. */
+int dn_wait_ready(dn_node *n, int timeout_ms, int wait_link)
 {
     int64_t deadline = dn_now_ms() + timeout_ms;
 
@@ -89,6 +90,9 @@ static int wait_ready(dn_node *n, int timeout_ms, int wait_link)
         }
         if ((fw & DN1_FW_READY) && (!wait_link || (link & DN1_LINK_UP))) {
             return DN_OK;
+        }
+        if (fw & DN1_FW_FAILED) {
+            return DN_ENOFW;
         }
         if (dn_now_ms() >= deadline) {
             return (fw & DN1_FW_READY) ? DN_ELINKDOWN : DN_ENOFW;
@@ -166,7 +170,7 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
     } else {
         n->first_tag = n->next_tag = (uint32_t)dn_now_ms() & DN_XFER_TAG_MASK;
     }
-    rc = wait_ready(n, cfg->timeout_ms, cfg->wait_link);
+    rc = dn_wait_ready(n, cfg->timeout_ms, cfg->wait_link);
     if (rc != DN_OK) {
         goto fail;
     }

@@ -1,5 +1,6 @@
 /*
- * dnctl: show a node's NIC state: identity, firmware status, link, every
+ * dnctl: show a node's NIC state: identity, firmware status, the firmware
+ * image booted (version, flash slot and generation), link, every
  * counter by name, the firmware's statistics (fw.*), and the report of
  * every barrier a program on this node runs (its algorithm, AUTO's
  * candidates with the slowest member's time). Run under the launcher (it opens the node from the
@@ -40,6 +41,18 @@ int main(int argc, char **argv)
            fw >> 24, (fw >> 16) & 0xff, fw & DN1_FW_READY ? "ready" : "not ready",
            fw & 2 ? " FAILED" : "", link & DN1_LINK_UP ? "up" : "down",
            irq & DN1_IRQ_RX_HELD ? "a packet is held" : "nothing held");
+    /* What the boot loader (or the board, for -bios) started. */
+    struct dn_boot_info bi;
+    if (dn_boot_info(n, &bi) == DN_OK) {
+        char slot[32];
+        if (bi.slot == DN_BOOT_SLOT_BIOS) {
+            snprintf(slot, sizeof(slot), "-bios (no flash)");
+        } else {
+            snprintf(slot, sizeof(slot), "slot %u generation %u", bi.slot, bi.generation);
+        }
+        printf("node %u: booted firmware %u.%u.%u from %s\n", dn_node_id(n),
+               bi.version >> 16, (bi.version >> 8) & 0xff, bi.version & 0xff, slot);
+    }
     for (unsigned i = 0; i < dn_counter_count(); i++) {
         uint32_t v;
         if ((rc = dn_counter_read(n, i, &v)) != DN_OK) {

@@ -28,6 +28,18 @@ static int check_failures __attribute__((unused));
         }                                                                   \
     } while (0)
 
+/* CHECK with what went wrong in words (printf arguments). */
+#define CHECK_MSG(cond, ...)                                                \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__,          \
+                    __LINE__, #cond);                                       \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+            check_failures++;                                               \
+        }                                                                   \
+    } while (0)
+
 /* A named test case table and a main that runs one case or all of them. */
 struct test_case {
     const char *name;

@@ -82,11 +82,17 @@ if [ "$(shm_list)" = "$before" ]; then
 fi
 run -n 1 -- true; expect_status after-killed 0 $?; check_clean after-killed
 
+# Files that are not images for this board are refused before any board
+# starts, with the reason (issue 12): empty, random bytes, the raw binary.
 : >"$work/empty.bin"
-"$launcher" --quiet --qemu "$qemu" --firmware "$work/empty.bin" -n 2 -- true 2>"$work/stderr.txt"
-expect_status bad-firmware 1 $?
-grep -q "could not load firmware" "$work/stderr.txt" || { echo "FAIL bad-firmware: no clear error" >&2; cat "$work/stderr.txt" >&2; fails=$((fails + 1)); }
-check_clean bad-firmware
+head -c 40000 /dev/urandom >"$work/random.bin"
+for bad in empty:truncated random:'bad magic'; do
+    "$launcher" --quiet --qemu "$qemu" --firmware "$work/${bad%%:*}.bin" -n 2 -- true 2>"$work/stderr.txt"
+    expect_status "bad-firmware-${bad%%:*}" 2 $?
+    grep -q "refused: .*${bad#*:}" "$work/stderr.txt" ||
+        { echo "FAIL bad-firmware-${bad%%:*}: no clear error" >&2; cat "$work/stderr.txt" >&2; fails=$((fails + 1)); }
+    check_clean "bad-firmware-${bad%%:*}"
+done
 
 # --qemu-arg reaches every board, {node} becoming its node id: the program
 # finds each board by its name.
@@ -114,5 +120,5 @@ expect_status too-many-nodes 2 $?
 "$launcher" --qemu "$qemu" --firmware "$firmware" --switch /nonexistent -n 2 -- true 2>/dev/null
 expect_status missing-switch 2 $?
 
-echo "12 scenarios run, $fails failures"
+echo "13 scenarios run, $fails failures"
 [ "$fails" = 0 ]

@@ -35,6 +35,9 @@ enum dn_status {
     DN_ERETRY = -11,     /* message: retries ran out (see dn_msg_status.text) */
     DN_ETRUNC = -12,     /* message longer than the receive buffer: truncated */
     DN_EBUSY = -13,      /* not now: e.g. a user buffer is still posted */
+    DN_ENOFLASH = -14,   /* the board has no flash device (booted with -bios) */
+    DN_EBADIMG = -15,    /* firmware image refused: not valid for this board */
+    DN_EVERIFY = -16,    /* flash read-back differs from what was written */
 };
 
 #define DN_BOTF_MAX_PAYLOAD 464u
@@ -453,6 +456,47 @@ int dn_barrier_report_read(dn_node *n, unsigned id, struct dn_barrier_report *r)
 /* "auto", "firmware", "firmware-mcast", "host", "host-mcast" (and back: -1 if unknown). */
 const char *dn_barrier_algorithm_name(enum dn_barrier_algorithm a);
 int dn_barrier_algorithm_parse(const char *name);
+
+/*
+ * ---- Firmware in the boot flash (docs/firmware.md, "Images and flash") ----
+ * The board's flash holds a boot loader and two image slots; the loader
+ * boots the newer committed slot that verifies, else the other.
+ * dn_flash_write() checks an image (dimmnet1/fw_image.h) before it touches
+ * the board, writes it into the slot not running, reads it back, and
+ * commits it as the newer slot; a write cut off midway leaves that slot
+ * uncommitted (the loader skips it). The running firmware keeps serving
+ * traffic throughout; dn_nic_restart() then starts the processor again
+ * (packets for firmware stay held meanwhile, none is lost).
+ */
+#define DN_BOOT_SLOT_BIOS 0xffu      /* firmware loaded by the board (-bios) */
+struct dn_boot_info {
+    unsigned slot;                   /* 0, 1, or DN_BOOT_SLOT_BIOS */
+    uint32_t generation;             /* of that slot (0 for -bios) */
+    uint32_t version;                /* image version major<<16|minor<<8|patch */
+};
+struct dn_flash_slot {
+    int committed;                   /* a valid slot record */
+    uint32_t generation;
+    int image_ok;                    /* the image verifies (header and CRC) */
+    uint32_t version;
+    char build[17];
+    char why[64];                    /* why not, for humans */
+};
+/* What is running (BOOT_VERSION, BOOT_SLOT). */
+int dn_boot_info(dn_node *n, struct dn_boot_info *bi);
+/* One slot of the board's flash, read back and checked: DN_ENOFLASH without one. */
+int dn_flash_slot_read(dn_node *n, unsigned slot, struct dn_flash_slot *out);
+/*
+ * Write @img (@len bytes) into the inactive slot and commit it; *@slot_out
+ * says which. DN_EBADIMG with the reason in @why (@why_len bytes) for an
+ * image this board cannot boot; DN_EVERIFY if the read-back differs (the
+ * slot is left uncommitted); DN_ENOFLASH without a flash device.
+ */
+int dn_flash_write(dn_node *n, const void *img, size_t len, unsigned *slot_out,
+                   char *why, size_t why_len);
+/* Restart the NIC processor and wait (wall clock) until the firmware it
+ * boots is READY: DN_ENOFW if it does not come up (the loader found nothing). */
+int dn_nic_restart(dn_node *n, int timeout_ms);
 
 /*
  * Launcher rendezvous (like PMI put/get): publish a value under a key for
