@@ -41,7 +41,7 @@ static bool readable(uint32_t off)
         DN1_REG_RX_NACK_REASON, DN1_REG_RX_CMD_RESULT, DN1_REG_TX_SRAM_OFF,
         DN1_REG_TX_RESULT, DN1_REG_RX_HOLD_REASON, DN1_REG_RX_MISS_HI,
         DN1_REG_RX_MISS_LO, DN1_REG_MMU_CTRL, DN1_REG_TIMING,
-        DN1_REG_BOTF_STATUS,
+        DN1_REG_BOTF_STATUS, DN1_REG_BOOT_VERSION, DN1_REG_BOOT_SLOT,
     };
 
     if (off >= DN1_REG_CNT_BASE && off < DN1_REG_CNT(DN1_CNT_COUNT)) {
@@ -68,7 +68,7 @@ static bool write_forbidden(Dn1fBoard *b, uint32_t off, unsigned size,
     switch (off) {
     case DN1_REG_FW_STATUS: case DN1_REG_IRQ_ENABLE:
     case DN1_REG_RX_NACK_REASON: case DN1_REG_TX_SRAM_OFF:
-    case DN1_REG_MMU_CTRL:
+    case DN1_REG_MMU_CTRL: case DN1_REG_BOOT_VERSION: case DN1_REG_BOOT_SLOT:
         return false;
     case DN1_REG_RX_RADDR_HI: case DN1_REG_RX_RADDR_LO:
         return !held;

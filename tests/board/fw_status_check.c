@@ -1,6 +1,8 @@
 /*
  * Firmware-on-board check, run under the launcher on one board: the firmware
- * reports READY with its version in FW_STATUS, nothing is held, no errors.
+ * reports READY with its version in FW_STATUS, nothing is held, no errors,
+ * and BOOT_VERSION / BOOT_SLOT say the boot loader started that version
+ * from flash slot 0, generation 1 (the launcher's fresh flash file).
  *
  *   fw_status_check MAJOR.MINOR.PATCH
  */
@@ -31,6 +33,11 @@ int main(int argc, char **argv)
     CHECK_EQ(irq, 0);
     CHECK_EQ(dn_reg_read(n, DN1_REG_CNT(DN1_CNT_ERR_REG), &reg_errors), DN_OK);
     CHECK_EQ(reg_errors, 0);   /* the firmware made no access the contract forbids */
+    struct dn_boot_info bi;
+    CHECK_EQ(dn_boot_info(n, &bi), DN_OK);
+    CHECK_EQ(bi.version, major << 16 | minor << 8 | patch);
+    CHECK_EQ(bi.slot, 0);
+    CHECK_EQ(bi.generation, 1);
     dn_close(n);
     printf("FW_STATUS 0x%08x\n", fw);
     return check_failures ? 1 : 0;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Firmware on one board: it boots, prints its banner with the version, says
+# Firmware on one board: the boot loader boots it from flash slot 0, it
+# prints its banner with the version, says
 # ready, and reports READY + version in FW_STATUS.
 #   test_banner.sh LAUNCHER QEMU FIRMWARE VERSION FW_STATUS_CHECK
 set -euo pipefail
@@ -9,12 +10,18 @@ trap 'rm -rf "$logs"' EXIT
 "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 1 --timeout 60 \
     --log-dir "$logs" -- "$check" "$version"
 console="$logs/node0.console"
-expected="DIMMnet-1 Martini firmware $version (mips32-4kc)"
-first=$(head -n 1 "$console" | tr -d '\r')
-if [ "$first" != "$expected" ]; then
-    echo "banner: got '$first', expected '$expected'" >&2
-    exit 1
-fi
+# The boot loader's banner and what it booted, then the firmware's banner.
+expected=("DIMMnet-1 boot loader (4kc)"
+          "boot: slot 0 generation 1: firmware $version build "
+          "DIMMnet-1 Martini firmware $version (mips32-4kc)")
+for i in 0 1 2; do
+    line=$(sed -n "$((i + 1))p" "$console" | tr -d '\r')
+    case "$line" in
+        "${expected[$i]}"*) ;;
+        *) echo "console line $((i + 1)): got '$line', expected '${expected[$i]}...'" >&2; exit 1 ;;
+    esac
+done
+first=$(sed -n 3p "$console")
 grep -q '^node 0: handlers: indirect-write=0x40' "$console" || { echo "no handler line" >&2; exit 1; }
 grep -q '^ready' "$console" || { echo "no ready line" >&2; exit 1; }
 if grep -q 'FATAL' "$console"; then echo "firmware reported FATAL" >&2; exit 1; fi
