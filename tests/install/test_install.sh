@@ -71,6 +71,11 @@ for prog in "$work/hello_pc" "$work/consumer/hello_static" "$work/consumer/hello
         fail "$(basename "$prog") on the installed cluster (exit $rc):"; cat "$work/run.out" >&2
     fi
 done
+# The installed soak finds its node programs, board and firmware.
+env -u DIMMNET_QEMU -u DIMMNET_FIRMWARE "$prefix/bin/dimmnet-soak" --nodes 2 --messages 40 \
+    --sizes 0:2000 --timeout 120 >"$work/soak.out" 2>&1 ||
+    { fail "installed dimmnet-soak:"; cat "$work/soak.out" >&2; }
+grep -q "^soak: messages=40 delivered=40 lost=0" "$work/soak.out" || fail "installed dimmnet-soak: no soak line"
 # And the installed flasher checks the installed image.
 "$prefix/bin/dimmnet-flash" check "$prefix/share/dimmnet1/firmware/4kc/martini-fw.img" >/dev/null ||
     fail "installed dimmnet-flash check"
