@@ -58,6 +58,13 @@ timeout 60 "$qemu" -M dimmnet1 -bios "$good" -drive "if=pflash,format=raw,file=$
 [ $? = 1 ] || fail "-bios and a flash drive: QEMU did not exit 1"
 expect_in "$work/out" "either -bios or a flash drive" bios-and-flash
 
+scenario "a board booted with -bios has no flash: said so, nothing written"
+cluster -n 1 --bios -- "$tool" info >"$work/out" 2>&1 || { fail "info with -bios"; cat "$work/out" >&2; }
+expect_in "$work/out" "node 0: running firmware [0-9.]+ loaded by the board \(-bios, no flash\)" bios-info
+expect_in "$work/out" "node 0: no flash device" bios-info
+cluster -n 1 --bios -- "$tool" write "$work/new.img" >"$work/out" 2>&1 && fail "write with -bios: exit 0"
+expect_in "$work/out" "flashing failed: .*flash" bios-write
+
 scenario "flash node 1 while node 0 sends it messages; bad images refused first"
 cluster -n 2 --flash-dir "$work/fd1" --log-dir "$work/log1" -- "$traffic" "$good" "$work/new.img" \
     >"$work/out" 2>&1 || { fail "flash under traffic"; cat "$work/out" >&2; }

@@ -722,7 +722,8 @@ static void martini_reset(DeviceState *dev)
     s->tx_sram_off = 0;
     s->tx_result = 0;
     s->fw_status = 0;
-    s->boot_version = s->boot_slot = 0;
+    s->boot_version = s->bios_version;
+    s->boot_slot = s->bios_slot;
     s->irq_enable = 0;
     s->restart_pending = false;
     timer_del(s->restart_timer);
@@ -730,11 +731,12 @@ static void martini_reset(DeviceState *dev)
     martini_update_irq(s);
 }
 
-/* What the board itself booted (firmware loaded from -bios). */
+/* What the board itself boots (firmware loaded from -bios): BOOT_* now
+ * and after every reset (the device resets after the board's CPU hook). */
 void martini_set_boot(MartiniState *s, uint32_t version, uint32_t slot)
 {
-    s->boot_version = version;
-    s->boot_slot = slot;
+    s->boot_version = s->bios_version = version;
+    s->boot_slot = s->bios_slot = slot;
 }
 
 /*

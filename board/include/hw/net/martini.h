@@ -111,6 +111,7 @@ struct MartiniState {
     uint32_t fw_status;
     uint32_t boot_version;   /* BOOT_VERSION, BOOT_SLOT */
     uint32_t boot_slot;
+    uint32_t bios_version, bios_slot;   /* what -bios boots: BOOT_* at reset */
     uint32_t irq_enable;
     bool restart_pending;    /* NIC_RESTART waits for the firmware's leave */
     QEMUTimer *restart_timer;   /* ... at most DN1_RESTART_GRACE_NS */
