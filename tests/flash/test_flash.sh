@@ -27,6 +27,13 @@ cluster() { "$launcher" --quiet --qemu "$qemu" --firmware "$good" --timeout 300 
 "$tool" pack --cpu 4kc --version 0.2.0 --build flash-test "$fwdir/martini-fw.elf" "$work/new.img" ||
     { echo "cannot pack the test image" >&2; exit 1; }
 
+scenario "pack refuses what the loader would: not an ELF, an ELF linked for flash"
+"$tool" pack --cpu 4kc "$work/new.img" "$work/x.img" >"$work/out" 2>&1 && fail "pack of a non-ELF: exit 0"
+expect_in "$work/out" "not an ELF file" pack-not-elf
+"$tool" pack --cpu 4kc "$fwdir/dimmnet1-boot.elf" "$work/x.img" >"$work/out" 2>&1 && fail "pack of the loader: exit 0"
+expect_in "$work/out" "not packed: .*outside local memory" pack-flash-elf
+[ ! -e "$work/x.img" ] || fail "pack left an image behind"
+
 scenario "check: a good image, and refusals with their reasons"
 "$tool" check "$good" >"$work/out" 2>&1 || fail "check good image: $(cat "$work/out")"
 expect_in "$work/out" "valid: firmware [0-9.]+ build .* \(4kc\)" check-good

@@ -92,8 +92,11 @@ static uint8_t *read_file(const char *path, size_t *len)
         return NULL;
     }
     if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE) {
-        fprintf(stderr, "%s: %s: %s\n", prog, path,
-                S_ISREG(st.st_mode) ? "larger than any flash" : "not a regular file");
+        const char *why = fstat(fileno(f), &st) ? strerror(errno)
+                          : !S_ISREG(st.st_mode) ? "not a regular file"
+                                                 : "larger than any flash";
+
+        fprintf(stderr, "%s: %s: %s\n", prog, path, why);
         fclose(f);
         return NULL;
     }
@@ -111,12 +114,17 @@ static uint8_t *read_file(const char *path, size_t *len)
 static int write_file(const char *path, const void *p, size_t len)
 {
     FILE *f = fopen(path, "wb");
+    int bad;
 
-    if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
+    if (!f) {
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
-        if (f) {
-            fclose(f);
-        }
+        return -1;
+    }
+    bad = fwrite(p, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+    if (bad) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+        remove(path);      /* no half-written image or flash file left */
         return -1;
     }
     return 0;
@@ -204,6 +212,18 @@ static int cmd_pack(int argc, char **argv)
         return 1;
     }
     free(elf);
+    /* What the loader would refuse is not written at all. */
+    {
+        struct dn1_img_info info;
+        enum dn1_img_check c = dn1_img_check(out.image, out.bytes, o.cpu, &info);
+
+        if (c != DN1_IMG_OK) {
+            fprintf(stderr, "%s: %s: not packed: the image would be refused: %s\n",
+                    prog, argv[i], dn1_img_why(c));
+            free(out.image);
+            return 1;
+        }
+    }
     if (write_file(argv[i + 1], out.image, out.bytes)) {
         free(out.image);
         return 1;
