@@ -43,6 +43,11 @@ int hal_rx_held(void)
     return (mmio_read32(REG(DN1_REG_IRQ_STATUS)) & DN1_IRQ_RX_HELD) != 0;
 }
 
+uint32_t hal_irq_status(void)
+{
+    return mmio_read32(REG(DN1_REG_IRQ_STATUS));
+}
+
 uint8_t hal_rx_type(void)
 {
     return (uint8_t)(mmio_read32(REG(DN1_REG_RX_HDR0)) >> 16);

@@ -34,7 +34,3 @@ void hal_restart_irq_enable(void)
                   DN1_IRQ_RX_HELD) | irq_restart);
 }
 
-int hal_restart_requested(void)
-{
-    return (mmio_read32(DN1_REGS_BASE + DN1_REG_IRQ_STATUS) & DN1_IRQ_RESTART) != 0;
-}

@@ -50,11 +50,12 @@ enum rx_action dispatch_packet(struct rx_packet *p)
     return fn(p);
 }
 
-void dispatch_service(void)
+uint32_t dispatch_service(void)
 {
     struct rx_packet p;
+    uint32_t st;
 
-    while (hal_rx_held()) {
+    while ((st = hal_irq_status()) & DN1_IRQ_RX_HELD) {
         hal_rx_read(&p);
         enum rx_action a = dispatch_packet(&p);
         /* RX_RELEASED: the handler handed it back itself. */
@@ -66,4 +67,5 @@ void dispatch_service(void)
             break;      /* the next one is the fast path's (0: none held) */
         }
     }
+    return st;
 }

@@ -47,7 +47,8 @@ void dispatch_register_fast(uint8_t type);
  * memory, call the handler's p->written. Returns when nothing is held, or
  * when the next packet's type has a fast path: the interrupt, still
  * asserted, then enters again at the vector, where the fast path takes it.
+ * Returns IRQ_STATUS as last read (its RESTART bit for the caller).
  */
-void dispatch_service(void);
+uint32_t dispatch_service(void);
 
 #endif

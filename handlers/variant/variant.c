@@ -88,16 +88,23 @@ enum rx_action variant_miss_handle(struct rx_packet *p)
     return RX_NACK;
 }
 
-void variant_poll(void)
+int variant_poll(void)
 {
+    uint32_t st = 0;
+
     if (!variant_polling) {
-        return;
+        return 0;
     }
     hal_rx_irq_enable(0);
-    while (variant_polling && !hal_restart_requested()) {
-        if (hal_rx_held()) {
+    while (variant_polling) {
+        st = hal_irq_status();      /* the one read a round, as ever */
+        if (st & DN1_IRQ_RESTART) {
+            break;
+        }
+        if (st & DN1_IRQ_RX_HELD) {
             dispatch_service();
         }
     }
     hal_rx_irq_enable(1);
+    return (st & DN1_IRQ_RESTART) != 0;
 }

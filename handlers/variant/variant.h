@@ -20,7 +20,8 @@ extern volatile int variant_polling;
  * near the idle loop's `wait`, no interrupt can serve a packet twice or be
  * lost.
  */
-void variant_poll(void);
+/* Returns 1 if it stopped polling for a NIC restart the host asked for. */
+int variant_poll(void);
 
 void variant_init(void);
 

@@ -188,6 +188,12 @@ int hal_rx_held(void)
     return queue_head < queue_len;
 }
 
+/* No host asks the fake for a NIC restart. */
+uint32_t hal_irq_status(void)
+{
+    return hal_rx_held() ? DN1_IRQ_RX_HELD : 0;
+}
+
 uint8_t hal_rx_type(void)
 {
     return hal_rx_held() ? queue[queue_head].type : 0;
@@ -244,12 +250,7 @@ void hal_rx_irq_enable(int on)
     fake_rx_irq_enabled = on != 0;
 }
 
-/* No host asks the fake for a NIC restart. */
 void hal_restart_irq_enable(void)
 {
 }
 
-int hal_restart_requested(void)
-{
-    return 0;
-}

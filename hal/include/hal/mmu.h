@@ -18,8 +18,7 @@ void hal_patlb_fill(unsigned index, uint64_t nic_addr);
 /* IRQ_ENABLE.RX_HELD: interrupt on a held packet (off: the firmware polls). */
 void hal_rx_irq_enable(int on);
 /* Take part in host-asked NIC restarts: the RESTART interrupt comes once
- * nothing is held, and hal_restart_requested() says so (IRQ_STATUS). */
+ * nothing is held (IRQ_STATUS.RESTART, hal_irq_status()). */
 void hal_restart_irq_enable(void);
-int hal_restart_requested(void);
 
 #endif
