@@ -71,6 +71,10 @@ expect_in "$work/out" "node 0: running firmware [0-9.]+ loaded by the board \(-b
 expect_in "$work/out" "node 0: no flash device" bios-info
 cluster -n 1 --bios -- "$tool" write "$work/new.img" >"$work/out" 2>&1 && fail "write with -bios: exit 0"
 expect_in "$work/out" "flashing failed: .*flash" bios-write
+# NIC_RESTART on a -bios board: the board loads the image again.
+cluster -n 1 --bios -- "$tool" restart >"$work/out" 2>&1 || { fail "restart with -bios"; cat "$work/out" >&2; }
+[ "$(grep -c 'loaded by the board (-bios, no flash)' "$work/out")" = 2 ] ||
+    { fail "bios-restart: not running the -bios image before and after:"; cat "$work/out" >&2; }
 
 scenario "flash node 1 while node 0 sends it messages; bad images refused first"
 cluster -n 2 --flash-dir "$work/fd1" --log-dir "$work/log1" -- "$traffic" "$good" "$work/new.img" \
@@ -96,6 +100,13 @@ expect_in "$work/out" "node 0: slot 0: generation 1, firmware [0-9.]+ build .*, 
 cluster -n 1 --flash-dir "$work/fd2" -- "$tool" write "$good" >"$work/out" 2>&1 ||
     { fail "second write"; cat "$work/out" >&2; }
 expect_in "$work/out" "running firmware [0-9.]+ from slot 0 \(generation 3\)" tool-rewrite
+# write --no-restart leaves the old firmware running; restart boots the new.
+cluster -n 1 --flash-dir "$work/fd2" -- sh -c "'$tool' write --no-restart '$work/new.img' && '$tool' restart" \
+    >"$work/out" 2>&1 || { fail "write --no-restart, restart"; cat "$work/out" >&2; }
+expect_in "$work/out" "slot 1 written, read back and committed" no-restart
+[ "$(grep -c 'running firmware [0-9.]* from slot 0 (generation 3)' "$work/out")" = 2 ] ||
+    fail "no-restart: the old firmware did not keep running until the restart"
+expect_in "$work/out" "running firmware 0.2.0 from slot 1 \(generation 4\)" no-restart
 
 scenario "power lost mid-write: the board boots its old slot"
 cat >"$work/cut.sh" <<EOF

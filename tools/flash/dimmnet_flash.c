@@ -8,6 +8,7 @@
  *   dimmnet-flash create --loader LOADER.bin [--cpu 4kc|r3000] FLASH IMAGE [IMAGE2]
  *   dimmnet-flash write [--no-restart] [--timeout SEC] IMAGE
  *   dimmnet-flash info
+ *   dimmnet-flash restart [--timeout SEC]
  *
  * pack: an image from a linked firmware ELF, and its size report.
  * check: is each file an image this board (or --cpu) can boot; exit 1 if not.
@@ -19,6 +20,8 @@
  *   did not come from, reads it back, commits it, restarts the NIC
  *   processor into it and waits until it is ready.
  * info: the running firmware and both slots of a running board.
+ * restart: restart the NIC processor (the loader boots the newer good slot,
+ *   e.g. after write --no-restart) and wait until the firmware is ready.
  * Exit status: 0 done; 1 refused or failed (the reason on stderr); 2 usage.
  */
 #include <errno.h>
@@ -43,7 +46,8 @@ static int usage(void)
             "       %s check [--cpu 4kc|r3000] IMAGE...\n"
             "       %s create --loader LOADER.bin [--cpu 4kc|r3000] FLASH IMAGE [IMAGE2]\n"
             "       %s write [--no-restart] [--timeout SEC] IMAGE\n"
-            "       %s info\n", prog, prog, prog, prog, prog);
+            "       %s info\n"
+            "       %s restart [--timeout SEC]\n", prog, prog, prog, prog, prog, prog);
     return 2;
 }
 
@@ -488,6 +492,37 @@ static int cmd_write(int argc, char **argv)
     return 0;
 }
 
+static int cmd_restart(int argc, char **argv)
+{
+    int timeout_s = 60, rc;
+    dn_node *n;
+
+    if (argc == 2 && !strcmp(argv[0], "--timeout")) {
+        timeout_s = atoi(argv[1]);
+    } else if (argc) {
+        return usage();
+    }
+    if (timeout_s <= 0) {
+        return usage();
+    }
+    if (open_node(&n) != DN_OK) {
+        return 1;
+    }
+    print_running(n);
+    printf("node %u: restarting the NIC processor\n", dn_node_id(n));
+    fflush(stdout);
+    rc = dn_nic_restart(n, timeout_s * 1000);
+    if (rc != DN_OK) {
+        fprintf(stderr, "%s: node %u: firmware did not come up after the restart: %s\n",
+                prog, dn_node_id(n), dn_strerror(rc));
+        dn_close(n);
+        return 1;
+    }
+    print_running(n);
+    dn_close(n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -507,6 +542,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "info")) {
         return cmd_info(argc - 2, argv + 2);
+    }
+    if (!strcmp(argv[1], "restart")) {
+        return cmd_restart(argc - 2, argv + 2);
     }
     return usage();
 }
