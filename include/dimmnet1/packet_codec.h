@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "dimmnet1/crc32_table.h"
 #include "dimmnet1/packet.h"
 
 static inline void dn1_put_be16(uint8_t *p, uint16_t v)
@@ -51,10 +52,7 @@ static inline uint32_t dn1_crc32_update(uint32_t crc, const uint8_t *p, size_t n
 {
     crc = ~crc;
     while (n--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++) {
-            crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-        }
+        crc = (crc >> 8) ^ dn1_crc32_table[(crc ^ *p++) & 0xffu];
     }
     return ~crc;
 }
