@@ -14,6 +14,7 @@ packages=(
     dpkg-dev patch xz-utils procps util-linux
     tshark
     clang libclang-rt-14-dev
+    libfabric-dev libfabric-bin
 )
 src_list=/etc/apt/sources.list.d/dimmnet1-src.list
 src_deb822=/etc/apt/sources.list.d/dimmnet1-src.sources

@@ -1,0 +1,188 @@
+/*
+ * Address vectors of both kinds. An address is a struct dnf_addr (magic,
+ * node id). FI_AV_MAP: the fi_addr_t is the node id itself; FI_AV_TABLE:
+ * the index of the insertion.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dimmnet.h"
+
+static int av_close(struct fid *fid)
+{
+    struct dnf_av *av = container_of(fid, struct dnf_av, av.fid);
+
+    av->dom->refs--;
+    free(av->node);
+    free(av->in);
+    free(av);
+    return 0;
+}
+
+static struct fi_ops av_fi_ops = {
+    .size = sizeof(struct fi_ops),
+    .close = av_close,
+};
+
+int dnf_av_node(struct dnf_av *av, fi_addr_t addr, uint32_t *node)
+{
+    if (av->type == FI_AV_MAP) {
+        if (addr >= av->dom->nodes || !av->in[addr]) {
+            return -FI_EINVAL;
+        }
+        *node = (uint32_t)addr;
+        return 0;
+    }
+    if (addr >= av->count || av->node[addr] == UINT32_MAX) {
+        return -FI_EINVAL;
+    }
+    *node = av->node[addr];
+    return 0;
+}
+
+fi_addr_t dnf_av_addr(struct dnf_av *av, uint32_t node)
+{
+    if (av->type == FI_AV_MAP) {
+        return node < av->dom->nodes && av->in[node] ? node : FI_ADDR_NOTAVAIL;
+    }
+    for (size_t i = 0; i < av->count; i++) {
+        if (av->node[i] == node) {
+            return i;
+        }
+    }
+    return FI_ADDR_NOTAVAIL;
+}
+
+static int av_insert(struct fid_av *fav, const void *addr, size_t count,
+                     fi_addr_t *fi_addr, uint64_t flags, void *context)
+{
+    struct dnf_av *av = container_of(fav, struct dnf_av, av);
+    const struct dnf_addr *a = addr;
+    int done = 0;
+
+    (void)context;
+    if (flags || (!addr && count)) {
+        return -FI_EINVAL;
+    }
+    for (size_t i = 0; i < count; i++) {
+        fi_addr_t out = FI_ADDR_NOTAVAIL;
+
+        if (a[i].magic == DNF_ADDR_MAGIC && a[i].node < av->dom->nodes) {
+            if (av->type == FI_AV_MAP) {
+                av->in[a[i].node] = 1;
+                out = a[i].node;
+            } else {
+                if (av->count == av->cap) {
+                    size_t cap = av->cap ? 2 * av->cap : 64;
+                    uint32_t *n = realloc(av->node, cap * sizeof(*n));
+
+                    if (!n) {
+                        return done ? done : -FI_ENOMEM;
+                    }
+                    av->node = n;
+                    av->cap = cap;
+                }
+                av->node[av->count] = a[i].node;
+                out = av->count++;
+            }
+            done++;
+        }
+        if (fi_addr) {
+            fi_addr[i] = out;
+        }
+    }
+    return done;
+}
+
+static int av_remove(struct fid_av *fav, fi_addr_t *fi_addr, size_t count,
+                     uint64_t flags)
+{
+    struct dnf_av *av = container_of(fav, struct dnf_av, av);
+    uint32_t node;
+
+    if (flags) {
+        return -FI_EINVAL;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (dnf_av_node(av, fi_addr[i], &node)) {
+            return -FI_EINVAL;
+        }
+        if (av->type == FI_AV_MAP) {
+            av->in[node] = 0;
+        } else {
+            av->node[fi_addr[i]] = UINT32_MAX;
+        }
+    }
+    return 0;
+}
+
+static int av_lookup(struct fid_av *fav, fi_addr_t fi_addr, void *addr,
+                     size_t *addrlen)
+{
+    struct dnf_av *av = container_of(fav, struct dnf_av, av);
+    struct dnf_addr a = { DNF_ADDR_MAGIC, 0 };
+    size_t len = *addrlen;
+
+    if (dnf_av_node(av, fi_addr, &a.node)) {
+        return -FI_EINVAL;
+    }
+    memcpy(addr, &a, len < sizeof(a) ? len : sizeof(a));
+    *addrlen = sizeof(a);
+    return 0;
+}
+
+static const char *av_straddr(struct fid_av *fav, const void *addr, char *buf,
+                              size_t *len)
+{
+    const struct dnf_addr *a = addr;
+    char s[32];
+
+    (void)fav;
+    snprintf(s, sizeof(s), "dimmnet://%u", a->magic == DNF_ADDR_MAGIC ? a->node : ~0u);
+    if (*len) {
+        snprintf(buf, *len, "%s", s);
+    }
+    *len = strlen(s) + 1;
+    return buf;
+}
+
+static struct fi_ops_av av_ops = {
+    .size = sizeof(struct fi_ops_av),
+    .insert = av_insert,
+    .remove = av_remove,
+    .lookup = av_lookup,
+    .straddr = av_straddr,
+};
+
+int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+                struct fid_av **out, void *context)
+{
+    struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
+    struct dnf_av *av;
+
+    if (!attr || attr->flags || attr->rx_ctx_bits || attr->name) {
+        return -FI_ENOSYS;    /* no named or shared AVs, no scalable EPs */
+    }
+    av = calloc(1, sizeof(*av));
+    if (!av) {
+        return -FI_ENOMEM;
+    }
+    av->dom = d;
+    av->type = attr->type == FI_AV_UNSPEC ? FI_AV_MAP : attr->type;
+    if (av->type != FI_AV_MAP && av->type != FI_AV_TABLE) {
+        free(av);
+        return -FI_EINVAL;
+    }
+    av->in = calloc(d->nodes ? d->nodes : 1, 1);
+    if (!av->in) {
+        free(av);
+        return -FI_ENOMEM;
+    }
+    av->av.fid.fclass = FI_CLASS_AV;
+    av->av.fid.context = context;
+    av->av.fid.ops = &av_fi_ops;
+    av->av.ops = &av_ops;
+    d->refs++;
+    *out = &av->av;
+    return 0;
+}

@@ -1,0 +1,205 @@
+/*
+ * Completion queues: a ring of completions in the order they happened,
+ * error entries among them (fi_cq_read answers -FI_EAVAIL when the next
+ * one is an error; fi_cq_readerr takes it). Reading drives progress, so an
+ * application that only polls its CQ makes everything move.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "dimmnet.h"
+
+static struct dnf_ep *cq_ep(struct dnf_cq *cq)
+{
+    return cq->dom->ep;
+}
+
+static int cq_close(struct fid *fid)
+{
+    struct dnf_cq *cq = container_of(fid, struct dnf_cq, cq.fid);
+
+    cq->dom->refs--;
+    free(cq->ring);
+    free(cq);
+    return 0;
+}
+
+static struct fi_ops cq_fi_ops = {
+    .size = sizeof(struct fi_ops),
+    .close = cq_close,
+};
+
+int dnf_cq_push(struct dnf_cq *cq, const struct dnf_comp *c)
+{
+    if (cq->count == cq->size) {
+        /* Overrun: FI_RM_ENABLED means we never post past it (see tx/rx sizes). */
+        FI_WARN(&dnf_prov, FI_LOG_CQ, "completion queue overrun\n");
+        return -FI_EOVERRUN;
+    }
+    cq->ring[(cq->head + cq->count++) % cq->size] = *c;
+    return 0;
+}
+
+static size_t entry_size(enum fi_cq_format f)
+{
+    switch (f) {
+    case FI_CQ_FORMAT_CONTEXT: return sizeof(struct fi_cq_entry);
+    case FI_CQ_FORMAT_MSG:     return sizeof(struct fi_cq_msg_entry);
+    case FI_CQ_FORMAT_DATA:    return sizeof(struct fi_cq_data_entry);
+    default:                   return sizeof(struct fi_cq_tagged_entry);
+    }
+}
+
+static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
+                           fi_addr_t *src)
+{
+    struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
+    size_t n = 0, esz = entry_size(cq->format);
+
+    if (cq_ep(cq)) {
+        dnf_progress(cq_ep(cq));
+    }
+    while (n < count && cq->count) {
+        struct dnf_comp *c = &cq->ring[cq->head];
+
+        if (c->err) {
+            break;
+        }
+        memcpy((uint8_t *)buf + n * esz, &c->e, esz);   /* each format is a prefix */
+        if (src) {
+            src[n] = c->src;
+        }
+        cq->head = (cq->head + 1) % cq->size;
+        cq->count--;
+        n++;
+    }
+    if (n) {
+        return (ssize_t)n;
+    }
+    return cq->count ? -FI_EAVAIL : -FI_EAGAIN;
+}
+
+static ssize_t cq_read(struct fid_cq *fcq, void *buf, size_t count)
+{
+    return cq_readfrom(fcq, buf, count, NULL);
+}
+
+static ssize_t cq_readerr(struct fid_cq *fcq, struct fi_cq_err_entry *buf,
+                          uint64_t flags)
+{
+    struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
+    struct dnf_comp *c;
+    size_t err_data_size = buf->err_data_size;   /* in: room the caller gave (1.5+) */
+
+    (void)flags;
+    if (!cq->count || !cq->ring[cq->head].err) {
+        return -FI_EAGAIN;
+    }
+    c = &cq->ring[cq->head];
+    memset(buf, 0, sizeof(*buf));
+    buf->op_context = c->e.op_context;
+    buf->flags = c->e.flags;
+    buf->len = c->e.len;
+    buf->buf = c->e.buf;
+    buf->tag = c->e.tag;
+    buf->olen = c->olen;
+    buf->err = c->err;
+    buf->prov_errno = c->prov_errno;
+    (void)err_data_size;
+    buf->err_data_size = 0;
+    cq->head = (cq->head + 1) % cq->size;
+    cq->count--;
+    return 1;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static ssize_t cq_sreadfrom(struct fid_cq *fcq, void *buf, size_t count,
+                            fi_addr_t *src, const void *cond, int timeout)
+{
+    int64_t deadline = now_ms() + timeout;
+
+    (void)cond;
+    for (;;) {
+        ssize_t n = cq_readfrom(fcq, buf, count, src);
+
+        if (n != -FI_EAGAIN || (timeout >= 0 && now_ms() >= deadline)) {
+            return n;
+        }
+        struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
+        dn_idle(cq->dom->node);
+    }
+}
+
+static ssize_t cq_sread(struct fid_cq *fcq, void *buf, size_t count,
+                        const void *cond, int timeout)
+{
+    return cq_sreadfrom(fcq, buf, count, NULL, cond, timeout);
+}
+
+static const char *cq_strerror(struct fid_cq *fcq, int prov_errno,
+                               const void *err_data, char *buf, size_t len)
+{
+    const char *s = dn_strerror(prov_errno);
+
+    (void)fcq;
+    (void)err_data;
+    if (buf && len) {
+        strncpy(buf, s, len - 1);
+        buf[len - 1] = 0;
+        return buf;
+    }
+    return s;
+}
+
+static struct fi_ops_cq cq_ops = {
+    .size = sizeof(struct fi_ops_cq),
+    .read = cq_read,
+    .readfrom = cq_readfrom,
+    .readerr = cq_readerr,
+    .sread = cq_sread,
+    .sreadfrom = cq_sreadfrom,
+    .strerror = cq_strerror,
+};
+
+int dnf_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+                struct fid_cq **out, void *context)
+{
+    struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
+    struct dnf_cq *cq;
+
+    if (attr && (attr->wait_obj != FI_WAIT_NONE && attr->wait_obj != FI_WAIT_UNSPEC)) {
+        return -FI_ENOSYS;      /* no wait objects: poll (fi_cq_sread spins) */
+    }
+    if (attr && attr->format == FI_CQ_FORMAT_UNSPEC) {
+        attr->format = FI_CQ_FORMAT_TAGGED;
+    }
+    cq = calloc(1, sizeof(*cq));
+    if (!cq) {
+        return -FI_ENOMEM;
+    }
+    cq->dom = d;
+    cq->format = attr ? attr->format : FI_CQ_FORMAT_TAGGED;
+    cq->size = attr && attr->size ? attr->size : 1024;
+    if (cq->size < 1024) {
+        cq->size = 1024;    /* tx and rx sizes are 256 each */
+    }
+    cq->ring = calloc(cq->size, sizeof(*cq->ring));
+    if (!cq->ring) {
+        free(cq);
+        return -FI_ENOMEM;
+    }
+    cq->cq.fid.fclass = FI_CLASS_CQ;
+    cq->cq.fid.context = context;
+    cq->cq.fid.ops = &cq_fi_ops;
+    cq->cq.ops = &cq_ops;
+    d->refs++;
+    *out = &cq->cq;
+    return 0;
+}

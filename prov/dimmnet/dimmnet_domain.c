@@ -1,0 +1,85 @@
+/*
+ * The domain: this process's DIMMnet-1 node, opened from the launcher's
+ * environment (dn_open_env) with message exchange set up (dn_msg_init).
+ * No memory registration is needed (mr_mode 0) nor offered.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dimmnet.h"
+
+static int domain_close(struct fid *fid)
+{
+    struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);
+
+    if (d->refs) {
+        return -FI_EBUSY;
+    }
+    dn_close(d->node);
+    free(d);
+    return 0;
+}
+
+static struct fi_ops domain_fi_ops = {
+    .size = sizeof(struct fi_ops),
+    .close = domain_close,
+};
+
+static struct fi_ops_domain domain_ops = {
+    .size = sizeof(struct fi_ops_domain),
+    .av_open = dnf_av_open,
+    .cq_open = dnf_cq_open,
+    .endpoint = dnf_endpoint,
+};
+
+static int mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
+                  uint64_t offset, uint64_t requested_key, uint64_t flags,
+                  struct fid_mr **mr, void *context)
+{
+    (void)fid; (void)buf; (void)len; (void)access; (void)offset;
+    (void)requested_key; (void)flags; (void)mr; (void)context;
+    return -FI_ENOSYS;     /* no FI_RMA: nothing to register */
+}
+
+static struct fi_ops_mr domain_mr_ops = {
+    .size = sizeof(struct fi_ops_mr),
+    .reg = mr_reg,
+};
+
+int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+                    struct fid_domain **dom, void *context)
+{
+    const char *nodes = getenv("DIMMNET_NODES");
+    struct dnf_domain *d;
+    int rc;
+
+    (void)fabric;
+    if (info && info->domain_attr && info->domain_attr->name &&
+        strcmp(info->domain_attr->name, DNF_NAME)) {
+        return -FI_EINVAL;
+    }
+    d = calloc(1, sizeof(*d));
+    if (!d) {
+        return -FI_ENOMEM;
+    }
+    rc = dn_open_env(&d->node, 30000);
+    if (rc == DN_OK) {
+        rc = dn_msg_init(d->node, NULL);
+    }
+    if (rc != DN_OK) {
+        FI_WARN(&dnf_prov, FI_LOG_DOMAIN, "no DIMMnet-1 node (run under "
+                "dimmnet-cluster): %s\n", dn_strerror(rc));
+        if (d->node) {
+            dn_close(d->node);
+        }
+        free(d);
+        return -FI_ENODEV;
+    }
+    d->nodes = nodes ? (unsigned)strtoul(nodes, NULL, 10) : 1;
+    d->dom.fid.fclass = FI_CLASS_DOMAIN;
+    d->dom.fid.context = context;
+    d->dom.fid.ops = &domain_fi_ops;
+    d->dom.ops = &domain_ops;
+    d->dom.mr = &domain_mr_ops;
+    *dom = &d->dom;
+    return 0;
+}

@@ -1,0 +1,292 @@
+/*
+ * The endpoint: FI_EP_RDM, one per domain. Bound to an AV and to one or
+ * two CQs (FI_TRANSMIT, FI_RECV); fi_enable posts its receives in the shim.
+ * Its name is the node id (struct dnf_addr).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dimmnet.h"
+
+static int ep_close(struct fid *fid)
+{
+    struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+
+    dnf_ep_drain(ep);
+    ep->dom->ep = NULL;
+    ep->dom->refs--;
+    free(ep->bounce);
+    free(ep);
+    return 0;
+}
+
+static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+    struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+
+    if (ep->enabled) {
+        return -FI_EINVAL;
+    }
+    switch (bfid->fclass) {
+    case FI_CLASS_AV:
+        if (ep->av) {
+            return -FI_EINVAL;
+        }
+        ep->av = container_of(bfid, struct dnf_av, av.fid);
+        return 0;
+    case FI_CLASS_CQ:
+        if (flags & ~(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) {
+            return -FI_EBADFLAGS;
+        }
+        if (flags & FI_SELECTIVE_COMPLETION) {
+            return -FI_ENOSYS;    /* every operation completes */
+        }
+        if (flags & FI_TRANSMIT) {
+            ep->tx_cq = container_of(bfid, struct dnf_cq, cq.fid);
+        }
+        if (flags & FI_RECV) {
+            ep->rx_cq = container_of(bfid, struct dnf_cq, cq.fid);
+        }
+        return 0;
+    default:
+        return -FI_ENOSYS;        /* no counters, no EQ */
+    }
+}
+
+static int ep_control(struct fid *fid, int command, void *arg)
+{
+    struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+    int rc;
+
+    (void)arg;
+    if (command != FI_ENABLE) {
+        return -FI_ENOSYS;
+    }
+    if (!ep->av) {
+        return -FI_ENOAV;
+    }
+    if (!ep->tx_cq || !ep->rx_cq) {
+        return -FI_ENOCQ;
+    }
+    if (ep->enabled) {
+        return 0;
+    }
+    rc = dnf_post_bounces(ep);
+    if (rc) {
+        return rc;
+    }
+    ep->enabled = 1;
+    return 0;
+}
+
+static struct fi_ops ep_fi_ops = {
+    .size = sizeof(struct fi_ops),
+    .close = ep_close,
+    .bind = ep_bind,
+    .control = ep_control,
+};
+
+static ssize_t ep_cancel(fid_t fid, void *context)
+{
+    struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+
+    /* A posted receive that has not matched yet can go. */
+    for (struct dnf_rx **p = &ep->rx_head; *p; p = &(*p)->next) {
+        struct dnf_rx *r = *p;
+
+        if (r->context == context) {
+            struct dnf_comp c = { .err = FI_ECANCELED };
+
+            c.e.op_context = context;
+            c.e.flags = FI_RECV | (r->kind == DNF_KIND_TAGGED ? FI_TAGGED : FI_MSG);
+            c.e.buf = r->buf;
+            c.e.tag = r->tag;
+            c.src = FI_ADDR_NOTAVAIL;
+            *p = r->next;
+            if (!*p) {
+                ep->rx_tail = p;
+            }
+            free(r);
+            dnf_cq_push(ep->rx_cq, &c);
+            return 0;
+        }
+    }
+    return -FI_ENOENT;
+}
+
+static int ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
+{
+    (void)fid;
+    if (level != FI_OPT_ENDPOINT) {
+        return -FI_ENOPROTOOPT;
+    }
+    if (optname == FI_OPT_MIN_MULTI_RECV) {
+        return -FI_ENOPROTOOPT;
+    }
+    (void)optval;
+    (void)optlen;
+    return -FI_ENOPROTOOPT;
+}
+
+static int ep_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
+{
+    (void)fid; (void)optval; (void)optlen;
+    if (level != FI_OPT_ENDPOINT) {
+        return -FI_ENOPROTOOPT;
+    }
+    (void)optname;
+    return -FI_ENOPROTOOPT;
+}
+
+static int ep_no_ctx(struct fid_ep *sep, int index, void *attr, struct fid_ep **ep,
+                     void *context)
+{
+    (void)sep; (void)index; (void)attr; (void)ep; (void)context;
+    return -FI_ENOSYS;            /* not a scalable endpoint */
+}
+
+static int ep_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+                     struct fid_ep **ep, void *context)
+{
+    return ep_no_ctx(sep, index, attr, ep, context);
+}
+
+static int ep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+                     struct fid_ep **ep, void *context)
+{
+    return ep_no_ctx(sep, index, attr, ep, context);
+}
+
+static ssize_t ep_rx_size_left(struct fid_ep *fep)
+{
+    (void)fep;
+    return -FI_ENOSYS;            /* deprecated in 1.17 */
+}
+
+static struct fi_ops_ep ep_ops = {
+    .size = sizeof(struct fi_ops_ep),
+    .cancel = ep_cancel,
+    .getopt = ep_getopt,
+    .setopt = ep_setopt,
+    .tx_ctx = ep_tx_ctx,
+    .rx_ctx = ep_rx_ctx,
+    .rx_size_left = ep_rx_size_left,
+    .tx_size_left = ep_rx_size_left,
+};
+
+static int ep_getname(fid_t fid, void *addr, size_t *addrlen)
+{
+    struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+    struct dnf_addr a = { DNF_ADDR_MAGIC, dn_node_id(ep->dom->node) };
+    size_t room = *addrlen;
+
+    *addrlen = sizeof(a);
+    if (room < sizeof(a)) {
+        return -FI_ETOOSMALL;
+    }
+    memcpy(addr, &a, sizeof(a));
+    return 0;
+}
+
+/* Connection management has no meaning on FI_EP_RDM: all -FI_ENOSYS. */
+static int cm_setname(fid_t fid, void *addr, size_t addrlen)
+{
+    (void)fid; (void)addr; (void)addrlen;
+    return -FI_ENOSYS;
+}
+
+static int cm_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
+{
+    (void)ep; (void)addr; (void)addrlen;
+    return -FI_ENOSYS;
+}
+
+static int cm_connect(struct fid_ep *ep, const void *addr, const void *param,
+                      size_t paramlen)
+{
+    (void)ep; (void)addr; (void)param; (void)paramlen;
+    return -FI_ENOSYS;
+}
+
+static int cm_listen(struct fid_pep *pep)
+{
+    (void)pep;
+    return -FI_ENOSYS;
+}
+
+static int cm_accept(struct fid_ep *ep, const void *param, size_t paramlen)
+{
+    (void)ep; (void)param; (void)paramlen;
+    return -FI_ENOSYS;
+}
+
+static int cm_reject(struct fid_pep *pep, fid_t handle, const void *param,
+                     size_t paramlen)
+{
+    (void)pep; (void)handle; (void)param; (void)paramlen;
+    return -FI_ENOSYS;
+}
+
+static int cm_shutdown(struct fid_ep *ep, uint64_t flags)
+{
+    (void)ep; (void)flags;
+    return -FI_ENOSYS;
+}
+
+static int cm_join(struct fid_ep *ep, const void *addr, uint64_t flags,
+                   struct fid_mc **mc, void *context)
+{
+    (void)ep; (void)addr; (void)flags; (void)mc; (void)context;
+    return -FI_ENOSYS;
+}
+
+static struct fi_ops_cm ep_cm_ops = {
+    .size = sizeof(struct fi_ops_cm),
+    .setname = cm_setname,
+    .getname = ep_getname,
+    .getpeer = cm_getpeer,
+    .connect = cm_connect,
+    .listen = cm_listen,
+    .accept = cm_accept,
+    .reject = cm_reject,
+    .shutdown = cm_shutdown,
+    .join = cm_join,
+};
+
+int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
+                 struct fid_ep **out, void *context)
+{
+    struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
+    struct dnf_ep *ep;
+
+    if (info && info->ep_attr && info->ep_attr->type != FI_EP_RDM &&
+        info->ep_attr->type != FI_EP_UNSPEC) {
+        return -FI_EINVAL;
+    }
+    if (d->ep) {
+        return -FI_EBUSY;         /* one endpoint a node */
+    }
+    ep = calloc(1, sizeof(*ep));
+    if (!ep) {
+        return -FI_ENOMEM;
+    }
+    ep->bounce = calloc(DNF_BOUNCES, sizeof(*ep->bounce));
+    if (!ep->bounce) {
+        free(ep);
+        return -FI_ENOMEM;
+    }
+    ep->dom = d;
+    ep->rx_tail = &ep->rx_head;
+    ep->ux_tail = &ep->ux_head;
+    ep->tx_tail = &ep->tx_head;
+    ep->ep.fid.fclass = FI_CLASS_EP;
+    ep->ep.fid.context = context;
+    ep->ep.fid.ops = &ep_fi_ops;
+    ep->ep.ops = &ep_ops;
+    ep->ep.cm = &ep_cm_ops;
+    ep->ep.msg = &dnf_msg_ops;
+    ep->ep.tagged = &dnf_tagged_ops;
+    d->ep = ep;
+    d->refs++;
+    *out = &ep->ep;
+    return 0;
+}

@@ -1,0 +1,257 @@
+/*
+ * The libfabric provider "dimmnet" as any libfabric application sees it
+ * (FI_PROVIDER_PATH set by the test): two nodes under the launcher, names
+ * exchanged through the launcher's rendezvous, every byte of traffic over
+ * the emulated NIC. Checks, with the data of every message:
+ *   - tagged ping-pong from 0 B to 64 KiB (FI_AV_TABLE on node 0, FI_AV_MAP
+ *     on node 1), completions with the right flags, length, tag, source;
+ *   - unexpected messages (sent before their receive), taken in order;
+ *   - tag matching under an ignore mask, with a directed receive;
+ *   - untagged messages beside tagged ones, each matched only by its kind;
+ *   - a message longer than its receive: FI_ETRUNC through fi_cq_readerr;
+ *   - refusals: an address not in the AV (-FI_EINVAL), a message larger
+ *     than max_msg_size (-FI_EMSGSIZE), an inject over inject_size.
+ *
+ *   fabric_rdm
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+#include "dimmnet1/dn.h"
+#include "../common/check.h"
+
+#define MAX 65536u
+#define TIMEOUT_MS 60000
+
+static struct fid_fabric *fabric;
+static struct fid_domain *domain;
+static struct fid_av *av;
+static struct fid_cq *cq;
+static struct fid_ep *ep;
+static struct fi_info *info;
+static fi_addr_t peer;
+static unsigned me;
+
+#define TRY(call)                                                            \
+    do {                                                                     \
+        int rc_ = (int)(call);                                               \
+        if (rc_) {                                                           \
+            fprintf(stderr, "node %u: %s: %s\n", me, #call, fi_strerror(-rc_)); \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+static uint8_t pattern(uint32_t seed, size_t i)
+{
+    return (uint8_t)(seed * 131u + i * 7u + (i >> 9));
+}
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        p[i] = pattern(seed, i);
+    }
+}
+
+static int same(const uint8_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != pattern(seed, i)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The next completion (error entries returned as err != 0). */
+static struct fi_cq_tagged_entry wait_comp(fi_addr_t *src, struct fi_cq_err_entry *err)
+{
+    struct fi_cq_tagged_entry e;
+
+    memset(err, 0, sizeof(*err));
+    for (int i = 0; i < 100000000; i++) {
+        ssize_t n = fi_cq_readfrom(cq, &e, 1, src);
+
+        if (n == 1) {
+            return e;
+        }
+        if (n == -FI_EAVAIL) {
+            CHECK(fi_cq_readerr(cq, err, 0) == 1);
+            memset(&e, 0, sizeof(e));
+            e.op_context = err->op_context;
+            e.flags = err->flags;
+            return e;
+        }
+        CHECK_MSG(n == -FI_EAGAIN, "fi_cq_readfrom: %zd", n);
+    }
+    fprintf(stderr, "node %u: no completion\n", me);
+    exit(1);
+}
+
+/* Wait for the completion of @ctx (others of the same kind must not come). */
+static struct fi_cq_tagged_entry expect(void *ctx, uint64_t flags, fi_addr_t *src)
+{
+    struct fi_cq_err_entry err;
+    struct fi_cq_tagged_entry e = wait_comp(src, &err);
+
+    CHECK_MSG(!err.err, "node %u: error completion %d (%s)", me, err.err,
+              fi_strerror(err.err));
+    CHECK_MSG(e.op_context == ctx, "node %u: completion of %p, expected %p", me,
+              e.op_context, ctx);
+    CHECK_MSG((e.flags & flags) == flags, "node %u: flags 0x%llx lack 0x%llx", me,
+              (unsigned long long)e.flags, (unsigned long long)flags);
+    return e;
+}
+
+static void tsend(const void *buf, size_t len, uint64_t tag, void *ctx)
+{
+    ssize_t rc;
+
+    while ((rc = fi_tsend(ep, buf, len, NULL, peer, tag, ctx)) == -FI_EAGAIN) {
+        struct fi_cq_tagged_entry e;
+        fi_cq_read(cq, &e, 0);
+    }
+    CHECK_MSG(rc == 0, "fi_tsend: %s", fi_strerror((int)-rc));
+}
+
+static void setup(void)
+{
+    struct fi_info *hints = fi_allocinfo();
+    struct fi_av_attr av_attr = { 0 };
+    struct fi_cq_attr cq_attr = { 0 };
+    char name[64], key[32], hex[64] = "", value[64];
+    size_t len = sizeof(name);
+
+    hints->caps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->fabric_attr->prov_name = strdup("dimmnet");
+    TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info));
+    fi_freeinfo(hints);
+    CHECK_EQ(info->ep_attr->type, FI_EP_RDM);
+    CHECK(info->ep_attr->max_msg_size >= MAX);
+    TRY(fi_fabric(info->fabric_attr, &fabric, NULL));
+    TRY(fi_domain(fabric, info, &domain, NULL));
+    av_attr.type = me == 0 ? FI_AV_TABLE : FI_AV_MAP;
+    TRY(fi_av_open(domain, &av_attr, &av, NULL));
+    cq_attr.format = FI_CQ_FORMAT_TAGGED;
+    TRY(fi_cq_open(domain, &cq_attr, &cq, NULL));
+    TRY(fi_endpoint(domain, info, &ep, NULL));
+    CHECK(fi_enable(ep) == -FI_ENOAV);             /* not bound yet */
+    TRY(fi_ep_bind(ep, &av->fid, 0));
+    TRY(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
+    TRY(fi_enable(ep));
+    TRY(fi_getname(&ep->fid, name, &len));
+    for (size_t i = 0; i < len; i++) {
+        snprintf(hex + 2 * i, 3, "%02x", (uint8_t)name[i]);
+    }
+    snprintf(key, sizeof(key), "fi-name.%u", me);
+    CHECK(dn_publish(key, hex) == DN_OK);
+    snprintf(key, sizeof(key), "fi-name.%u", 1 - me);
+    CHECK(dn_lookup(key, value, sizeof(value), TIMEOUT_MS) == DN_OK);
+    for (size_t i = 0; i < len; i++) {
+        unsigned b;
+        sscanf(value + 2 * i, "%2x", &b);
+        name[i] = (char)b;
+    }
+    CHECK_EQ(fi_av_insert(av, name, 1, &peer, 0, NULL), 1);
+    CHECK(dn_rendezvous("fi-ready", TIMEOUT_MS) == DN_OK);
+}
+
+int main(void)
+{
+    static uint8_t sbuf[MAX + 16], rbuf[MAX + 16];
+    const char *id = getenv("DIMMNET_NODE_ID");
+    struct fi_cq_err_entry err;
+    fi_addr_t src;
+    int ctx[8];
+
+    me = id ? (unsigned)atoi(id) : 0;
+    setup();
+
+    /* Ping-pong, every size up to 64 KiB, node 0 first. */
+    for (size_t len = 0, round = 0; len <= MAX; len = len ? len * 4 : 1, round++) {
+        uint64_t tag = 0x1234000000000000ull | round;
+
+        if (me == 0) {
+            fill(sbuf, len, (uint32_t)round);
+            tsend(sbuf, len, tag, &ctx[0]);
+            expect(&ctx[0], FI_SEND | FI_TAGGED, NULL);
+        }
+        memset(rbuf, 0, len + 16);
+        CHECK(fi_trecv(ep, rbuf, MAX, NULL, FI_ADDR_UNSPEC, tag, 0, &ctx[1]) == 0);
+        struct fi_cq_tagged_entry e = expect(&ctx[1], FI_RECV | FI_TAGGED, &src);
+        CHECK_EQ(e.len, len);
+        CHECK_EQ(e.tag, tag);
+        CHECK_EQ(src, peer);
+        CHECK_MSG(same(rbuf, len, (uint32_t)round), "node %u: %zu bytes differ", me, len);
+        if (me == 1) {
+            tsend(rbuf, len, tag, &ctx[0]);
+            expect(&ctx[0], FI_SEND | FI_TAGGED, NULL);
+        }
+    }
+    CHECK(dn_rendezvous("fi-pingpong", TIMEOUT_MS) == DN_OK);
+
+    /* Unexpected: three sent before any receive; taken in order under a mask. */
+    if (me == 0) {
+        for (uint32_t k = 0; k < 3; k++) {
+            fill(sbuf, 100 + k, 50 + k);
+            tsend(sbuf, 100 + k, 0x7700 + k, &ctx[k]);
+            expect(&ctx[k], FI_SEND | FI_TAGGED, NULL);
+        }
+        fill(sbuf, 77, 9);
+        CHECK(fi_send(ep, sbuf, 77, NULL, peer, &ctx[3]) == 0);     /* untagged */
+        expect(&ctx[3], FI_SEND | FI_MSG, NULL);
+    }
+    CHECK(dn_rendezvous("fi-unexpected-sent", TIMEOUT_MS) == DN_OK);
+    if (me == 1) {
+        /* The untagged one first: tagged messages may not match it. */
+        CHECK(fi_recv(ep, rbuf, MAX, NULL, FI_ADDR_UNSPEC, &ctx[4]) == 0);
+        struct fi_cq_tagged_entry e = expect(&ctx[4], FI_RECV | FI_MSG, NULL);
+        CHECK_EQ(e.len, 77);
+        CHECK(same(rbuf, 77, 9));
+        for (uint32_t k = 0; k < 3; k++) {
+            /* Any tag 0x77xx: the oldest first. */
+            CHECK(fi_trecv(ep, rbuf, MAX, NULL, peer, 0x7700, 0xff, &ctx[k]) == 0);
+            e = expect(&ctx[k], FI_RECV | FI_TAGGED, NULL);
+            CHECK_EQ(e.tag, 0x7700 + k);
+            CHECK_EQ(e.len, 100 + k);
+            CHECK(same(rbuf, 100 + k, 50 + k));
+        }
+        /* Truncation: 5000 bytes into 1000. */
+    }
+    if (me == 0) {
+        fill(sbuf, 5000, 3);
+        tsend(sbuf, 5000, 0x99, &ctx[5]);
+        expect(&ctx[5], FI_SEND | FI_TAGGED, NULL);
+    } else {
+        CHECK(fi_trecv(ep, rbuf, 1000, NULL, FI_ADDR_UNSPEC, 0x99, 0, &ctx[5]) == 0);
+        struct fi_cq_tagged_entry e = wait_comp(NULL, &err);
+        CHECK_MSG(err.err == FI_ETRUNC, "truncation: err %d", err.err);
+        CHECK(e.op_context == &ctx[5]);
+        CHECK_EQ(err.olen, 4000);
+        CHECK(same(rbuf, 1000, 3));
+    }
+    /* Refusals, on both nodes. */
+    CHECK(fi_tsend(ep, sbuf, 10, NULL, (fi_addr_t)40, 1, NULL) == -FI_EINVAL);
+    CHECK(fi_tsend(ep, sbuf, MAX + 1, NULL, peer, 1, NULL) == -FI_EMSGSIZE);
+    CHECK(fi_tinject(ep, sbuf, info->tx_attr->inject_size + 1, peer, 1) == -FI_EMSGSIZE);
+    CHECK(fi_trecv(ep, rbuf, 10, NULL, (fi_addr_t)40, 1, 0, NULL) == -FI_EINVAL);
+    CHECK(dn_rendezvous("fi-done", TIMEOUT_MS) == DN_OK);
+
+    fi_close(&ep->fid);
+    fi_close(&cq->fid);
+    fi_close(&av->fid);
+    fi_close(&domain->fid);
+    fi_close(&fabric->fid);
+    fi_freeinfo(info);
+    printf("node %u: libfabric dimmnet provider: ping-pong 0 B..64 KiB, unexpected, "
+           "masks, kinds, truncation, refusals: %s\n", me,
+           check_failures ? "FAILED" : "ok");
+    return check_failures ? 1 : 0;
+}
