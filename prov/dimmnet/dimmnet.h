@@ -32,7 +32,8 @@
 #define DNF_MAX_MSG     (64u * 1024u)      /* payload bytes of one message */
 #define DNF_INJECT_SIZE 1024u
 #define DNF_BOUNCES     8u                 /* receives kept posted in the shim */
-#define DNF_CAPS        (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | \
+#define DNF_CAPS        (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | FI_LOCAL_COMM | \
+                         FI_REMOTE_COMM | \
                          FI_DIRECTED_RECV | FI_SOURCE)
 
 /* The header in front of every payload (little-endian, host order). */
@@ -95,6 +96,7 @@ struct dnf_cq {
 struct dnf_rx {
     struct dnf_rx *next;
     uint32_t kind;
+    int complete;                /* a completion on success (errors always) */
     void *buf;
     size_t len;
     int64_t src;                 /* node, or -1: any */
@@ -116,7 +118,7 @@ struct dnf_tx {
     struct dnf_tx *next;
     dn_msg_req *req;
     uint32_t kind;
-    int inject;                  /* no completion */
+    int complete;                /* a completion on success (errors always) */
     size_t len;
     uint64_t tag;
     void *context;
@@ -134,6 +136,10 @@ struct dnf_ep {
     struct dnf_av *av;
     struct dnf_cq *tx_cq, *rx_cq;
     int enabled;
+    /* FI_SELECTIVE_COMPLETION on the CQ binding: then only operations with
+     * FI_COMPLETION (their flags, or the default op_flags) complete. */
+    int tx_selective, rx_selective;
+    uint64_t tx_op_flags, rx_op_flags;
     struct dnf_rx *rx_head, **rx_tail;
     struct dnf_unexp *ux_head, **ux_tail;
     struct dnf_tx *tx_head, **tx_tail;
@@ -165,10 +171,13 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
 void dnf_progress(struct dnf_ep *ep);
 int dnf_post_bounces(struct dnf_ep *ep);
 void dnf_ep_drain(struct dnf_ep *ep);
+/* @flags: FI_INJECT, FI_COMPLETION (for selective completion), as fi_*msg;
+ * the plain calls pass the endpoint's default op_flags. */
 ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
-                 fi_addr_t dest, uint64_t tag, void *context, int inject);
+                 fi_addr_t dest, uint64_t tag, void *context, uint64_t flags);
 ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
-                 fi_addr_t src, uint64_t tag, uint64_t ignore, void *context);
+                 fi_addr_t src, uint64_t tag, uint64_t ignore, void *context,
+                 uint64_t flags);
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;
 

@@ -37,14 +37,13 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
         if (flags & ~(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) {
             return -FI_EBADFLAGS;
         }
-        if (flags & FI_SELECTIVE_COMPLETION) {
-            return -FI_ENOSYS;    /* every operation completes */
-        }
         if (flags & FI_TRANSMIT) {
             ep->tx_cq = container_of(bfid, struct dnf_cq, cq.fid);
+            ep->tx_selective = (flags & FI_SELECTIVE_COMPLETION) != 0;
         }
         if (flags & FI_RECV) {
             ep->rx_cq = container_of(bfid, struct dnf_cq, cq.fid);
+            ep->rx_selective = (flags & FI_SELECTIVE_COMPLETION) != 0;
         }
         return 0;
     default:
@@ -275,6 +274,8 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         return -FI_ENOMEM;
     }
     ep->dom = d;
+    ep->tx_op_flags = info && info->tx_attr ? info->tx_attr->op_flags : 0;
+    ep->rx_op_flags = info && info->rx_attr ? info->rx_attr->op_flags : 0;
     ep->rx_tail = &ep->rx_head;
     ep->ux_tail = &ep->ux_head;
     ep->tx_tail = &ep->tx_head;

@@ -40,37 +40,44 @@ int dnf_errno(int dn_status)
     }
 }
 
-/* Does @hints leave room for what we offer? */
+/* Does @hints leave room for what we offer? If not, say why (FI_LOG_LEVEL=info). */
+#define REFUSE(...)                                                   \
+    do {                                                              \
+        FI_INFO(&dnf_prov, FI_LOG_CORE, __VA_ARGS__);                 \
+        return 0;                                                     \
+    } while (0)
+
 static int hints_fit(const struct fi_info *h)
 {
     if (!h) {
         return 1;
     }
     if (h->caps & ~(uint64_t)DNF_CAPS) {
-        return 0;
+        REFUSE("caps 0x%llx beyond ours 0x%llx\n", (unsigned long long)h->caps,
+               (unsigned long long)DNF_CAPS);
     }
     if (h->ep_attr && h->ep_attr->type != FI_EP_UNSPEC && h->ep_attr->type != FI_EP_RDM) {
-        return 0;
+        REFUSE("endpoint type %d: only FI_EP_RDM\n", (int)h->ep_attr->type);
     }
     if (h->addr_format != FI_FORMAT_UNSPEC) {
-        return 0;       /* our names are opaque: struct dnf_addr */
+        REFUSE("address format %u: ours is opaque (FI_FORMAT_UNSPEC)\n", h->addr_format);
     }
     if (h->fabric_attr && h->fabric_attr->prov_name &&
         strcasecmp(h->fabric_attr->prov_name, DNF_NAME)) {
-        return 0;
+        REFUSE("provider %s asked for\n", h->fabric_attr->prov_name);
     }
     if (h->fabric_attr && h->fabric_attr->name && strcmp(h->fabric_attr->name, DNF_NAME)) {
-        return 0;
+        REFUSE("fabric %s asked for\n", h->fabric_attr->name);
     }
     if (h->domain_attr && h->domain_attr->name && strcmp(h->domain_attr->name, DNF_NAME)) {
-        return 0;
+        REFUSE("domain %s asked for\n", h->domain_attr->name);
     }
     /* mr_mode: what the application can do; we need none of it. */
     if (h->ep_attr && h->ep_attr->max_msg_size > DNF_MAX_MSG) {
-        return 0;
+        REFUSE("max_msg_size %zu over %u\n", h->ep_attr->max_msg_size, DNF_MAX_MSG);
     }
     if (h->tx_attr && h->tx_attr->inject_size > DNF_INJECT_SIZE) {
-        return 0;
+        REFUSE("inject_size %zu over %u\n", h->tx_attr->inject_size, DNF_INJECT_SIZE);
     }
     return 1;
 }
@@ -97,6 +104,15 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->caps |= FI_SEND | FI_RECV;
     fi->mode = 0;
     fi->addr_format = FI_FORMAT_UNSPEC;
+    /* Default op flags as asked: FI_COMPLETION (for selective completion);
+     * a send completes when it is delivered and ACKed, which satisfies any
+     * of FI_INJECT_COMPLETE, FI_TRANSMIT_COMPLETE, FI_DELIVERY_COMPLETE. */
+    if (hints && hints->tx_attr) {
+        fi->tx_attr->op_flags = hints->tx_attr->op_flags;
+    }
+    if (hints && hints->rx_attr) {
+        fi->rx_attr->op_flags = hints->rx_attr->op_flags;
+    }
     fi->tx_attr->caps = fi->caps;
     fi->tx_attr->msg_order = FI_ORDER_SAS;
     fi->tx_attr->comp_order = FI_ORDER_NONE;

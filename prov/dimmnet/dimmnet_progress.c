@@ -82,7 +82,9 @@ static void complete_rx(struct dnf_ep *ep, const struct dnf_rx *r, uint32_t kind
         c.err = FI_ETRUNC;
         c.olen = len - r->len;
     }
-    dnf_cq_push(ep->rx_cq, &c);
+    if (c.err || r->complete) {
+        dnf_cq_push(ep->rx_cq, &c);
+    }
 }
 
 static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t len)
@@ -170,7 +172,7 @@ void dnf_progress(struct dnf_ep *ep)
         if (!*p) {
             ep->tx_tail = p;
         }
-        if (!t->inject || rc != DN_OK) {
+        if (t->complete || rc != DN_OK) {
             struct dnf_comp c = { 0 };
 
             c.e.op_context = t->context;
@@ -188,9 +190,16 @@ void dnf_progress(struct dnf_ep *ep)
     }
 }
 
-ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
-                 fi_addr_t dest, uint64_t tag, void *context, int inject)
+/* Does an operation with @flags complete on success? */
+static int wants_completion(int selective, uint64_t flags)
 {
+    return !(flags & FI_INJECT) && (!selective || (flags & FI_COMPLETION));
+}
+
+ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
+                 fi_addr_t dest, uint64_t tag, void *context, uint64_t flags)
+{
+    int inject = (flags & FI_INJECT) != 0;
     struct dnf_hdr h = { DNF_MAGIC, kind, tag };
     struct dnf_tx *t;
     uint32_t node;
@@ -222,7 +231,7 @@ ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
     }
     t->next = NULL;
     t->kind = kind;
-    t->inject = inject;
+    t->complete = wants_completion(ep->tx_selective, flags);
     t->len = len;
     t->tag = kind == DNF_KIND_TAGGED ? tag : 0;
     t->context = context;
@@ -237,7 +246,8 @@ ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
 }
 
 ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
-                 fi_addr_t src, uint64_t tag, uint64_t ignore, void *context)
+                 fi_addr_t src, uint64_t tag, uint64_t ignore, void *context,
+                 uint64_t flags)
 {
     struct dnf_rx *r;
     int64_t node = -1;
@@ -261,7 +271,8 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
     if (!r) {
         return -FI_ENOMEM;
     }
-    *r = (struct dnf_rx){ NULL, kind, buf, len, node, tag, ignore, context };
+    *r = (struct dnf_rx){ NULL, kind, wants_completion(ep->rx_selective, flags), buf, len,
+                          node, tag, ignore, context };
     /* An unexpected message it matches, oldest first. */
     for (struct dnf_unexp **p = &ep->ux_head; *p; p = &(*p)->next) {
         struct dnf_unexp *u = *p;
@@ -314,7 +325,8 @@ static ssize_t msg_recv(struct fid_ep *fep, void *buf, size_t len, void *desc,
                         fi_addr_t src, void *context)
 {
     (void)desc;
-    return dnf_recv(EP(fep), DNF_KIND_MSG, buf, len, src, 0, 0, context);
+    return dnf_recv(EP(fep), DNF_KIND_MSG, buf, len, src, 0, 0, context,
+                    EP(fep)->rx_op_flags);
 }
 
 static ssize_t msg_recvv(struct fid_ep *fep, const struct iovec *iov, void **desc,
@@ -325,24 +337,24 @@ static ssize_t msg_recvv(struct fid_ep *fep, const struct iovec *iov, void **des
         return -FI_EINVAL;        /* iov_limit 1 */
     }
     return dnf_recv(EP(fep), DNF_KIND_MSG, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, src, 0, 0, context);
+                    count ? iov[0].iov_len : 0, src, 0, 0, context, EP(fep)->rx_op_flags);
 }
 
 static ssize_t msg_recvmsg(struct fid_ep *fep, const struct fi_msg *m, uint64_t flags)
 {
-    (void)flags;
     if (m->iov_count > 1) {
         return -FI_EINVAL;
     }
     return dnf_recv(EP(fep), DNF_KIND_MSG, m->iov_count ? m->msg_iov[0].iov_base : NULL,
-                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, 0, 0, m->context);
+                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, 0, 0, m->context,
+                    flags);
 }
 
 static ssize_t msg_send(struct fid_ep *fep, const void *buf, size_t len, void *desc,
                         fi_addr_t dest, void *context)
 {
     (void)desc;
-    return dnf_send(EP(fep), DNF_KIND_MSG, buf, len, dest, 0, context, 0);
+    return dnf_send(EP(fep), DNF_KIND_MSG, buf, len, dest, 0, context, EP(fep)->tx_op_flags);
 }
 
 static ssize_t msg_sendv(struct fid_ep *fep, const struct iovec *iov, void **desc,
@@ -353,7 +365,7 @@ static ssize_t msg_sendv(struct fid_ep *fep, const struct iovec *iov, void **des
         return -FI_EINVAL;
     }
     return dnf_send(EP(fep), DNF_KIND_MSG, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, dest, 0, context, 0);
+                    count ? iov[0].iov_len : 0, dest, 0, context, EP(fep)->tx_op_flags);
 }
 
 static ssize_t msg_sendmsg(struct fid_ep *fep, const struct fi_msg *m, uint64_t flags)
@@ -363,12 +375,12 @@ static ssize_t msg_sendmsg(struct fid_ep *fep, const struct fi_msg *m, uint64_t 
     }
     return dnf_send(EP(fep), DNF_KIND_MSG, m->iov_count ? m->msg_iov[0].iov_base : NULL,
                     m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, 0, m->context,
-                    (flags & FI_INJECT) != 0);
+                    flags);
 }
 
 static ssize_t msg_inject(struct fid_ep *fep, const void *buf, size_t len, fi_addr_t dest)
 {
-    return dnf_send(EP(fep), DNF_KIND_MSG, buf, len, dest, 0, NULL, 1);
+    return dnf_send(EP(fep), DNF_KIND_MSG, buf, len, dest, 0, NULL, FI_INJECT);
 }
 
 static ssize_t msg_senddata(struct fid_ep *fep, const void *buf, size_t len, void *desc,
@@ -402,7 +414,8 @@ static ssize_t tag_recv(struct fid_ep *fep, void *buf, size_t len, void *desc,
                         fi_addr_t src, uint64_t tag, uint64_t ignore, void *context)
 {
     (void)desc;
-    return dnf_recv(EP(fep), DNF_KIND_TAGGED, buf, len, src, tag, ignore, context);
+    return dnf_recv(EP(fep), DNF_KIND_TAGGED, buf, len, src, tag, ignore, context,
+                    EP(fep)->rx_op_flags);
 }
 
 static ssize_t tag_recvv(struct fid_ep *fep, const struct iovec *iov, void **desc,
@@ -414,7 +427,8 @@ static ssize_t tag_recvv(struct fid_ep *fep, const struct iovec *iov, void **des
         return -FI_EINVAL;
     }
     return dnf_recv(EP(fep), DNF_KIND_TAGGED, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, src, tag, ignore, context);
+                    count ? iov[0].iov_len : 0, src, tag, ignore, context,
+                    EP(fep)->rx_op_flags);
 }
 
 static ssize_t tag_recvmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,
@@ -425,14 +439,15 @@ static ssize_t tag_recvmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,
     }
     return dnf_recv(EP(fep), DNF_KIND_TAGGED, m->iov_count ? m->msg_iov[0].iov_base : NULL,
                     m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, m->tag,
-                    m->ignore, m->context);
+                    m->ignore, m->context, flags);
 }
 
 static ssize_t tag_send(struct fid_ep *fep, const void *buf, size_t len, void *desc,
                         fi_addr_t dest, uint64_t tag, void *context)
 {
     (void)desc;
-    return dnf_send(EP(fep), DNF_KIND_TAGGED, buf, len, dest, tag, context, 0);
+    return dnf_send(EP(fep), DNF_KIND_TAGGED, buf, len, dest, tag, context,
+                    EP(fep)->tx_op_flags);
 }
 
 static ssize_t tag_sendv(struct fid_ep *fep, const struct iovec *iov, void **desc,
@@ -443,7 +458,7 @@ static ssize_t tag_sendv(struct fid_ep *fep, const struct iovec *iov, void **des
         return -FI_EINVAL;
     }
     return dnf_send(EP(fep), DNF_KIND_TAGGED, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, dest, tag, context, 0);
+                    count ? iov[0].iov_len : 0, dest, tag, context, EP(fep)->tx_op_flags);
 }
 
 static ssize_t tag_sendmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,
@@ -454,13 +469,13 @@ static ssize_t tag_sendmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,
     }
     return dnf_send(EP(fep), DNF_KIND_TAGGED, m->iov_count ? m->msg_iov[0].iov_base : NULL,
                     m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, m->tag, m->context,
-                    (flags & FI_INJECT) != 0);
+                    flags);
 }
 
 static ssize_t tag_inject(struct fid_ep *fep, const void *buf, size_t len,
                           fi_addr_t dest, uint64_t tag)
 {
-    return dnf_send(EP(fep), DNF_KIND_TAGGED, buf, len, dest, tag, NULL, 1);
+    return dnf_send(EP(fep), DNF_KIND_TAGGED, buf, len, dest, tag, NULL, FI_INJECT);
 }
 
 static ssize_t tag_senddata(struct fid_ep *fep, const void *buf, size_t len, void *desc,
