@@ -14,7 +14,7 @@ packages=(
     dpkg-dev patch xz-utils procps util-linux
     tshark
     clang libclang-rt-14-dev
-    libfabric-dev libfabric-bin
+    libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
 )
 src_list=/etc/apt/sources.list.d/dimmnet1-src.list
 src_deb822=/etc/apt/sources.list.d/dimmnet1-src.sources
