@@ -33,7 +33,14 @@ install(FILES ${CMAKE_BINARY_DIR}/dimmnet1.pc
 set(libexec ${CMAKE_INSTALL_LIBEXECDIR}/dimmnet1)
 install(TARGETS dimmnet-flash dnctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/dimmnet-cluster
-  ${PROJECT_SOURCE_DIR}/tools/dimmnet-soak DESTINATION ${CMAKE_INSTALL_BINDIR})
+  ${PROJECT_SOURCE_DIR}/tools/dimmnet-soak ${PROJECT_SOURCE_DIR}/tools/dimmnet-mpi-rank
+  DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The libfabric provider, where the installed launcher's --mpi looks (prov/
+# beside the board's QEMU); FI_PROVIDER_PATH=PREFIX/libexec/dimmnet1/prov
+# for any other libfabric program.
+if(TARGET dimmnet-fi)
+  install(TARGETS dimmnet-fi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/dimmnet1/prov)
+endif()
 install(TARGETS dimmnet-soak-node dimmnet-soak-barrier-node dimmnet1-switch
   RUNTIME DESTINATION ${libexec})
 install(PROGRAMS ${DN1_QEMU_BUILT} DESTINATION ${libexec})

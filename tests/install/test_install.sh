@@ -76,6 +76,14 @@ env -u DIMMNET_QEMU -u DIMMNET_FIRMWARE "$prefix/bin/dimmnet-soak" --nodes 2 --m
     --sizes 0:2000 --timeout 120 >"$work/soak.out" 2>&1 ||
     { fail "installed dimmnet-soak:"; cat "$work/soak.out" >&2; }
 grep -q "^soak: messages=40 delivered=40 lost=0" "$work/soak.out" || fail "installed dimmnet-soak: no soak line"
+# With the provider built: an MPI program on the installed cluster.
+if [ -x "$build/tests/mpi/mpi_basic" ]; then
+    [ -f "$prefix/libexec/dimmnet1/prov/libdimmnet-fi.so" ] || fail "provider not installed"
+    env -u DIMMNET_QEMU -u DIMMNET_FIRMWARE "$prefix/bin/dimmnet-cluster" --quiet -n 2 --mpi \
+        --timeout 120 -- "$build/tests/mpi/mpi_basic" >"$work/mpi.out" 2>&1 ||
+        { fail "installed --mpi:"; cat "$work/mpi.out" >&2; }
+    [ "$(grep -c ': ok$' "$work/mpi.out")" = 2 ] || fail "installed --mpi: not both ranks ok"
+fi
 # And the installed flasher checks the installed image.
 "$prefix/bin/dimmnet-flash" check "$prefix/share/dimmnet1/firmware/4kc/martini-fw.img" >/dev/null ||
     fail "installed dimmnet-flash check"
