@@ -52,7 +52,8 @@ flags=$(pkg-config --cflags --libs dimmnet1) || fail "pkg-config --cflags --libs
     fail "pkg-config version"
 cc -Wall -Werror -o "$work/hello_pc" "$src/tests/install/consumer/hello_dimmnet1.c" $flags \
     -Wl,-rpath,"$libdir" || fail "build with pkg-config"
-ldd "$work/hello_pc" | grep -q "$libdir/libdimmnet1.so.1" || fail "hello_pc does not use the installed shared library"
+grep -q "$libdir/libdimmnet1.so.1" <<<"$(ldd "$work/hello_pc")" ||
+    fail "hello_pc does not use the installed shared library"   # (no "| grep -q": pipefail)
 
 # find_package(dimmnet1), static and shared.
 cmake -S "$src/tests/install/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
