@@ -18,13 +18,24 @@
 #include <string.h>
 #include "dimmnet.h"
 
-#define DNF_TX_MAX 256u
+#define DNF_TX_MAX 256u            /* tx_attr->size */
+#define DNF_RX_MAX 256u            /* rx_attr->size */
 
 static unsigned tx_inflight(struct dnf_ep *ep)
 {
     unsigned n = 0;
 
     for (struct dnf_tx *t = ep->tx_head; t; t = t->next) {
+        n++;
+    }
+    return n;
+}
+
+static unsigned rx_posted(struct dnf_ep *ep)
+{
+    unsigned n = 0;
+
+    for (struct dnf_rx *r = ep->rx_head; r; r = r->next) {
         n++;
     }
     return n;
@@ -267,6 +278,11 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
         node = n;
     }
     dnf_progress(ep);
+    /* rx_attr->size: with at most 256 sends and 256 receives outstanding,
+     * the CQ (1024 at least) cannot overrun (FI_RM_ENABLED). */
+    if (rx_posted(ep) >= DNF_RX_MAX) {
+        return -FI_EAGAIN;
+    }
     r = malloc(sizeof(*r));
     if (!r) {
         return -FI_ENOMEM;
