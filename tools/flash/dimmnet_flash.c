@@ -418,6 +418,23 @@ static int cmd_info(int argc, char **argv)
     return 0;
 }
 
+/* NIC_RESTART and wait for the firmware it boots: 0, or 1 with the reason. */
+static int restart_node(dn_node *n, int timeout_s)
+{
+    int rc;
+
+    printf("node %u: restarting the NIC processor\n", dn_node_id(n));
+    fflush(stdout);
+    rc = dn_nic_restart(n, timeout_s * 1000);
+    if (rc != DN_OK) {
+        fprintf(stderr, "%s: node %u: firmware did not come up after the restart: %s\n",
+                prog, dn_node_id(n), dn_strerror(rc));
+        return 1;
+    }
+    print_running(n);
+    return 0;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -476,20 +493,9 @@ static int cmd_write(int argc, char **argv)
     }
     printf("node %u: slot %u written, read back and committed in %.1f s (wall clock)\n",
            dn_node_id(n), slot, now_s() - t0);
-    if (restart) {
-        printf("node %u: restarting the NIC processor\n", dn_node_id(n));
-        fflush(stdout);
-        rc = dn_nic_restart(n, timeout_s * 1000);
-        if (rc != DN_OK) {
-            fprintf(stderr, "%s: node %u: firmware did not come up after the restart: %s\n",
-                    prog, dn_node_id(n), dn_strerror(rc));
-            dn_close(n);
-            return 1;
-        }
-        print_running(n);
-    }
+    rc = restart ? restart_node(n, timeout_s) : 0;
     dn_close(n);
-    return 0;
+    return rc;
 }
 
 static int cmd_restart(int argc, char **argv)
@@ -509,18 +515,9 @@ static int cmd_restart(int argc, char **argv)
         return 1;
     }
     print_running(n);
-    printf("node %u: restarting the NIC processor\n", dn_node_id(n));
-    fflush(stdout);
-    rc = dn_nic_restart(n, timeout_s * 1000);
-    if (rc != DN_OK) {
-        fprintf(stderr, "%s: node %u: firmware did not come up after the restart: %s\n",
-                prog, dn_node_id(n), dn_strerror(rc));
-        dn_close(n);
-        return 1;
-    }
-    print_running(n);
+    rc = restart_node(n, timeout_s);
     dn_close(n);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
