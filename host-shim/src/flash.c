@@ -145,10 +145,27 @@ int dn_boot_info(dn_node *n, struct dn_boot_info *bi)
     return DN_OK;
 }
 
+/* A slot's record only: its generation (0: none committed, *@why says
+ * why) and the image bytes it accounts for. */
+static int slot_record_read(dn_node *n, unsigned slot, uint32_t *gen,
+                            uint32_t *bytes, const char **why)
+{
+    uint32_t base = dn1_flash_slot_offset(slot);
+    uint8_t rec[DN1_SLOT_RECORD_SIZE];
+    int rc;
+
+    if ((rc = flash_write(n, base, CFI_READ_ARRAY)) != DN_OK ||
+        (rc = flash_read_bytes(n, base, rec, sizeof(rec))) != DN_OK) {
+        return rc;
+    }
+    *gen = dn1_slot_record_get(rec, bytes, why);
+    return DN_OK;
+}
+
 int dn_flash_slot_read(dn_node *n, unsigned slot, struct dn_flash_slot *out)
 {
     uint32_t base = dn1_flash_slot_offset(slot);
-    uint8_t rec[DN1_SLOT_RECORD_SIZE], hdr[DN1_IMG_HDR_SIZE];
+    uint8_t hdr[DN1_IMG_HDR_SIZE];
     struct dn1_img_info info;
     enum dn1_img_check c;
     uint32_t bytes = 0, crc;
@@ -159,11 +176,9 @@ int dn_flash_slot_read(dn_node *n, unsigned slot, struct dn_flash_slot *out)
         return DN_EINVAL;
     }
     memset(out, 0, sizeof(*out));
-    if ((rc = flash_write(n, base, CFI_READ_ARRAY)) != DN_OK ||
-        (rc = flash_read_bytes(n, base, rec, sizeof(rec))) != DN_OK) {
+    if ((rc = slot_record_read(n, slot, &out->generation, &bytes, &why)) != DN_OK) {
         return rc;
     }
-    out->generation = dn1_slot_record_get(rec, &bytes, &why);
     if (!out->generation) {
         snprintf(out->why, sizeof(out->why), "%s", why);
         return DN_OK;
@@ -207,7 +222,7 @@ int dn_flash_write(dn_node *n, const void *img, size_t len, unsigned *slot_out,
 {
     struct dn1_img_info info;
     struct dn_boot_info bi;
-    struct dn_flash_slot cur[DN1_FLASH_SLOTS];
+    uint32_t cur[DN1_FLASH_SLOTS];      /* generations; 0: none committed */
     enum dn1_img_check c;
     uint8_t rec[DN1_SLOT_RECORD_SIZE];
     uint32_t gen = 0, base;
@@ -233,19 +248,23 @@ int dn_flash_write(dn_node *n, const void *img, size_t len, unsigned *slot_out,
     if ((rc = dn_boot_info(n, &bi)) != DN_OK) {
         return rc;
     }
+    /* The records alone: which slot is newer (the images need not be read). */
     for (unsigned s = 0; s < DN1_FLASH_SLOTS; s++) {
-        if ((rc = dn_flash_slot_read(n, s, &cur[s])) != DN_OK) {
+        uint32_t bytes;
+        const char *no;
+
+        if ((rc = slot_record_read(n, s, &cur[s], &bytes, &no)) != DN_OK) {
             return rc;
         }
-        if (cur[s].committed && cur[s].generation > gen) {
-            gen = cur[s].generation;
+        if (cur[s] > gen) {
+            gen = cur[s];
         }
     }
     /* Never the slot the running firmware came from; else the older one. */
     if (bi.slot < DN1_FLASH_SLOTS) {
         slot = 1u - bi.slot;
     } else {
-        slot = cur[0].generation <= cur[1].generation ? 0u : 1u;
+        slot = cur[0] <= cur[1] ? 0u : 1u;
     }
     base = dn1_flash_slot_offset(slot);
     for (uint32_t off = 0; off < DN1_SLOT_IMAGE + len; off += DN1_FLASH_BLOCK) {
