@@ -119,11 +119,16 @@ static uint32_t crc_word(uint32_t crc, uint32_t w)
     return dn1_crc32_update(crc, b, 4);
 }
 
+/* The CRC of the record's first three words, before the sender table. */
+static uint32_t crc_head(uint32_t nq)
+{
+    return crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC), HO_LAYOUT), nq);
+}
+
 void message_save(void)
 {
     const uint32_t *w = (const uint32_t *)(const void *)message_senders;
-    uint32_t crc = crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC),
-                                     HO_LAYOUT), nq_produced);
+    uint32_t crc = crc_head(nq_produced);
 
     hal_sram_write32(HO(4), HO_LAYOUT);
     hal_sram_write32(HO(8), nq_produced);
@@ -135,29 +140,29 @@ void message_save(void)
     hal_sram_write32(HO(0), DN1_MSG_HANDOVER_MAGIC);     /* valid from here */
 }
 
-/* Take the record once (it is invalidated): 1 if there was a good one. */
+/* Take the record once (it is invalidated): 1 if there was a good one.
+ * The table is read straight into place; a bad record leaves it to
+ * message_init's cold start, which writes every sender anew. */
 static int resume(void)
 {
     uint32_t *w = (uint32_t *)(void *)message_senders;
-    uint32_t crc;
+    uint32_t nq, crc;
 
     if (hal_sram_read32(HO(0)) != DN1_MSG_HANDOVER_MAGIC ||
         hal_sram_read32(HO(4)) != HO_LAYOUT) {
         return 0;
     }
     hal_sram_write32(HO(0), 0);
-    crc = crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC), HO_LAYOUT),
-                   hal_sram_read32(HO(8)));
+    nq = hal_sram_read32(HO(8));
+    crc = crc_head(nq);
     for (unsigned i = 0; i < HO_WORDS; i++) {
-        crc = crc_word(crc, hal_sram_read32(HO(12 + 4 * i)));
+        w[i] = hal_sram_read32(HO(12 + 4 * i));
+        crc = crc_word(crc, w[i]);
     }
     if (crc != hal_sram_read32(HO(HO_CRC_OFF))) {
         return 0;
     }
-    for (unsigned i = 0; i < HO_WORDS; i++) {
-        w[i] = hal_sram_read32(HO(12 + 4 * i));
-    }
-    nq_produced = hal_sram_read32(HO(8));
+    nq_produced = nq;
     for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
         publish(src, &message_senders[src]);
     }
