@@ -53,6 +53,15 @@ static const uint8_t *flash(uint32_t off)
     return (const uint8_t *)FLASH(off);
 }
 
+static void say_skipped(unsigned slot, const char *why)
+{
+    puts_("boot: slot ");
+    putu(slot);
+    puts_(" skipped: ");
+    puts_(why);
+    puts_("\n");
+}
+
 static void boot_slot(unsigned slot, uint32_t generation,
                       const struct dn1_img_info *info)
 {
@@ -97,11 +106,7 @@ void loader_main(void)
         enum dn1_img_check c;
 
         if (!gen[s]) {
-            puts_("boot: slot ");
-            putu(s);
-            puts_(" skipped: ");
-            puts_(why[s]);
-            puts_("\n");
+            say_skipped(s, why[s]);
             continue;
         }
         c = bytes[s] > DN1_SLOT_MAX_IMAGE
@@ -111,11 +116,7 @@ void loader_main(void)
         if (c == DN1_IMG_OK) {
             boot_slot(s, gen[s], &info);
         }
-        puts_("boot: slot ");
-        putu(s);
-        puts_(" skipped: ");
-        puts_(dn1_img_why(c));
-        puts_("\n");
+        say_skipped(s, dn1_img_why(c));
     }
     puts_("boot: FATAL: no bootable firmware in either slot\n");
     mmio_write32(DN1_REGS_BASE + DN1_REG_FW_STATUS, DN1_FW_FAILED);
