@@ -38,11 +38,6 @@ void hal_fw_failed(void)
     mmio_write32(REG(DN1_REG_FW_STATUS), DN1_FW_FAILED);
 }
 
-int hal_rx_held(void)
-{
-    return (mmio_read32(REG(DN1_REG_IRQ_STATUS)) & DN1_IRQ_RX_HELD) != 0;
-}
-
 uint32_t hal_irq_status(void)
 {
     return mmio_read32(REG(DN1_REG_IRQ_STATUS));

@@ -183,7 +183,7 @@ void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason)
     queue[queue_len++] = *h;
 }
 
-int hal_rx_held(void)
+int fake_rx_held(void)
 {
     return queue_head < queue_len;
 }
@@ -191,12 +191,12 @@ int hal_rx_held(void)
 /* No host asks the fake for a NIC restart. */
 uint32_t hal_irq_status(void)
 {
-    return hal_rx_held() ? DN1_IRQ_RX_HELD : 0;
+    return fake_rx_held() ? DN1_IRQ_RX_HELD : 0;
 }
 
 uint8_t hal_rx_type(void)
 {
-    return hal_rx_held() ? queue[queue_head].type : 0;
+    return fake_rx_held() ? queue[queue_head].type : 0;
 }
 
 void hal_rx_read(struct rx_packet *p)

@@ -27,6 +27,7 @@ extern void (*fake_nic_write_check)(uint64_t addr);
  * is checked as the hardware checks it (writable NIC address space) and
  * recorded, not carried out: there is no payload. */
 void fake_rx_reset(void);
+int fake_rx_held(void);                                     /* a packet still queued */
 void fake_rx_push(const struct dn1_hdr *h);                 /* held: type */
 void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason);
 

@@ -116,11 +116,11 @@ static void t_fast_type_left_held(void)
     fake_rx_push(&b);
     dispatch_service();
     CHECK_EQ(fake_decision_count, 1);             /* a; f left held */
-    CHECK(hal_rx_held());
+    CHECK(fake_rx_held());
     CHECK_EQ(hal_rx_type(), 0x7e);
     dispatch_service();                           /* entered for f: served, then b */
     CHECK_EQ(fake_decision_count, 3);
-    CHECK(!hal_rx_held());
+    CHECK(!fake_rx_held());
     CHECK_EQ(hal_rx_type(), 0);
     dispatch_register(0x7e, NULL);
 }

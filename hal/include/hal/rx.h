@@ -42,8 +42,6 @@ static inline int rx_action_writes(enum rx_action a)
     return a == RX_CONTINUE || a == RX_WRITE;
 }
 
-/* True while a packet waits in the pipeline. */
-int hal_rx_held(void);
 /* IRQ_STATUS: DN1_IRQ_RX_HELD, DN1_IRQ_RESTART (a NIC restart the host
  * asked for); one register read. */
 uint32_t hal_irq_status(void);
