@@ -290,6 +290,17 @@ int dn_msg_recv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
     return rc != DN_OK ? rc : dn_msg_wait(n, r, st, timeout_ms);
 }
 
+int dn_msg_cancel(dn_node *n, dn_msg_req *req)
+{
+    if (!n || !n->msg || !req) {
+        return DN_EINVAL;
+    }
+    if (req->done) {
+        return DN_EBUSY;
+    }
+    return dn_msg_recv_withdraw(n, req) ? DN_OK : DN_EINVAL;
+}
+
 int dn_msg_stats(dn_node *n, struct dn_msg_stats *st)
 {
     if (!n || !n->msg || !st) {

@@ -99,6 +99,8 @@ void dn_msg_send_progress(dn_node *n);
 void dn_msg_recv_progress(dn_node *n);
 int dn_msg_send_queue(dn_node *n, struct dn_msg_req *r, unsigned dst);
 int dn_msg_recv_post(dn_node *n, struct dn_msg_req *r);
+/* Take @r off the posted list and free it; 0 if it was not posted. */
+int dn_msg_recv_withdraw(dn_node *n, struct dn_msg_req *r);
 void dn_msg_peer_free(struct msg_peer *p);
 void dn_msg_recv_free(dn_node *n);
 

@@ -156,6 +156,29 @@ int dn_msg_recv_post(dn_node *n, struct dn_msg_req *r)
     return DN_OK;
 }
 
+int dn_msg_recv_withdraw(dn_node *n, struct dn_msg_req *r)
+{
+    struct dn_msg_state *m = n->msg;
+    struct dn_msg_req *prev = NULL;
+
+    for (struct dn_msg_req *q = m->posted; q; prev = q, q = q->next) {
+        if (q != r) {
+            continue;
+        }
+        if (prev) {
+            prev->next = q->next;
+        } else {
+            m->posted = q->next;
+        }
+        if (m->posted_tail == q) {
+            m->posted_tail = prev;
+        }
+        free(q);
+        return 1;
+    }
+    return 0;
+}
+
 /* Take the notices the firmware posted since last time. */
 void dn_msg_recv_progress(dn_node *n)
 {

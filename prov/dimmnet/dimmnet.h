@@ -4,11 +4,17 @@
  * DIMMnet-1 node per process (opened from the launcher's environment).
  * Written against the installed provider interface only (fi_prov.h).
  *
- * Wire: every libfabric message is one dn_msg message (shim tag 0, so the
- * shim keeps per-pair order) carrying a 16-byte header (magic, kind, the
- * 64-bit libfabric tag) and the payload; matching with tag and ignore
- * bits, directed receives and unexpected messages happen here, in the
- * provider. Eager only: payloads up to DNF_MAX_MSG.
+ * Wire (docs/libfabric.md): every message starts with a FIRST shim message
+ * (shim tag 0, so the shim keeps per-pair order): a 48-byte header and up
+ * to DNF_EAGER payload bytes. A longer message is a rendezvous: the
+ * receiver matches the FIRST, posts shim receives for the rest straight
+ * into the user's buffer under a fresh shim tag (the receive id) and
+ * answers CTS; the sender then sends the rest in DNF_EAGER chunks under
+ * that tag. With sender-side matching (MPI-EMX, FI_DIMMNET_SENDER_MATCHING)
+ * a receiver advertises a directed receive to its sender (RREQ); a send
+ * that matches it there goes at once as DIRECT under the receive's tag, no
+ * CTS round trip. Matching (tag, ignore bits, source, unexpected list,
+ * probes) happens here, in the provider.
  */
 #ifndef DIMMNET_PROV_H
 #define DIMMNET_PROV_H
@@ -27,23 +33,40 @@
 #include "dimmnet1/dn.h"
 
 #define DNF_NAME        "dimmnet"
-#define DNF_VERSION     FI_VERSION(0, 1)
+#define DNF_VERSION     FI_VERSION(0, 2)
 #define DNF_API_VERSION FI_VERSION(1, 17)
-#define DNF_MAX_MSG     (64u * 1024u)      /* payload bytes of one message */
+#define DNF_MAX_MSG     (256u << 20)       /* max_msg_size */
+#define DNF_EAGER       (64u * 1024u)      /* payload of a FIRST, and of each later chunk */
+#define DNF_ADV_MAX     (4u << 20)         /* larger receives are never advertised */
 #define DNF_INJECT_SIZE 1024u
-#define DNF_BOUNCES     8u                 /* receives kept posted in the shim */
+#define DNF_BOUNCES     8u                 /* shim receives kept posted for FIRSTs */
+#define DNF_NODES       64u                /* DN1_MSG_SENDERS */
 #define DNF_CAPS        (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | FI_LOCAL_COMM | \
                          FI_REMOTE_COMM | \
                          FI_DIRECTED_RECV | FI_SOURCE)
 
-/* The header in front of every payload (little-endian, host order). */
+/* The header in front of every provider message (host order: the hosts
+ * are all little-endian x86). Fields by kind:
+ *   FIRST:  tag, seq (this sender's FIRSTs to the peer before it), seen
+ *           (highest RREQ id it had taken from the peer), sid, len
+ *   CTS:    sid (the FIRST's), rid (shim tag of the chunks), len (bytes taken)
+ *   RREQ:   tag, ignore, seq (FIRSTs the receiver had taken from the peer
+ *           when it posted), rid, len (capacity)
+ *   DIRECT: tag, rid, len
+ *   PING:   nothing (a liveness probe while waiting for a CTS)           */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
-#define DNF_KIND_MSG    1u
-#define DNF_KIND_TAGGED 2u
+enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING };
+#define DNF_F_TAGGED    1u
 struct dnf_hdr {
-    uint32_t magic, kind;
-    uint64_t tag;
+    uint32_t magic;
+    uint8_t kind, flags;
+    uint16_t rsvd;
+    uint64_t tag, ignore;
+    uint32_t seq, seen;
+    uint32_t sid, rid;
+    uint64_t len;
 };
+_Static_assert(sizeof(struct dnf_hdr) == 48, "wire header is 48 bytes");
 
 /* An endpoint's name (fi_getname, AV entries). */
 #define DNF_ADDR_MAGIC  0x41464e44u        /* "DNFA" */
@@ -92,42 +115,88 @@ struct dnf_cq {
     size_t size, head, count;
 };
 
-/* A posted receive, or one waiting for its message. */
+/* Shim requests for a transfer's later part, in order (chunks of DNF_EAGER). */
+struct dnf_chunks {
+    dn_msg_req **req;
+    unsigned n, done;
+    int err;                     /* the first failure's DN_E* */
+};
+
+/* A receive: posted (matchable, ep->rx_head), then active (ep->act_head)
+ * while the rest of its message comes. */
+enum { DNF_ADV_NONE, DNF_ADV_OPEN, DNF_ADV_REMOTE };
 struct dnf_rx {
     struct dnf_rx *next;
-    uint32_t kind;
+    uint8_t flags;               /* DNF_F_TAGGED or 0 */
     int complete;                /* a completion on success (errors always) */
     void *buf;
     size_t len;
     int64_t src;                 /* node, or -1: any */
     uint64_t tag, ignore;
     void *context;
+    /* Sender-side matching: OPEN = advertised as @rid, the sender's answer
+     * unknown; REMOTE = the sender took it (only its DIRECT may match). */
+    int adv;
+    uint32_t rid, expect;
+    dn_msg_req *first;           /* the DIRECT's first part lands in @stage */
+    uint8_t *stage;
+    /* Once matched: the message, and the shim receives for its rest. */
+    uint32_t node;
+    uint64_t mtag, mlen;
+    size_t taken;
+    int err;                     /* FI_E* for the completion */
+    struct dnf_chunks ch;
 };
 
-/* A message that came before its receive. */
+/* A FIRST that came before its receive (its first part only). */
 struct dnf_unexp {
     struct dnf_unexp *next;
-    uint32_t kind, node;
-    uint64_t tag;
-    size_t len;
+    uint8_t flags;
+    uint32_t node, sid;
+    uint64_t tag, len;
+    void *claim;                 /* FI_CLAIM: the context it belongs to */
+    size_t part;
     uint8_t data[];
 };
 
-/* A send until the shim says it completed. */
+/* A send until all of it is delivered and ACKed. */
 struct dnf_tx {
     struct dnf_tx *next;
-    dn_msg_req *req;
-    uint32_t kind;
+    dn_msg_req *req;             /* FIRST or DIRECT; NULL once done */
+    uint8_t flags;
     int complete;                /* a completion on success (errors always) */
+    int err;                     /* DN_E* of the first failure */
+    int wait_cts;                /* a rendezvous FIRST: the rest waits for CTS */
+    uint32_t node, sid;
+    const uint8_t *ubuf;         /* the user's buffer, for the chunks */
     size_t len;
     uint64_t tag;
     void *context;
-    uint8_t buf[];               /* header + payload */
+    struct dnf_chunks ch;
+    dn_msg_req *ping;            /* liveness probe while waiting for CTS */
+    int64_t ping_at;             /* ms */
+    uint8_t buf[];               /* header + first part */
+};
+
+/* A control message (CTS, RREQ, PING) until the shim is done with it. */
+struct dnf_ctl {
+    struct dnf_ctl *next;
+    dn_msg_req *req;
+    struct dnf_hdr h;            /* a failed CTS fails receive h.rid */
+};
+
+/* Sender side of sender-side matching: a receive a peer advertised and
+ * this node took, waiting for the send it matches. */
+struct dnf_rreq {
+    struct dnf_rreq *next;
+    uint8_t flags;
+    uint32_t rid;
+    uint64_t tag, ignore, cap;
 };
 
 struct dnf_bounce {
     dn_msg_req *req;
-    uint8_t buf[sizeof(struct dnf_hdr) + DNF_MAX_MSG];
+    uint8_t buf[sizeof(struct dnf_hdr) + DNF_EAGER];
 };
 
 struct dnf_ep {
@@ -141,10 +210,21 @@ struct dnf_ep {
     int tx_selective, rx_selective;
     uint64_t tx_op_flags, rx_op_flags;
     struct dnf_rx *rx_head, **rx_tail;
+    struct dnf_rx *act_head;
     struct dnf_unexp *ux_head, **ux_tail;
     struct dnf_tx *tx_head, **tx_tail;
+    struct dnf_ctl *ctl_head;
     struct dnf_bounce *bounce;   /* DNF_BOUNCES, taken in posting order */
     unsigned bounce_next;
+    uint32_t next_sid, next_rid;
+    /* Per peer: FIRSTs sent to it and taken from it, the highest RREQ id
+     * taken from it, and the RREQs of it this node took (in order). */
+    int sender_matching;         /* advertise directed receives */
+    uint32_t sent_first[DNF_NODES], recv_first[DNF_NODES], seen_rid[DNF_NODES];
+    struct dnf_rreq *rreq[DNF_NODES];
+    struct dnf_ep_stats {
+        uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
+    } stats;
 };
 
 /* dimmnet_init.c */
@@ -171,13 +251,31 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
 void dnf_progress(struct dnf_ep *ep);
 int dnf_post_bounces(struct dnf_ep *ep);
 void dnf_ep_drain(struct dnf_ep *ep);
-/* @flags: FI_INJECT, FI_COMPLETION (for selective completion), as fi_*msg;
- * the plain calls pass the endpoint's default op_flags. */
-ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
+/* @flags: FI_INJECT, FI_COMPLETION (for selective completion), FI_PEEK,
+ * FI_CLAIM, FI_DISCARD, as fi_*msg; the plain calls pass the endpoint's
+ * default op_flags. */
+ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
                  fi_addr_t dest, uint64_t tag, void *context, uint64_t flags);
-ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
+ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
                  fi_addr_t src, uint64_t tag, uint64_t ignore, void *context,
                  uint64_t flags);
+int dnf_ctl_send(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
+int dnf_chunks_recv(struct dnf_ep *ep, struct dnf_chunks *ch, uint32_t node,
+                    uint32_t rid, uint8_t *base, size_t bytes);
+void dnf_chunks_cancel(struct dnf_ep *ep, struct dnf_chunks *ch);
+int dnf_tag_matches(uint8_t rflags, uint64_t rtag, uint64_t ignore, uint8_t flags,
+                    uint64_t tag);
+/* dimmnet_emx.c: sender-side matching (MPI-EMX, seed 000) */
+void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r);
+void dnf_emx_decide(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
+void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r);
+void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
+struct dnf_rreq *dnf_emx_take(struct dnf_ep *ep, uint32_t node, uint8_t flags,
+                              uint64_t tag);
+int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
+                        const struct dn_msg_status *st);
+void dnf_emx_free(struct dnf_ep *ep);
+/* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;
 

@@ -3,6 +3,7 @@
  * two CQs (FI_TRANSMIT, FI_RECV); fi_enable posts its receives in the shim.
  * Its name is the node id (struct dnf_addr).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dimmnet.h"
@@ -10,8 +11,20 @@
 static int ep_close(struct fid *fid)
 {
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+    int stats = 0;
 
     dnf_ep_drain(ep);
+    fi_param_get_bool(&dnf_prov, "stats", &stats);
+    if (stats) {
+        const struct dnf_ep_stats *s = &ep->stats;
+
+        fprintf(stderr, "dimmnet: node %u: sender-matching=%s advertised=%llu taken=%llu "
+                "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu\n",
+                dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
+                (unsigned long long)s->advertised, (unsigned long long)s->taken,
+                (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
+                (unsigned long long)s->direct, (unsigned long long)s->rendezvous);
+    }
     ep->dom->ep = NULL;
     ep->dom->refs--;
     free(ep->bounce);
@@ -95,8 +108,11 @@ static ssize_t ep_cancel(fid_t fid, void *context)
         if (r->context == context) {
             struct dnf_comp c = { .err = FI_ECANCELED };
 
+            if (r->adv != DNF_ADV_NONE) {
+                return -FI_EBUSY;  /* its sender may be writing it (dimmnet_emx.c) */
+            }
             c.e.op_context = context;
-            c.e.flags = FI_RECV | (r->kind == DNF_KIND_TAGGED ? FI_TAGGED : FI_MSG);
+            c.e.flags = FI_RECV | (r->flags & DNF_F_TAGGED ? FI_TAGGED : FI_MSG);
             c.e.buf = r->buf;
             c.e.tag = r->tag;
             c.src = FI_ADDR_NOTAVAIL;
@@ -274,6 +290,8 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         return -FI_ENOMEM;
     }
     ep->dom = d;
+    ep->sender_matching = 1;
+    fi_param_get_bool(&dnf_prov, "sender_matching", &ep->sender_matching);
     ep->tx_op_flags = info && info->tx_attr ? info->tx_attr->op_flags : 0;
     ep->rx_op_flags = info && info->rx_attr ? info->rx_attr->op_flags : 0;
     ep->rx_tail = &ep->rx_head;

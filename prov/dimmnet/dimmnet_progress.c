@@ -1,50 +1,437 @@
 /*
- * Data path: sends, receives, matching, progress.
+ * Data path: sends, receives, matching, rendezvous, probes, progress.
  *
- * Sends: header + payload in one buffer, dn_msg_isend to the node (shim
- * tag 0); the completion when the shim says the message is delivered and
- * ACKed (FI_SEND), an error entry if it fails (retries out: FI_EIO, with
- * the shim's status as prov_errno). At most 256 in flight (-FI_EAGAIN).
+ * Sends: a FIRST (header + up to DNF_EAGER bytes) by dn_msg_isend to the
+ * node under shim tag 0; a longer message waits for the receiver's CTS and
+ * then sends the rest in DNF_EAGER chunks under the CTS's shim tag, from
+ * the user's buffer. A send that matches a receive the peer advertised
+ * (dimmnet_emx.c) goes as DIRECT under that receive's tag, rest and all at
+ * once. The completion comes when every shim message of it is delivered
+ * and ACKed; an error entry when one fails (prov_errno: the shim's status).
+ * At most 256 sends in flight (-FI_EAGAIN).
  *
- * Receives: DNF_BOUNCES shim receives from any node stay posted; they
- * complete in posting order, which is arrival order, so the order of each
- * sender's messages holds. Each arrival is matched against the posted
- * receives in posting order (kind, source unless FI_ADDR_UNSPEC, tag under
- * ~ignore); unmatched, it waits in the unexpected list, which a new
- * receive searches first, in arrival order. A message longer than the
- * receive completes with FI_ETRUNC (olen: the bytes cut).
+ * Receives: DNF_BOUNCES shim receives for tag 0 from any node stay posted;
+ * they complete in arrival order, so each sender's FIRSTs are taken in
+ * order. A FIRST is matched against the posted receives in posting order
+ * (kind, source unless FI_ADDR_UNSPEC, tag under ~ignore); unmatched, it
+ * waits in the unexpected list (first part only), which a new receive
+ * searches first. A receive shorter than its message completes with
+ * FI_ETRUNC (olen: the bytes cut); the sender sends only what it takes.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "dimmnet.h"
 
-#define DNF_TX_MAX 256u            /* tx_attr->size */
-#define DNF_RX_MAX 256u            /* rx_attr->size */
+#define DNF_TX_MAX   256u          /* tx_attr->size */
+#define DNF_RX_MAX   256u          /* rx_attr->size */
+#define DNF_PING_MS  1000          /* probe a peer we wait on for a CTS */
 
-static unsigned tx_inflight(struct dnf_ep *ep)
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static unsigned count_tx(const struct dnf_tx *t)
 {
     unsigned n = 0;
 
-    for (struct dnf_tx *t = ep->tx_head; t; t = t->next) {
+    for (; t; t = t->next) {
         n++;
     }
     return n;
 }
 
-static unsigned rx_posted(struct dnf_ep *ep)
+static unsigned count_rx(const struct dnf_rx *r)
 {
     unsigned n = 0;
 
+    for (; r; r = r->next) {
+        n++;
+    }
+    return n;
+}
+
+static uint64_t op_flag(uint8_t flags)
+{
+    return flags & DNF_F_TAGGED ? FI_TAGGED : FI_MSG;
+}
+
+int dnf_tag_matches(uint8_t rflags, uint64_t rtag, uint64_t ignore, uint8_t flags,
+                    uint64_t tag)
+{
+    return rflags == flags && (!(flags & DNF_F_TAGGED) || ((rtag ^ tag) & ~ignore) == 0);
+}
+
+static int rx_matches(const struct dnf_rx *r, uint8_t flags, uint32_t node, uint64_t tag)
+{
+    return (r->src < 0 || r->src == node) &&
+           dnf_tag_matches(r->flags, r->tag, r->ignore, flags, tag);
+}
+
+static struct dnf_rx *unlink_rx(struct dnf_rx **head, struct dnf_rx ***tail,
+                                struct dnf_rx *r)
+{
+    struct dnf_rx **p = head;
+
+    while (*p != r) {
+        p = &(*p)->next;
+    }
+    *p = r->next;
+    if (tail && !*p) {
+        *tail = p;
+    }
+    r->next = NULL;
+    return r;
+}
+
+/* ---- chunks: a transfer's rest, DNF_EAGER bytes a shim message ---------- */
+
+static int chunks_alloc(struct dnf_chunks *ch, size_t bytes)
+{
+    ch->n = (unsigned)((bytes + DNF_EAGER - 1) / DNF_EAGER);
+    ch->done = 0;
+    ch->err = DN_OK;
+    ch->req = ch->n ? calloc(ch->n, sizeof(*ch->req)) : NULL;
+    return ch->n && !ch->req ? -FI_ENOMEM : 0;
+}
+
+int dnf_chunks_recv(struct dnf_ep *ep, struct dnf_chunks *ch, uint32_t node,
+                    uint32_t rid, uint8_t *base, size_t bytes)
+{
+    int rc = chunks_alloc(ch, bytes);
+
+    for (unsigned i = 0; !rc && i < ch->n; i++) {
+        size_t off = (size_t)i * DNF_EAGER, k = bytes - off < DNF_EAGER ? bytes - off : DNF_EAGER;
+        int r = dn_msg_irecv(ep->dom->node, (int)node, rid, base + off, k, &ch->req[i]);
+
+        if (r != DN_OK) {
+            ch->n = i;           /* the ones posted can still be withdrawn */
+            rc = -dnf_errno(r);
+        }
+    }
+    return rc;
+}
+
+static int chunks_send(struct dnf_ep *ep, struct dnf_chunks *ch, uint32_t node,
+                       uint32_t rid, const uint8_t *base, size_t bytes)
+{
+    int rc = chunks_alloc(ch, bytes);
+
+    for (unsigned i = 0; !rc && i < ch->n; i++) {
+        size_t off = (size_t)i * DNF_EAGER, k = bytes - off < DNF_EAGER ? bytes - off : DNF_EAGER;
+        int r = dn_msg_isend(ep->dom->node, node, rid, base + off, k, &ch->req[i]);
+
+        if (r != DN_OK) {
+            ch->n = i;
+            ch->err = r;
+            rc = -dnf_errno(r);
+        }
+    }
+    return rc;
+}
+
+/* All done (or failed)? Chunks complete in order: test from the first open. */
+static int chunks_test(struct dnf_ep *ep, struct dnf_chunks *ch)
+{
+    while (ch->done < ch->n) {
+        struct dn_msg_status st;
+        int done = 0, rc = dn_msg_test(ep->dom->node, ch->req[ch->done], &done, &st);
+
+        if (!done) {
+            return 0;
+        }
+        ch->req[ch->done++] = NULL;
+        if (rc != DN_OK && ch->err == DN_OK) {
+            ch->err = rc;
+        }
+    }
+    return 1;
+}
+
+/* Receives only; what completed meanwhile is tested and freed. */
+void dnf_chunks_cancel(struct dnf_ep *ep, struct dnf_chunks *ch)
+{
+    for (unsigned i = ch->done; i < ch->n; i++) {
+        if (ch->req[i] && dn_msg_cancel(ep->dom->node, ch->req[i]) != DN_OK) {
+            int done = 0;
+
+            dn_msg_test(ep->dom->node, ch->req[i], &done, NULL);
+        }
+        ch->req[i] = NULL;
+    }
+    free(ch->req);
+    *ch = (struct dnf_chunks){ 0 };
+}
+
+/* ---- control messages --------------------------------------------------- */
+
+int dnf_ctl_send(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    struct dnf_ctl *c = calloc(1, sizeof(*c));
+    int rc;
+
+    if (!c) {
+        return -FI_ENOMEM;
+    }
+    c->h = *h;
+    c->h.magic = DNF_MAGIC;
+    rc = dn_msg_isend(ep->dom->node, node, 0, &c->h, sizeof(c->h), &c->req);
+    if (rc != DN_OK) {
+        free(c);
+        return -dnf_errno(rc);
+    }
+    c->next = ep->ctl_head;
+    ep->ctl_head = c;
+    return 0;
+}
+
+/* ---- receive side ------------------------------------------------------- */
+
+static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
+{
+    struct dnf_comp c = { 0 };
+
+    c.e.op_context = r->context;
+    c.e.flags = FI_RECV | op_flag(r->flags);
+    c.e.len = r->taken;
+    c.e.buf = r->buf;
+    c.e.tag = r->flags & DNF_F_TAGGED ? r->mtag : 0;
+    c.src = dnf_av_addr(ep->av, r->node);
+    if (r->ch.err != DN_OK && !r->err) {
+        r->err = dnf_errno(r->ch.err) == FI_ETRUNC ? FI_EIO : dnf_errno(r->ch.err);
+        c.prov_errno = r->ch.err;
+    }
+    if (r->err) {
+        c.err = r->err;
+    } else if (r->mlen > r->len) {
+        c.err = FI_ETRUNC;
+        c.olen = r->mlen - r->len;
+    }
+    if (c.err || r->complete) {
+        dnf_cq_push(ep->rx_cq, &c);
+    }
+    free(r->ch.req);
+    free(r->stage);
+    free(r);
+}
+
+/* Receive @r (already off the posted list) meets a FIRST: first part in,
+ * then either complete, or a rendezvous: chunks posted, CTS sent. */
+static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node, uint8_t flags,
+                     uint64_t tag, uint64_t len, uint32_t sid, const uint8_t *part,
+                     size_t plen)
+{
+    (void)flags;
+    r->node = node;
+    r->mtag = tag;
+    r->mlen = len;
+    r->taken = len < r->len ? (size_t)len : r->len;
+    if (plen > r->taken) {
+        plen = r->taken;
+    }
+    if (plen) {
+        memcpy(r->buf, part, plen);
+    }
+    if (len <= DNF_EAGER) {
+        rx_complete(ep, r);
+        return;
+    }
+    /* Rendezvous: the rest comes under a fresh receive id, straight into
+     * the buffer; the CTS says how much of the message this receive takes. */
+    struct dnf_hdr h = { .kind = DNF_K_CTS, .sid = sid, .rid = ++ep->next_rid,
+                         .len = r->taken };
+    int rc = 0;
+
+    r->rid = h.rid;
+    ep->stats.rendezvous++;
+    if (r->taken > DNF_EAGER) {
+        rc = dnf_chunks_recv(ep, &r->ch, node, h.rid, (uint8_t *)r->buf + DNF_EAGER,
+                             r->taken - DNF_EAGER);
+    }
+    if (!rc) {
+        rc = dnf_ctl_send(ep, node, &h);
+    }
+    if (rc) {
+        dnf_chunks_cancel(ep, &r->ch);
+        r->err = -rc;
+        rx_complete(ep, r);
+        return;
+    }
+    r->next = ep->act_head;
+    ep->act_head = r;
+}
+
+/* A message nobody will read (FI_DISCARD): its sender still waits for a
+ * CTS if it was long; take nothing more. */
+static void ux_discard(struct dnf_ep *ep, struct dnf_unexp *u)
+{
+    if (u->len > DNF_EAGER) {
+        struct dnf_hdr h = { .kind = DNF_K_CTS, .sid = u->sid, .rid = ++ep->next_rid,
+                             .len = 0 };
+
+        dnf_ctl_send(ep, u->node, &h);
+    }
+    free(u);
+}
+
+static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
+                          const uint8_t *part, size_t plen)
+{
+    struct dnf_unexp *u;
+
+    if (h->seq < ep->recv_first[node]) {   /* gaps are skipped numbers (dimmnet_emx.c) */
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "node %u: FIRST %u after %u\n", node,
+                h->seq, ep->recv_first[node] - 1);
+    }
+    ep->recv_first[node] = h->seq + 1;
+    if (plen > h->len || plen > DNF_EAGER || (h->len > DNF_EAGER && plen != DNF_EAGER)) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "malformed FIRST from node %u dropped\n", node);
+        return;
+    }
+    dnf_emx_decide(ep, node, h);
     for (struct dnf_rx *r = ep->rx_head; r; r = r->next) {
-        n++;
+        if (r->adv != DNF_ADV_REMOTE && rx_matches(r, h->flags, node, h->tag)) {
+            unlink_rx(&ep->rx_head, &ep->rx_tail, r);
+            if (r->adv == DNF_ADV_OPEN) {
+                dnf_emx_withdraw(ep, r);     /* ours now: the sender ignores it */
+            }
+            rx_start(ep, r, node, h->flags, h->tag, h->len, h->sid, part, plen);
+            return;
+        }
     }
-    return n;
+    u = malloc(sizeof(*u) + plen);
+    if (!u) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "no memory for an unexpected message\n");
+        return;
+    }
+    *u = (struct dnf_unexp){ .flags = h->flags, .node = node, .sid = h->sid, .tag = h->tag,
+                             .len = h->len, .part = plen };
+    memcpy(u->data, part, plen);
+    *ep->ux_tail = u;
+    ep->ux_tail = &u->next;
 }
 
-static uint64_t kind_flag(uint32_t kind)
+static void cts_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
+
+static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t len)
 {
-    return kind == DNF_KIND_TAGGED ? FI_TAGGED : FI_MSG;
+    struct dnf_hdr h;
+
+    if (len < sizeof(h)) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "short message from node %u dropped\n", node);
+        return;
+    }
+    memcpy(&h, msg, sizeof(h));
+    if (h.magic != DNF_MAGIC || node >= DNF_NODES) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "foreign message from node %u dropped\n", node);
+        return;
+    }
+    switch (h.kind) {
+    case DNF_K_FIRST:
+        first_arrived(ep, node, &h, msg + sizeof(h), len - sizeof(h));
+        break;
+    case DNF_K_CTS:
+        cts_arrived(ep, node, &h);
+        break;
+    case DNF_K_RREQ:
+        dnf_emx_rreq(ep, node, &h);
+        break;
+    case DNF_K_PING:
+        break;
+    default:
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "message kind %u from node %u dropped\n",
+                h.kind, node);
+    }
 }
+
+/* ---- send side ---------------------------------------------------------- */
+
+static void tx_fail(struct dnf_tx *t, int rc)
+{
+    if (t->err == DN_OK) {
+        t->err = rc;
+    }
+}
+
+static void cts_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    for (struct dnf_tx *t = ep->tx_head; t; t = t->next) {
+        if (t->wait_cts && t->node == node && t->sid == h->sid) {
+            size_t take = h->len < t->len ? (size_t)h->len : t->len;
+
+            t->wait_cts = 0;
+            if (take > DNF_EAGER) {
+                chunks_send(ep, &t->ch, node, h->rid, t->ubuf + DNF_EAGER, take - DNF_EAGER);
+                tx_fail(t, t->ch.err);
+            }
+            return;
+        }
+    }
+    FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "CTS from node %u for no send (%u)\n", node, h->sid);
+}
+
+/* Done with @t? Then its completion (or error entry) and free. */
+static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
+{
+    if (t->req) {
+        struct dn_msg_status st;
+        int done = 0, rc = dn_msg_test(ep->dom->node, t->req, &done, &st);
+
+        if (!done) {
+            return 0;
+        }
+        t->req = NULL;
+        tx_fail(t, rc);
+    }
+    if (t->ping) {
+        int done = 0, rc = dn_msg_test(ep->dom->node, t->ping, &done, NULL);
+
+        if (done) {
+            t->ping = NULL;
+            if (rc != DN_OK && t->wait_cts) {
+                tx_fail(t, rc);  /* the receiver is gone */
+                t->wait_cts = 0;
+            }
+        }
+    }
+    if (t->err == DN_OK && t->wait_cts) {
+        if (!t->ping && now_ms() >= t->ping_at) {
+            static const struct dnf_hdr ping = { .magic = DNF_MAGIC, .kind = DNF_K_PING };
+
+            if (dn_msg_isend(ep->dom->node, t->node, 0, &ping, sizeof(ping), &t->ping) != DN_OK) {
+                t->ping = NULL;
+            }
+            t->ping_at = now_ms() + DNF_PING_MS;
+        }
+        return 0;
+    }
+    if (!chunks_test(ep, &t->ch) || t->ping) {
+        return 0;
+    }
+    tx_fail(t, t->ch.err);
+    if (t->complete || t->err != DN_OK) {
+        struct dnf_comp c = { 0 };
+
+        c.e.op_context = t->context;
+        c.e.flags = FI_SEND | op_flag(t->flags);
+        c.e.len = t->len;
+        c.e.tag = t->tag;
+        c.src = FI_ADDR_NOTAVAIL;
+        if (t->err != DN_OK) {
+            c.err = dnf_errno(t->err) == FI_ETRUNC ? FI_EIO : dnf_errno(t->err);
+            c.prov_errno = t->err;
+        }
+        dnf_cq_push(ep->tx_cq, &c);
+    }
+    free(t->ch.req);
+    return 1;
+}
+
+/* ---- progress ----------------------------------------------------------- */
 
 static int post_bounce(struct dnf_ep *ep, struct dnf_bounce *b)
 {
@@ -67,88 +454,13 @@ int dnf_post_bounces(struct dnf_ep *ep)
     return 0;
 }
 
-static int matches(const struct dnf_rx *r, uint32_t kind, uint32_t node, uint64_t tag)
-{
-    return r->kind == kind && (r->src < 0 || r->src == node) &&
-           (kind != DNF_KIND_TAGGED || ((r->tag ^ tag) & ~r->ignore) == 0);
-}
-
-/* A message met its receive: copy, complete. */
-static void complete_rx(struct dnf_ep *ep, const struct dnf_rx *r, uint32_t kind,
-                        uint32_t node, uint64_t tag, const uint8_t *data, size_t len)
-{
-    struct dnf_comp c = { 0 };
-    size_t n = len < r->len ? len : r->len;
-
-    if (n) {
-        memcpy(r->buf, data, n);
-    }
-    c.e.op_context = r->context;
-    c.e.flags = FI_RECV | kind_flag(kind);
-    c.e.len = n;
-    c.e.buf = r->buf;
-    c.e.tag = kind == DNF_KIND_TAGGED ? tag : 0;
-    c.src = dnf_av_addr(ep->av, node);
-    if (len > r->len) {
-        c.err = FI_ETRUNC;
-        c.olen = len - r->len;
-    }
-    if (c.err || r->complete) {
-        dnf_cq_push(ep->rx_cq, &c);
-    }
-}
-
-static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t len)
-{
-    struct dnf_hdr h;
-    const uint8_t *data = msg + sizeof(h);
-    struct dnf_unexp *u;
-
-    if (len < sizeof(h)) {
-        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "short message from node %u dropped\n", node);
-        return;
-    }
-    memcpy(&h, msg, sizeof(h));
-    len -= sizeof(h);
-    if (h.magic != DNF_MAGIC || (h.kind != DNF_KIND_MSG && h.kind != DNF_KIND_TAGGED)) {
-        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "foreign message from node %u dropped\n", node);
-        return;
-    }
-    for (struct dnf_rx **p = &ep->rx_head; *p; p = &(*p)->next) {
-        struct dnf_rx *r = *p;
-
-        if (matches(r, h.kind, node, h.tag)) {
-            *p = r->next;
-            if (!*p) {
-                ep->rx_tail = p;
-            }
-            complete_rx(ep, r, h.kind, node, h.tag, data, len);
-            free(r);
-            return;
-        }
-    }
-    u = malloc(sizeof(*u) + len);
-    if (!u) {
-        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "no memory for an unexpected message\n");
-        return;
-    }
-    u->next = NULL;
-    u->kind = h.kind;
-    u->node = node;
-    u->tag = h.tag;
-    u->len = len;
-    memcpy(u->data, data, len);
-    *ep->ux_tail = u;
-    ep->ux_tail = &u->next;
-}
-
 void dnf_progress(struct dnf_ep *ep)
 {
     if (!ep->enabled) {
         return;
     }
     dn_msg_progress(ep->dom->node);
-    /* Arrivals, in posting order of the shim receives. */
+    /* Arrivals under tag 0, in posting order of the bounces. */
     for (;;) {
         struct dnf_bounce *b = &ep->bounce[ep->bounce_next];
         struct dn_msg_status st;
@@ -157,6 +469,7 @@ void dnf_progress(struct dnf_ep *ep)
         if (!done) {
             break;
         }
+        b->req = NULL;
         if (rc == DN_OK) {
             arrived(ep, st.src, b->buf, st.len);
         } else {
@@ -169,33 +482,74 @@ void dnf_progress(struct dnf_ep *ep)
         }
         ep->bounce_next = (ep->bounce_next + 1) % DNF_BOUNCES;
     }
+    /* Advertised receives: has their DIRECT come? */
+    for (struct dnf_rx *r = ep->rx_head, *next; r; r = next) {
+        struct dn_msg_status st;
+        int done = 0, rc;
+
+        next = r->next;
+        if (r->adv == DNF_ADV_NONE) {
+            continue;
+        }
+        rc = dn_msg_test(ep->dom->node, r->first, &done, &st);
+        if (!done) {
+            continue;
+        }
+        r->first = NULL;
+        unlink_rx(&ep->rx_head, &ep->rx_tail, r);
+        if (dnf_emx_direct_done(ep, r, rc, &st)) {
+            rx_complete(ep, r);
+        } else {
+            r->next = ep->act_head;
+            ep->act_head = r;
+        }
+    }
+    /* Receives waiting for the rest of their message. */
+    for (struct dnf_rx **p = &ep->act_head; *p;) {
+        struct dnf_rx *r = *p;
+
+        if (!chunks_test(ep, &r->ch)) {
+            p = &r->next;
+            continue;
+        }
+        *p = r->next;
+        rx_complete(ep, r);
+    }
+    /* Control messages the shim is done with. */
+    for (struct dnf_ctl **p = &ep->ctl_head; *p;) {
+        struct dnf_ctl *c = *p;
+        int done = 0, rc = dn_msg_test(ep->dom->node, c->req, &done, NULL);
+
+        if (!done) {
+            p = &c->next;
+            continue;
+        }
+        *p = c->next;
+        if (rc != DN_OK) {
+            FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "control message %u to a peer failed: %s\n",
+                    c->h.kind, dn_strerror(rc));
+            /* A CTS that failed: the receive it belongs to fails with it. */
+            for (struct dnf_rx *r = ep->act_head; c->h.kind == DNF_K_CTS && r; r = r->next) {
+                if (r->rid == c->h.rid && r->ch.err == DN_OK) {
+                    r->ch.err = rc;
+                    dnf_chunks_cancel(ep, &r->ch);
+                    r->ch.err = rc;
+                }
+            }
+        }
+        free(c);
+    }
     /* Sends the shim has finished, in any order. */
     for (struct dnf_tx **p = &ep->tx_head; *p;) {
         struct dnf_tx *t = *p;
-        struct dn_msg_status st;
-        int done = 0, rc = dn_msg_test(ep->dom->node, t->req, &done, &st);
 
-        if (!done) {
+        if (!tx_finished(ep, t)) {
             p = &t->next;
             continue;
         }
         *p = t->next;
         if (!*p) {
             ep->tx_tail = p;
-        }
-        if (t->complete || rc != DN_OK) {
-            struct dnf_comp c = { 0 };
-
-            c.e.op_context = t->context;
-            c.e.flags = FI_SEND | kind_flag(t->kind);
-            c.e.len = t->len;
-            c.e.tag = t->tag;
-            c.src = FI_ADDR_NOTAVAIL;
-            if (rc != DN_OK) {
-                c.err = dnf_errno(rc) == FI_ETRUNC ? FI_EIO : dnf_errno(rc);
-                c.prov_errno = rc;
-            }
-            dnf_cq_push(ep->tx_cq, &c);
         }
         free(t);
     }
@@ -207,13 +561,15 @@ static int wants_completion(int selective, uint64_t flags)
     return !(flags & FI_INJECT) && (!selective || (flags & FI_COMPLETION));
 }
 
-ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
+ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
                  fi_addr_t dest, uint64_t tag, void *context, uint64_t flags)
 {
     int inject = (flags & FI_INJECT) != 0;
-    struct dnf_hdr h = { DNF_MAGIC, kind, tag };
+    struct dnf_hdr h = { .magic = DNF_MAGIC, .flags = kflags, .len = len };
+    struct dnf_rreq *q;
     struct dnf_tx *t;
     uint32_t node;
+    size_t take, part;
     int rc;
 
     if (!ep->enabled) {
@@ -225,38 +581,124 @@ ssize_t dnf_send(struct dnf_ep *ep, uint32_t kind, const void *buf, size_t len,
     if (len && !buf) {
         return -FI_EINVAL;
     }
-    if (dnf_av_node(ep->av, dest, &node)) {
+    if (dnf_av_node(ep->av, dest, &node) || node >= DNF_NODES) {
         return -FI_EINVAL;        /* not an address of this AV */
     }
     dnf_progress(ep);
-    if (tx_inflight(ep) >= DNF_TX_MAX) {
+    if (count_tx(ep->tx_head) >= DNF_TX_MAX) {
         return -FI_EAGAIN;
     }
-    t = malloc(sizeof(*t) + sizeof(h) + len);
+    h.tag = kflags & DNF_F_TAGGED ? tag : 0;
+    /* A receive the peer advertised and we took, that this send matches:
+     * DIRECT, as much as it takes, at once. */
+    q = dnf_emx_take(ep, node, kflags, h.tag);
+    take = q && q->cap < len ? (size_t)q->cap : len;
+    part = take < DNF_EAGER ? take : DNF_EAGER;
+    t = calloc(1, sizeof(*t) + sizeof(h) + part);
     if (!t) {
+        free(q);
         return -FI_ENOMEM;
     }
-    memcpy(t->buf, &h, sizeof(h));
-    if (len) {
-        memcpy(t->buf + sizeof(h), buf, len);
-    }
-    t->next = NULL;
-    t->kind = kind;
+    t->flags = kflags;
     t->complete = wants_completion(ep->tx_selective, flags);
+    t->node = node;
+    t->sid = ++ep->next_sid;
+    t->ubuf = buf;
     t->len = len;
-    t->tag = kind == DNF_KIND_TAGGED ? tag : 0;
+    t->tag = h.tag;
     t->context = context;
-    rc = dn_msg_isend(ep->dom->node, node, 0, t->buf, sizeof(h) + len, &t->req);
+    if (q) {
+        h.kind = DNF_K_DIRECT;
+        h.rid = q->rid;
+    } else {
+        h.kind = DNF_K_FIRST;
+        h.seq = ep->sent_first[node];
+        h.seen = ep->seen_rid[node];
+        h.sid = t->sid;
+        t->wait_cts = len > DNF_EAGER;
+        t->ping_at = now_ms() + DNF_PING_MS;
+    }
+    memcpy(t->buf, &h, sizeof(h));
+    if (part) {
+        memcpy(t->buf + sizeof(h), buf, part);
+    }
+    rc = dn_msg_isend(ep->dom->node, node, q ? q->rid : 0, t->buf, sizeof(h) + part, &t->req);
     if (rc != DN_OK) {
+        /* Nothing left: a taken RREQ stays taken, FIRST numbering unchanged. */
+        if (q) {
+            q->next = ep->rreq[node];
+            ep->rreq[node] = q;
+        }
         free(t);
         return rc == DN_EBUSY ? -FI_EAGAIN : -dnf_errno(rc);
+    }
+    if (q) {
+        ep->stats.direct++;
+        if (take > DNF_EAGER) {
+            chunks_send(ep, &t->ch, node, q->rid, t->ubuf + DNF_EAGER, take - DNF_EAGER);
+            tx_fail(t, t->ch.err);
+        }
+        free(q);
+    } else {
+        ep->sent_first[node]++;
     }
     *ep->tx_tail = t;
     ep->tx_tail = &t->next;
     return 0;
 }
 
-ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
+/* FI_PEEK (with FI_CLAIM or FI_DISCARD), or FI_CLAIM of a claimed message. */
+static ssize_t probe(struct dnf_ep *ep, struct dnf_rx *r, uint64_t flags)
+{
+    struct dnf_comp c = { 0 };
+
+    c.e.op_context = r->context;
+    c.e.flags = FI_RECV | op_flag(r->flags);
+    for (struct dnf_unexp **p = &ep->ux_head; *p; p = &(*p)->next) {
+        struct dnf_unexp *u = *p;
+
+        if (flags & FI_PEEK ? u->claim != NULL ||
+                              !rx_matches(r, u->flags, u->node, u->tag)
+                            : u->claim != r->context) {
+            continue;
+        }
+        if ((flags & FI_PEEK) && !(flags & FI_DISCARD)) {
+            c.e.len = u->len;
+            c.e.tag = u->flags & DNF_F_TAGGED ? u->tag : 0;
+            c.src = dnf_av_addr(ep->av, u->node);
+            if (flags & FI_CLAIM) {
+                u->claim = r->context;
+            }
+            free(r);
+            return dnf_cq_push(ep->rx_cq, &c) ? -FI_EAGAIN : 0;
+        }
+        *p = u->next;
+        if (!*p) {
+            ep->ux_tail = p;
+        }
+        if (flags & FI_DISCARD) {
+            c.e.len = u->len;
+            c.e.tag = u->flags & DNF_F_TAGGED ? u->tag : 0;
+            c.src = dnf_av_addr(ep->av, u->node);
+            ux_discard(ep, u);
+            free(r);
+            return dnf_cq_push(ep->rx_cq, &c) ? -FI_EAGAIN : 0;
+        }
+        r->complete = 1;          /* FI_CLAIM: a receive like any other */
+        rx_start(ep, r, u->node, u->flags, u->tag, u->len, u->sid, u->data, u->part);
+        free(u);
+        return 0;
+    }
+    free(r);
+    if (!(flags & FI_PEEK)) {
+        return -FI_EINVAL;        /* FI_CLAIM of nothing claimed by this context */
+    }
+    c.err = FI_ENOMSG;
+    c.src = FI_ADDR_NOTAVAIL;
+    return dnf_cq_push(ep->rx_cq, &c) ? -FI_EAGAIN : 0;
+}
+
+ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
                  fi_addr_t src, uint64_t tag, uint64_t ignore, void *context,
                  uint64_t flags)
 {
@@ -266,13 +708,16 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }
-    if (len && !buf) {
+    if (len && !buf && !(flags & (FI_PEEK | FI_DISCARD))) {
         return -FI_EINVAL;
+    }
+    if ((flags & FI_CLAIM) && !context) {
+        return -FI_EINVAL;        /* the claim is known by its fi_context */
     }
     if (src != FI_ADDR_UNSPEC) {
         uint32_t n;
 
-        if (dnf_av_node(ep->av, src, &n)) {
+        if (dnf_av_node(ep->av, src, &n) || n >= DNF_NODES) {
             return -FI_EINVAL;
         }
         node = n;
@@ -280,42 +725,65 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint32_t kind, void *buf, size_t len,
     dnf_progress(ep);
     /* rx_attr->size: with at most 256 sends and 256 receives outstanding,
      * the CQ (1024 at least) cannot overrun (FI_RM_ENABLED). */
-    if (rx_posted(ep) >= DNF_RX_MAX) {
+    if (count_rx(ep->rx_head) + count_rx(ep->act_head) >= DNF_RX_MAX) {
         return -FI_EAGAIN;
     }
-    r = malloc(sizeof(*r));
+    r = calloc(1, sizeof(*r));
     if (!r) {
         return -FI_ENOMEM;
     }
-    *r = (struct dnf_rx){ NULL, kind, wants_completion(ep->rx_selective, flags), buf, len,
-                          node, tag, ignore, context };
+    *r = (struct dnf_rx){ .flags = kflags,
+                          .complete = wants_completion(ep->rx_selective, flags),
+                          .buf = buf, .len = len, .src = node, .tag = tag,
+                          .ignore = ignore, .context = context };
+    if (flags & (FI_PEEK | FI_CLAIM)) {
+        return probe(ep, r, flags);
+    }
     /* An unexpected message it matches, oldest first. */
     for (struct dnf_unexp **p = &ep->ux_head; *p; p = &(*p)->next) {
         struct dnf_unexp *u = *p;
 
-        if (matches(r, u->kind, u->node, u->tag)) {
+        if (!u->claim && rx_matches(r, u->flags, u->node, u->tag)) {
             *p = u->next;
             if (!*p) {
                 ep->ux_tail = p;
             }
-            complete_rx(ep, r, u->kind, u->node, u->tag, u->data, u->len);
+            rx_start(ep, r, u->node, u->flags, u->tag, u->len, u->sid, u->data, u->part);
             free(u);
-            free(r);
             return 0;
         }
     }
+    dnf_emx_advertise(ep, r);
     *ep->rx_tail = r;
     ep->rx_tail = &r->next;
     return 0;
 }
 
-/* Closing: what is still queued goes (the shim keeps its own requests). */
+/* Closing: what is still queued goes; shim receives into our buffers are
+ * withdrawn first, and sends in flight get a little time to finish. */
 void dnf_ep_drain(struct dnf_ep *ep)
 {
+    for (int i = 0; i < 1000 && ep->tx_head; i++) {
+        dnf_progress(ep);
+        if (ep->tx_head) {
+            dn_idle(ep->dom->node);
+        }
+    }
     while (ep->rx_head) {
         struct dnf_rx *r = ep->rx_head;
 
         ep->rx_head = r->next;
+        if (r->adv != DNF_ADV_NONE) {
+            dnf_emx_withdraw(ep, r);
+        }
+        free(r);
+    }
+    while (ep->act_head) {
+        struct dnf_rx *r = ep->act_head;
+
+        ep->act_head = r->next;
+        dnf_chunks_cancel(ep, &r->ch);
+        free(r->stage);
         free(r);
     }
     while (ep->ux_head) {
@@ -324,200 +792,14 @@ void dnf_ep_drain(struct dnf_ep *ep)
         ep->ux_head = u->next;
         free(u);
     }
-    /* Sends in flight: wait for the shim a little, so their buffers are free. */
-    for (int i = 0; i < 1000 && ep->tx_head; i++) {
-        dnf_progress(ep);
-        if (ep->tx_head) {
-            dn_idle(ep->dom->node);
+    for (unsigned i = 0; ep->enabled && i < DNF_BOUNCES; i++) {
+        if (ep->bounce[i].req &&
+            dn_msg_cancel(ep->dom->node, ep->bounce[i].req) != DN_OK) {
+            int done = 0;
+
+            dn_msg_test(ep->dom->node, ep->bounce[i].req, &done, NULL);
         }
+        ep->bounce[i].req = NULL;
     }
+    dnf_emx_free(ep);
 }
-
-/* ---- fi_msg and fi_tagged entry points ---------------------------------- */
-
-#define EP(fep) container_of(fep, struct dnf_ep, ep)
-
-static ssize_t msg_recv(struct fid_ep *fep, void *buf, size_t len, void *desc,
-                        fi_addr_t src, void *context)
-{
-    (void)desc;
-    return dnf_recv(EP(fep), DNF_KIND_MSG, buf, len, src, 0, 0, context,
-                    EP(fep)->rx_op_flags);
-}
-
-static ssize_t msg_recvv(struct fid_ep *fep, const struct iovec *iov, void **desc,
-                         size_t count, fi_addr_t src, void *context)
-{
-    (void)desc;
-    if (count > 1) {
-        return -FI_EINVAL;        /* iov_limit 1 */
-    }
-    return dnf_recv(EP(fep), DNF_KIND_MSG, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, src, 0, 0, context, EP(fep)->rx_op_flags);
-}
-
-static ssize_t msg_recvmsg(struct fid_ep *fep, const struct fi_msg *m, uint64_t flags)
-{
-    if (m->iov_count > 1) {
-        return -FI_EINVAL;
-    }
-    return dnf_recv(EP(fep), DNF_KIND_MSG, m->iov_count ? m->msg_iov[0].iov_base : NULL,
-                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, 0, 0, m->context,
-                    flags);
-}
-
-static ssize_t msg_send(struct fid_ep *fep, const void *buf, size_t len, void *desc,
-                        fi_addr_t dest, void *context)
-{
-    (void)desc;
-    return dnf_send(EP(fep), DNF_KIND_MSG, buf, len, dest, 0, context, EP(fep)->tx_op_flags);
-}
-
-static ssize_t msg_sendv(struct fid_ep *fep, const struct iovec *iov, void **desc,
-                         size_t count, fi_addr_t dest, void *context)
-{
-    (void)desc;
-    if (count > 1) {
-        return -FI_EINVAL;
-    }
-    return dnf_send(EP(fep), DNF_KIND_MSG, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, dest, 0, context, EP(fep)->tx_op_flags);
-}
-
-static ssize_t msg_sendmsg(struct fid_ep *fep, const struct fi_msg *m, uint64_t flags)
-{
-    if (m->iov_count > 1 || (flags & FI_REMOTE_CQ_DATA)) {
-        return -FI_EINVAL;        /* no CQ data (cq_data_size 0) */
-    }
-    return dnf_send(EP(fep), DNF_KIND_MSG, m->iov_count ? m->msg_iov[0].iov_base : NULL,
-                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, 0, m->context,
-                    flags);
-}
-
-static ssize_t msg_inject(struct fid_ep *fep, const void *buf, size_t len, fi_addr_t dest)
-{
-    return dnf_send(EP(fep), DNF_KIND_MSG, buf, len, dest, 0, NULL, FI_INJECT);
-}
-
-static ssize_t msg_senddata(struct fid_ep *fep, const void *buf, size_t len, void *desc,
-                            uint64_t data, fi_addr_t dest, void *context)
-{
-    (void)fep; (void)buf; (void)len; (void)desc; (void)data; (void)dest; (void)context;
-    return -FI_ENOSYS;            /* no remote CQ data */
-}
-
-static ssize_t msg_injectdata(struct fid_ep *fep, const void *buf, size_t len,
-                              uint64_t data, fi_addr_t dest)
-{
-    (void)fep; (void)buf; (void)len; (void)data; (void)dest;
-    return -FI_ENOSYS;
-}
-
-struct fi_ops_msg dnf_msg_ops = {
-    .size = sizeof(struct fi_ops_msg),
-    .recv = msg_recv,
-    .recvv = msg_recvv,
-    .recvmsg = msg_recvmsg,
-    .send = msg_send,
-    .sendv = msg_sendv,
-    .sendmsg = msg_sendmsg,
-    .inject = msg_inject,
-    .senddata = msg_senddata,
-    .injectdata = msg_injectdata,
-};
-
-static ssize_t tag_recv(struct fid_ep *fep, void *buf, size_t len, void *desc,
-                        fi_addr_t src, uint64_t tag, uint64_t ignore, void *context)
-{
-    (void)desc;
-    return dnf_recv(EP(fep), DNF_KIND_TAGGED, buf, len, src, tag, ignore, context,
-                    EP(fep)->rx_op_flags);
-}
-
-static ssize_t tag_recvv(struct fid_ep *fep, const struct iovec *iov, void **desc,
-                         size_t count, fi_addr_t src, uint64_t tag, uint64_t ignore,
-                         void *context)
-{
-    (void)desc;
-    if (count > 1) {
-        return -FI_EINVAL;
-    }
-    return dnf_recv(EP(fep), DNF_KIND_TAGGED, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, src, tag, ignore, context,
-                    EP(fep)->rx_op_flags);
-}
-
-static ssize_t tag_recvmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,
-                           uint64_t flags)
-{
-    if (m->iov_count > 1 || (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD))) {
-        return -FI_ENOSYS;        /* no probing yet */
-    }
-    return dnf_recv(EP(fep), DNF_KIND_TAGGED, m->iov_count ? m->msg_iov[0].iov_base : NULL,
-                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, m->tag,
-                    m->ignore, m->context, flags);
-}
-
-static ssize_t tag_send(struct fid_ep *fep, const void *buf, size_t len, void *desc,
-                        fi_addr_t dest, uint64_t tag, void *context)
-{
-    (void)desc;
-    return dnf_send(EP(fep), DNF_KIND_TAGGED, buf, len, dest, tag, context,
-                    EP(fep)->tx_op_flags);
-}
-
-static ssize_t tag_sendv(struct fid_ep *fep, const struct iovec *iov, void **desc,
-                         size_t count, fi_addr_t dest, uint64_t tag, void *context)
-{
-    (void)desc;
-    if (count > 1) {
-        return -FI_EINVAL;
-    }
-    return dnf_send(EP(fep), DNF_KIND_TAGGED, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, dest, tag, context, EP(fep)->tx_op_flags);
-}
-
-static ssize_t tag_sendmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,
-                           uint64_t flags)
-{
-    if (m->iov_count > 1 || (flags & FI_REMOTE_CQ_DATA)) {
-        return -FI_EINVAL;
-    }
-    return dnf_send(EP(fep), DNF_KIND_TAGGED, m->iov_count ? m->msg_iov[0].iov_base : NULL,
-                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, m->tag, m->context,
-                    flags);
-}
-
-static ssize_t tag_inject(struct fid_ep *fep, const void *buf, size_t len,
-                          fi_addr_t dest, uint64_t tag)
-{
-    return dnf_send(EP(fep), DNF_KIND_TAGGED, buf, len, dest, tag, NULL, FI_INJECT);
-}
-
-static ssize_t tag_senddata(struct fid_ep *fep, const void *buf, size_t len, void *desc,
-                            uint64_t data, fi_addr_t dest, uint64_t tag, void *context)
-{
-    (void)fep; (void)buf; (void)len; (void)desc; (void)data; (void)dest; (void)tag;
-    (void)context;
-    return -FI_ENOSYS;
-}
-
-static ssize_t tag_injectdata(struct fid_ep *fep, const void *buf, size_t len,
-                              uint64_t data, fi_addr_t dest, uint64_t tag)
-{
-    (void)fep; (void)buf; (void)len; (void)data; (void)dest; (void)tag;
-    return -FI_ENOSYS;
-}
-
-struct fi_ops_tagged dnf_tagged_ops = {
-    .size = sizeof(struct fi_ops_tagged),
-    .recv = tag_recv,
-    .recvv = tag_recvv,
-    .recvmsg = tag_recvmsg,
-    .send = tag_send,
-    .sendv = tag_sendv,
-    .sendmsg = tag_sendmsg,
-    .inject = tag_inject,
-    .senddata = tag_senddata,
-    .injectdata = tag_injectdata,
-};

@@ -9,6 +9,15 @@
  *   - tag matching under an ignore mask, with a directed receive;
  *   - untagged messages beside tagged ones, each matched only by its kind;
  *   - a message longer than its receive: FI_ETRUNC through fi_cq_readerr;
+ *   - messages over the eager size (64 KiB) up to 1 MiB, to directed
+ *     receives (advertised to the sender: sender-side matching) and to
+ *     any-source ones (rendezvous), a long one unexpected, long truncation;
+ *   - probes: FI_PEEK (found, and FI_ENOMSG), FI_PEEK|FI_CLAIM then the
+ *     FI_CLAIM receive, FI_PEEK|FI_DISCARD of a short and a long message;
+ *   - 300 messages of one tag, short and long mixed, sent as fast as
+ *     possible while the receiver posts directed and any-source receives a
+ *     few at a time: message k lands in receive k (MPI's non-overtaking
+ *     rule, across crossing advertisements);
  *   - refusals: an address not in the AV (-FI_EINVAL), a message larger
  *     than max_msg_size (-FI_EMSGSIZE), an inject over inject_size.
  *
@@ -27,6 +36,7 @@
 #include "../common/check.h"
 
 #define MAX 65536u
+#define BIG (1u << 20)
 #define TIMEOUT_MS 60000
 
 static struct fid_fabric *fabric;
@@ -107,6 +117,32 @@ static struct fi_cq_tagged_entry expect(void *ctx, uint64_t flags, fi_addr_t *sr
     CHECK_MSG((e.flags & flags) == flags, "node %u: flags 0x%llx lack 0x%llx", me,
               (unsigned long long)e.flags, (unsigned long long)flags);
     return e;
+}
+
+/* Wait for the completions of @n contexts, in any order, without errors;
+ * each one's entry goes to out[i] (may be NULL). */
+static void expect_all(void **ctx, struct fi_cq_tagged_entry *out, fi_addr_t *srcs,
+                       unsigned n)
+{
+    for (unsigned got = 0; got < n; got++) {
+        struct fi_cq_err_entry err;
+        fi_addr_t src = FI_ADDR_NOTAVAIL;
+        struct fi_cq_tagged_entry e = wait_comp(&src, &err);
+        unsigned i = 0;
+
+        CHECK_MSG(!err.err, "node %u: error completion %d (%s)", me, err.err,
+                  fi_strerror(err.err));
+        while (i < n && ctx[i] != e.op_context) {
+            i++;
+        }
+        CHECK_MSG(i < n, "node %u: completion of an unknown context %p", me, e.op_context);
+        if (i < n && out) {
+            out[i] = e;
+        }
+        if (i < n && srcs) {
+            srcs[i] = src;
+        }
+    }
 }
 
 static void tsend(const void *buf, size_t len, uint64_t tag, void *ctx)
@@ -237,9 +273,219 @@ int main(void)
         CHECK_EQ(err.olen, 4000);
         CHECK(same(rbuf, 1000, 3));
     }
+
+    /* Long messages: rendezvous (any-source receive) and sender-side
+     * matching (directed receive, advertised), 64 KiB + 1 to 1 MiB. */
+    static uint8_t bs[BIG + 16], br[BIG + 16];
+    static const size_t longs[] = { MAX + 1, 200000, 3 * MAX, BIG };
+    for (unsigned directed = 0, round = 0; directed < 2; directed++) {
+        for (unsigned k = 0; k < sizeof(longs) / sizeof(longs[0]); k++, round++) {
+            size_t len = longs[k];
+            uint64_t tag = 0x5500 + round;
+            fi_addr_t from = directed ? peer : FI_ADDR_UNSPEC;
+            struct fi_cq_tagged_entry e[2];
+            fi_addr_t srcs[2];
+            void *c2[2] = { &ctx[0], &ctx[1] };
+
+            memset(br, 0, len + 16);
+            if (me == 0) {
+                fill(bs, len, 100 + round);
+                tsend(bs, len, tag, &ctx[0]);
+                CHECK(fi_trecv(ep, br, BIG, NULL, from, tag, 0, &ctx[1]) == 0);
+                expect_all(c2, e, srcs, 2);
+            } else {
+                CHECK(fi_trecv(ep, br, BIG, NULL, from, tag, 0, &ctx[1]) == 0);
+                expect_all(c2 + 1, e + 1, srcs + 1, 1);
+                CHECK(same(br, len, 100 + round));
+                memcpy(bs, br, len);
+                tsend(bs, len, tag, &ctx[0]);
+                expect_all(c2, e, NULL, 1);
+            }
+            CHECK_EQ(e[1].len, len);
+            CHECK_EQ(e[1].tag, tag);
+            CHECK_EQ(srcs[1], peer);
+            CHECK_MSG(same(br, len, 100 + round), "node %u: %zu bytes differ (%s)", me, len,
+                      directed ? "directed" : "any source");
+            CHECK_EQ(br[len], 0);                  /* nothing past the message */
+        }
+    }
+    CHECK(dn_rendezvous("fi-long", TIMEOUT_MS) == DN_OK);
+
+    /* A long message unexpected; probes; claim; discard. */
+    if (me == 0) {
+        void *c3[3] = { &ctx[0], &ctx[1], &ctx[2] };
+
+        fill(bs, 300000, 7);
+        tsend(bs, 300000, 0x6600, &ctx[0]);
+        fill(sbuf, 500, 8);
+        tsend(sbuf, 500, 0x6602, &ctx[1]);
+        tsend(bs, 200000, 0x6603, &ctx[2]);
+        CHECK(dn_rendezvous("fi-probe-sent", TIMEOUT_MS) == DN_OK);
+        expect_all(c3, NULL, NULL, 3);             /* the long ones need the receiver */
+    } else {
+        struct fi_context pctx[4];
+        struct fi_msg_tagged m = { .addr = FI_ADDR_UNSPEC, .ignore = 0 };
+        struct iovec iov = { br, BIG };
+        struct fi_cq_err_entry err;
+        struct fi_cq_tagged_entry e;
+        int found = 0;
+
+        CHECK(dn_rendezvous("fi-probe-sent", TIMEOUT_MS) == DN_OK);
+        /* FI_PEEK until the first part is here: length and tag of the whole. */
+        for (int i = 0; i < 100000 && !found; i++) {
+            m.tag = 0x6600;
+            m.context = &pctx[0];
+            CHECK(fi_trecvmsg(ep, &m, FI_PEEK) == 0);
+            e = wait_comp(&src, &err);
+            CHECK(e.op_context == &pctx[0]);
+            found = !err.err;
+            CHECK_MSG(found || err.err == FI_ENOMSG, "peek: err %d", err.err);
+        }
+        CHECK(found);
+        CHECK_EQ(e.len, 300000);
+        CHECK_EQ(e.tag, 0x6600);
+        CHECK_EQ(src, peer);
+        /* Claim it, then take it with FI_CLAIM and the same context. */
+        m.context = &pctx[1];
+        CHECK(fi_trecvmsg(ep, &m, FI_PEEK | FI_CLAIM) == 0);
+        e = wait_comp(NULL, &err);
+        CHECK(!err.err && e.op_context == &pctx[1]);
+        m.context = &pctx[2];
+        CHECK(fi_trecvmsg(ep, &m, FI_PEEK) == 0);  /* claimed: no longer visible */
+        e = wait_comp(NULL, &err);
+        CHECK_MSG(err.err == FI_ENOMSG, "peek of a claimed message: err %d", err.err);
+        m.msg_iov = &iov;
+        m.iov_count = 1;
+        m.context = &pctx[1];
+        CHECK(fi_trecvmsg(ep, &m, FI_CLAIM) == 0);
+        e = expect(&pctx[1], FI_RECV | FI_TAGGED, NULL);
+        CHECK_EQ(e.len, 300000);
+        CHECK(same(br, 300000, 7));
+        /* Discard a short and a long one (found by peeking first). */
+        for (uint64_t tag = 0x6602; tag <= 0x6603; tag++) {
+            found = 0;
+            for (int i = 0; i < 100000 && !found; i++) {
+                m.tag = tag;
+                m.context = &pctx[3];
+                CHECK(fi_trecvmsg(ep, &m, FI_PEEK | FI_DISCARD) == 0);
+                e = wait_comp(NULL, &err);
+                found = !err.err;
+            }
+            CHECK_MSG(found, "discard of tag 0x%llx", (unsigned long long)tag);
+            CHECK_EQ(e.len, tag == 0x6602 ? 500 : 200000);
+            m.context = &pctx[3];
+            CHECK(fi_trecvmsg(ep, &m, FI_PEEK) == 0);
+            e = wait_comp(NULL, &err);
+            CHECK_MSG(err.err == FI_ENOMSG, "peek after discard: err %d", err.err);
+        }
+        /* FI_CLAIM with no claimed message for this context. */
+        m.context = &pctx[0];
+        CHECK(fi_trecvmsg(ep, &m, FI_CLAIM) == -FI_EINVAL);
+    }
+    CHECK(dn_rendezvous("fi-probe", TIMEOUT_MS) == DN_OK);
+
+    /* Long truncation: 1 MiB into 100000 bytes, directed and any source. */
+    for (unsigned directed = 0; directed < 2; directed++) {
+        if (me == 0) {
+            fill(bs, BIG, 11 + directed);
+            tsend(bs, BIG, 0x6700 + directed, &ctx[0]);
+            expect(&ctx[0], FI_SEND | FI_TAGGED, NULL);
+        } else {
+            struct fi_cq_err_entry err;
+
+            memset(br, 0, BIG);
+            CHECK(fi_trecv(ep, br, 100000, NULL, directed ? peer : FI_ADDR_UNSPEC,
+                           0x6700 + directed, 0, &ctx[0]) == 0);
+            struct fi_cq_tagged_entry e = wait_comp(NULL, &err);
+            CHECK_MSG(err.err == FI_ETRUNC, "long truncation: err %d", err.err);
+            CHECK(e.op_context == &ctx[0]);
+            CHECK_EQ(err.olen, BIG - 100000);
+            CHECK(same(br, 100000, 11 + directed));
+            CHECK_EQ(br[100000], 0);
+        }
+    }
+    CHECK(dn_rendezvous("fi-long-trunc", TIMEOUT_MS) == DN_OK);
+
+    /* Non-overtaking under crossing advertisements: 300 messages of one
+     * tag, short and long, while the receiver keeps a few receives posted,
+     * directed (advertised) and any-source (never advertised) mixed. */
+    enum { STRESS = 300, DEPTH = 4, SCAP = 80000 };
+    static uint8_t sbufs[STRESS][1], rbufs[DEPTH][SCAP];
+    if (me == 0) {
+        static uint8_t *msgs[STRESS];
+        static struct fi_context sctx[STRESS];
+        unsigned done = 0;
+
+        (void)sbufs;
+        for (unsigned i = 0; i < STRESS; i++) {
+            size_t len = i % 7 == 3 ? MAX + 1000 + i : (i * 37) % 3000;
+            ssize_t rc;
+
+            msgs[i] = malloc(len + 1);
+            fill(msgs[i], len, 1000 + i);
+            while ((rc = fi_tsend(ep, msgs[i], len, NULL, peer, 0x8800, &sctx[i])) ==
+                   -FI_EAGAIN) {
+                struct fi_cq_tagged_entry e;
+                if (fi_cq_read(cq, &e, 1) == 1) {
+                    done++;
+                }
+            }
+            CHECK_MSG(rc == 0, "stress send %u: %zd", i, rc);
+            struct fi_cq_tagged_entry e;
+            if (fi_cq_read(cq, &e, 1) == 1) {
+                done++;
+            }
+        }
+        while (done < STRESS) {
+            struct fi_cq_err_entry err;
+            wait_comp(NULL, &err);
+            CHECK_MSG(!err.err, "stress send: err %d", err.err);
+            done++;
+        }
+        for (unsigned i = 0; i < STRESS; i++) {
+            free(msgs[i]);
+        }
+    } else {
+        struct fi_context rctx[DEPTH];
+        unsigned posted = 0, next = 0, slot_of[STRESS];
+        int busy[DEPTH] = { 0 };
+
+        while (next < STRESS) {
+            /* Post into free slots, in order. */
+            for (unsigned s = 0; s < DEPTH && posted < STRESS; s++) {
+                if (busy[s]) {
+                    continue;
+                }
+                fi_addr_t from = posted % 3 == 1 ? FI_ADDR_UNSPEC : peer;
+                memset(rbufs[s], 0, SCAP);
+                CHECK(fi_trecv(ep, rbufs[s], SCAP, NULL, from, 0x8800, 0, &rctx[s]) == 0);
+                busy[s] = 1 + (int)posted;
+                slot_of[posted++] = s;
+            }
+            struct fi_cq_err_entry err;
+            struct fi_cq_tagged_entry e = wait_comp(NULL, &err);
+            unsigned s = (unsigned)((struct fi_context *)e.op_context - rctx);
+
+            CHECK_MSG(!err.err && s < DEPTH && busy[s], "stress receive: err %d", err.err);
+            if (err.err || s >= DEPTH || !busy[s]) {
+                break;
+            }
+            unsigned i = (unsigned)busy[s] - 1;
+            size_t len = i % 7 == 3 ? MAX + 1000 + i : (i * 37) % 3000;
+            CHECK_MSG(e.len == len && same(rbufs[s], len, 1000 + i),
+                      "stress: receive %u got %zu bytes, not message %u's %zu", i,
+                      (size_t)e.len, i, len);
+            busy[s] = 0;
+            next++;
+        }
+        (void)slot_of;
+    }
+    CHECK(dn_rendezvous("fi-stress", TIMEOUT_MS) == DN_OK);
+
     /* Refusals, on both nodes. */
     CHECK(fi_tsend(ep, sbuf, 10, NULL, (fi_addr_t)40, 1, NULL) == -FI_EINVAL);
-    CHECK(fi_tsend(ep, sbuf, MAX + 1, NULL, peer, 1, NULL) == -FI_EMSGSIZE);
+    CHECK(fi_tsend(ep, sbuf, info->ep_attr->max_msg_size + 1, NULL, peer, 1, NULL) ==
+          -FI_EMSGSIZE);
     CHECK(fi_tinject(ep, sbuf, info->tx_attr->inject_size + 1, peer, 1) == -FI_EMSGSIZE);
     CHECK(fi_trecv(ep, rbuf, 10, NULL, (fi_addr_t)40, 1, 0, NULL) == -FI_EINVAL);
     CHECK(dn_rendezvous("fi-done", TIMEOUT_MS) == DN_OK);
@@ -250,8 +496,8 @@ int main(void)
     fi_close(&domain->fid);
     fi_close(&fabric->fid);
     fi_freeinfo(info);
-    printf("node %u: libfabric dimmnet provider: ping-pong 0 B..64 KiB, unexpected, "
-           "masks, kinds, truncation, refusals: %s\n", me,
+    printf("node %u: libfabric dimmnet provider: ping-pong 0 B..1 MiB, unexpected, "
+           "masks, kinds, truncation, probes, non-overtaking, refusals: %s\n", me,
            check_failures ? "FAILED" : "ok");
     return check_failures ? 1 : 0;
 }

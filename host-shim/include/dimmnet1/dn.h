@@ -340,6 +340,10 @@ int dn_msg_recv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
                 struct dn_msg_status *st, int timeout_ms);
 /* Serve completions, notices, resends and queued packets once. */
 int dn_msg_progress(dn_node *n);
+/* Withdraw a receive no message has matched yet: DN_OK, and the request is
+ * gone. DN_EBUSY if a message already completed it (dn_msg_test it as
+ * usual); DN_EINVAL for a send (sends cannot be withdrawn). */
+int dn_msg_cancel(dn_node *n, dn_msg_req *req);
 
 /*
  * Zero copy: the next message from @src that fits lands in [@off, @off +

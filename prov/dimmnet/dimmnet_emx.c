@@ -1,0 +1,212 @@
+/*
+ * Sender-side matching (MPI-EMX, seed 000): a receive posted before its
+ * message is advertised to its sender (RREQ), which matches its sends
+ * against the receives it took, in posting order, and sends a match at
+ * once as DIRECT under the receive's own shim tag (rid): the receiver has
+ * already posted shim receives for it, the first part into a staging
+ * buffer (header + up to DNF_EAGER bytes), the rest straight into the
+ * user's buffer. No CTS round trip, no bounce, no unexpected copy.
+ *
+ * Consistency (which of two crossing requests wins): every FIRST carries
+ * the sender's count of FIRSTs to that peer before it (seq) and the highest
+ * RREQ id it had taken from the peer (seen); an RREQ carries the count of
+ * FIRSTs the receiver had taken from the sender (expect). The sender takes
+ * an RREQ only if expect equals its own count: no FIRST was in flight that
+ * the receive could have matched at the receiver. The receiver learns the
+ * sender's answer from the first FIRST with seen >= rid (taken iff its seq
+ * == expect) or from the DIRECT itself; until then, FIRSTs sent before the
+ * RREQ reached the sender (seen < rid) match the receive at the receiver as
+ * usual, and the sender, finding expect behind, ignores the RREQ.
+ *
+ * Ordering (MPI's non-overtaking rule, receives in posting order): a
+ * receive is advertised only if no earlier receive still pending here
+ * could match that sender's messages (same kind, its source or any) and is
+ * not already the sender's. So the sender, matching in posting order, never
+ * gives a message to a later receive than the receiver would have.
+ * Receives over DNF_ADV_MAX, with any source, or posted while the switch is
+ * off (FI_DIMMNET_SENDER_MATCHING=0) are never advertised. An advertised
+ * receive cannot be canceled (fi_cancel: -FI_EBUSY).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dimmnet.h"
+
+void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
+{
+    uint32_t node;
+    size_t part;
+    int rc;
+
+    if (!ep->sender_matching || r->src < 0 || r->len > DNF_ADV_MAX) {
+        return;
+    }
+    for (struct dnf_rx *q = ep->rx_head; q; q = q->next) {
+        if (q->flags == r->flags && (q->src < 0 || q->src == r->src) &&
+            q->adv != DNF_ADV_REMOTE) {
+            return;               /* an earlier receive here could take its message */
+        }
+    }
+    node = (uint32_t)r->src;
+    part = r->len < DNF_EAGER ? r->len : DNF_EAGER;
+    r->rid = ++ep->next_rid;
+    r->expect = ep->recv_first[node];
+    r->stage = malloc(sizeof(struct dnf_hdr) + part);
+    rc = r->stage ? dn_msg_irecv(ep->dom->node, (int)node, r->rid, r->stage,
+                                 sizeof(struct dnf_hdr) + part, &r->first)
+                  : DN_ENOMEM;
+    if (rc != DN_OK) {
+        free(r->stage);
+        r->stage = NULL;
+        r->first = NULL;
+        return;
+    }
+    r->adv = DNF_ADV_OPEN;
+    struct dnf_hdr h = { .kind = DNF_K_RREQ, .flags = r->flags, .tag = r->tag,
+                         .ignore = r->ignore, .seq = r->expect, .rid = r->rid,
+                         .len = r->len };
+    if ((r->len > DNF_EAGER &&
+         dnf_chunks_recv(ep, &r->ch, node, r->rid, (uint8_t *)r->buf + DNF_EAGER,
+                         r->len - DNF_EAGER)) ||
+        dnf_ctl_send(ep, node, &h)) {
+        dnf_emx_withdraw(ep, r);
+        return;
+    }
+    ep->stats.advertised++;
+}
+
+void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r)
+{
+    if (r->first && dn_msg_cancel(ep->dom->node, r->first) != DN_OK) {
+        int done = 0;
+
+        /* A DIRECT for a receive its sender must have ignored. */
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "receive %u of node %lld taken twice\n",
+                r->rid, (long long)r->src);
+        dn_msg_test(ep->dom->node, r->first, &done, NULL);
+    }
+    r->first = NULL;
+    dnf_chunks_cancel(ep, &r->ch);
+    free(r->stage);
+    r->stage = NULL;
+    r->adv = DNF_ADV_NONE;
+    ep->stats.withdrawn++;
+}
+
+/* A FIRST from @node: settle the advertised receives it answers. */
+void dnf_emx_decide(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    for (struct dnf_rx *r = ep->rx_head; r; r = r->next) {
+        if (r->adv != DNF_ADV_OPEN || r->src != node || r->rid > h->seen) {
+            continue;
+        }
+        if (h->seq == r->expect) {
+            r->adv = DNF_ADV_REMOTE;
+            ep->stats.taken++;
+        } else {
+            dnf_emx_withdraw(ep, r);
+            ep->stats.ignored++;
+        }
+    }
+}
+
+/* Sender: a peer advertises a receive. */
+void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    struct dnf_rreq *q, **p;
+
+    ep->seen_rid[node] = h->rid;
+    if (h->seq != ep->sent_first[node]) {
+        return;                   /* a FIRST of ours was on its way: ignored */
+    }
+    q = malloc(sizeof(*q));
+    if (!q) {
+        /* Not taken: skip a FIRST number, so that our next FIRST's seq is
+         * past expect and the receiver withdraws the advertisement. */
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "no memory to take a receive of node %u\n", node);
+        ep->sent_first[node]++;
+        return;
+    }
+    *q = (struct dnf_rreq){ .flags = h->flags, .rid = h->rid, .tag = h->tag,
+                            .ignore = h->ignore, .cap = h->len };
+    for (p = &ep->rreq[node]; *p; p = &(*p)->next) {
+    }
+    *p = q;
+}
+
+struct dnf_rreq *dnf_emx_take(struct dnf_ep *ep, uint32_t node, uint8_t flags,
+                              uint64_t tag)
+{
+    for (struct dnf_rreq **p = &ep->rreq[node]; *p; p = &(*p)->next) {
+        struct dnf_rreq *q = *p;
+
+        if (dnf_tag_matches(q->flags, q->tag, q->ignore, flags, tag)) {
+            *p = q->next;
+            q->next = NULL;
+            return q;
+        }
+    }
+    return NULL;
+}
+
+/* The DIRECT's first part is in @r->stage (shim status @rc, @st): fill in
+ * the message, drop chunk receives it does not need. 1: complete now. */
+int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
+                        const struct dn_msg_status *st)
+{
+    struct dnf_hdr h;
+    size_t plen, need;
+
+    if (r->adv == DNF_ADV_OPEN) {
+        ep->stats.taken++;        /* learnt from the DIRECT itself */
+    }
+    r->adv = DNF_ADV_NONE;
+    r->node = (uint32_t)r->src;
+    memcpy(&h, r->stage, sizeof(h));
+    if (rc != DN_OK || st->len < sizeof(h) || h.magic != DNF_MAGIC ||
+        h.kind != DNF_K_DIRECT || h.rid != r->rid || h.flags != r->flags) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "bad DIRECT for receive %u from node %u\n",
+                r->rid, r->node);
+        r->err = rc != DN_OK ? (dnf_errno(rc) == FI_ETRUNC ? FI_EIO : dnf_errno(rc)) : FI_EIO;
+        dnf_chunks_cancel(ep, &r->ch);
+        return 1;
+    }
+    r->mtag = h.tag;
+    r->mlen = h.len;
+    r->taken = h.len < r->len ? (size_t)h.len : r->len;
+    plen = st->len - sizeof(h);
+    if (plen > r->taken) {
+        plen = r->taken;
+    }
+    if (plen) {
+        memcpy(r->buf, r->stage + sizeof(h), plen);
+    }
+    free(r->stage);
+    r->stage = NULL;
+    /* Chunk receives were posted for the whole buffer; the sender sends
+     * only what this receive takes. */
+    need = r->taken > DNF_EAGER ? (r->taken - DNF_EAGER + DNF_EAGER - 1) / DNF_EAGER : 0;
+    for (unsigned i = (unsigned)need; i < r->ch.n; i++) {
+        if (dn_msg_cancel(ep->dom->node, r->ch.req[i]) != DN_OK) {
+            int done = 0;
+
+            dn_msg_test(ep->dom->node, r->ch.req[i], &done, NULL);
+        }
+        r->ch.req[i] = NULL;
+    }
+    if (need < r->ch.n) {
+        r->ch.n = (unsigned)need;
+    }
+    return need == 0;
+}
+
+void dnf_emx_free(struct dnf_ep *ep)
+{
+    for (unsigned i = 0; i < DNF_NODES; i++) {
+        while (ep->rreq[i]) {
+            struct dnf_rreq *q = ep->rreq[i];
+
+            ep->rreq[i] = q->next;
+            free(q);
+        }
+    }
+}
