@@ -9,20 +9,14 @@ launcher=$(realpath "$1") qemu=$(realpath -s "$2") firmware=$(realpath "$3")
 work=$(mktemp -d /tmp/dn-cleanup-test.XXXXXX)
 export TMPDIR=$work          # the launcher's run dir, hence every QEMU argv, lives here
 fails=0
-# On the way out, whatever a failing scenario left: processes, and the
-# shared-memory files of every run made here (the run directories name them;
-# removing $work alone would leave the files where no sweep finds them).
+. "$(dirname "$0")/../common/run_files.sh"
+# On the way out, whatever a failing scenario left: processes and files.
 leave() {
     pkill -KILL -f "$work/" 2>/dev/null
-    local dir
-    for dir in "$work"/dimmnet1-run.*; do
-        [ -d "$dir" ] && rm -f "/dev/shm/dimmnet1-${dir##*/dimmnet1-run.}-"*
-    done
-    rm -rf "$work"
+    remove_run_files "$work"
 }
 trap leave EXIT
 
-shm_list() { ls /dev/shm 2>/dev/null | grep '^dimmnet1-' | sort; }
 before=$(shm_list)
 
 check_clean() {   # $1: what just happened

@@ -8,19 +8,15 @@ launcher=$(realpath "$1") qemu=$(realpath -s "$2") firmware=$(realpath "$3")
 prog=$(realpath "$4")
 work=$(mktemp -d /tmp/dn-mpi-abort.XXXXXX)
 export TMPDIR=$work          # the run dir, hence every QEMU argv, lives here
+. "$(dirname "$0")/../common/run_files.sh"
 # Processes of this run: the boards and switch (argv under $work), mpirun,
 # the rank wrappers and ranks (argv naming $prog); never this script.
 ours() { pgrep -af -- "$work/|$prog" | grep -v test_mpi_abort.sh | cut -d' ' -f1; }
 leave() {
     ours | xargs -r kill -KILL 2>/dev/null
-    local dir
-    for dir in "$work"/dimmnet1-run.*; do
-        [ -d "$dir" ] && rm -f "/dev/shm/dimmnet1-${dir##*/dimmnet1-run.}-"*
-    done
-    rm -rf "$work"
+    remove_run_files "$work"
 }
 trap leave EXIT
-shm_list() { ls /dev/shm 2>/dev/null | grep '^dimmnet1-' | sort; }
 before=$(shm_list)
 fails=0
 
