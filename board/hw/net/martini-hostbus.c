@@ -254,6 +254,29 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
     }
 }
 
+static void martini_hostbus_flush(MartiniState *s)
+{
+    if (s->hb_out_len) {
+        qemu_chr_fe_write_all(&s->hostbus, s->hb_out, s->hb_out_len);
+        s->hb_out_len = 0;
+    }
+}
+
+/* A response goes at once, or with the others of the same read. */
+static void martini_hostbus_respond(MartiniState *s,
+                                    const struct dn1_hb_rsp *rsp)
+{
+    if (!s->hb_batching) {
+        qemu_chr_fe_write_all(&s->hostbus, (const uint8_t *)rsp, sizeof(*rsp));
+        return;
+    }
+    if (s->hb_out_len + sizeof(*rsp) > sizeof(s->hb_out)) {
+        martini_hostbus_flush(s);
+    }
+    memcpy(s->hb_out + s->hb_out_len, rsp, sizeof(*rsp));
+    s->hb_out_len += sizeof(*rsp);
+}
+
 void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
 {
     struct dn1_hb_rsp rsp = { .magic = cpu_to_le32(DN1_HB_MAGIC) };
@@ -311,7 +334,7 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
     }
     rsp.status = cpu_to_le32(status);
     rsp.value = cpu_to_le64(value);
-    qemu_chr_fe_write_all(&s->hostbus, (const uint8_t *)&rsp, sizeof(rsp));
+    martini_hostbus_respond(s, &rsp);
 }
 
 static int martini_hostbus_can_receive(void *opaque)
@@ -321,17 +344,23 @@ static int martini_hostbus_can_receive(void *opaque)
     if (martini_link_backlogged(s)) {
         return 0;   /* the host waits, as on a busy bus */
     }
-    if (martini_sync_host_queues(s) && s->hbq_len == MARTINI_HBQ_MAX) {
-        return 0;   /* host sync: requests wait for their virtual time */
+    if (martini_sync_host_queues(s)) {
+        if (s->hbq_len == MARTINI_HBQ_MAX) {
+            return 0;   /* host sync: requests wait for their virtual time */
+        }
+        return sizeof(s->hb_buf) - s->hb_fill;   /* one at a time */
     }
-    /* At most one request at a time. */
-    return sizeof(s->hb_buf) - s->hb_fill;
+    /* Timing off: several requests, their frames and responses written
+     * together at the end (timing on: one at a time, as before). */
+    return (s->sync ? 1 : MARTINI_HB_BATCH) * sizeof(s->hb_buf) - s->hb_fill;
 }
 
 static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
 {
     MartiniState *s = opaque;
 
+    martini_link_hold(s);
+    s->hb_batching = !s->sync;
     while (size > 0) {
         uint32_t n = MIN((uint32_t)size, sizeof(s->hb_buf) - s->hb_fill);
 
@@ -354,6 +383,11 @@ static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
             }
         }
     }
+    /* Frames first: a host that has its response may expect the packet
+     * on its way (as when each left at once). */
+    martini_link_release(s);
+    martini_hostbus_flush(s);
+    s->hb_batching = false;
 }
 
 static void martini_hostbus_event(void *opaque, QEMUChrEvent event)

@@ -38,7 +38,12 @@ static void martini_update_irq(MartiniState *s)
                  (!s->held && s->restart_pending &&
                   (s->irq_enable & DN1_IRQ_RESTART));
 
-    qemu_set_irq(s->irq, level);
+    /* Only changes reach the CPU: each qemu_set_irq is a cpu_interrupt,
+     * which kicks the vCPU or ends its translation block. */
+    if (level != s->irq_level) {
+        s->irq_level = level;
+        qemu_set_irq(s->irq, level);
+    }
 }
 
 static bool martini_is_hw_type(uint8_t type)
@@ -728,6 +733,7 @@ static void martini_reset(DeviceState *dev)
     s->restart_pending = false;
     timer_del(s->restart_timer);
     memset(s->counters, 0, sizeof(s->counters));
+    s->irq_level = -1;          /* the CPU's side was reset too */
     martini_update_irq(s);
 }
 
@@ -753,6 +759,7 @@ void martini_restart_now(MartiniState *s)
     s->fw_status = 0;
     s->boot_version = s->boot_slot = 0;
     s->irq_enable = 0;
+    s->irq_level = -1;          /* the processor starts from reset */
     qemu_irq_pulse(s->cpu_restart);
     martini_rx_pump(s);         /* what waited: held for the new firmware */
 }
@@ -836,6 +843,7 @@ static void martini_init(Object *obj)
 {
     MartiniState *s = MARTINI(obj);
 
+    s->irq_level = -1;
     memory_region_init_io(&s->regs, obj, &martini_ops, s, "martini.regs",
                           DN1_REGS_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->regs);
