@@ -233,7 +233,7 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
     uint64_t arg0 = le64_to_cpu(req->arg0);
     const uint8_t *win = memory_region_get_ram_ptr(s->window);
 
-    switch (le32_to_cpu(req->op)) {
+    switch (le32_to_cpu(req->op) & ~DN1_HB_POSTED) {
     case DN1_HB_REG_READ:
         return DN1_HOST_LOAD_NS;
     case DN1_HB_BOTF_KICK:
@@ -277,6 +277,32 @@ static void martini_hostbus_respond(MartiniState *s,
     s->hb_out_len += sizeof(*rsp);
 }
 
+/*
+ * A posted request has acted: count it in LLCM (HB_POSTED); if it failed,
+ * send an error notice naming it and count that (HB_FAILED) first, so that
+ * a host that sees HB_POSTED pass a request knows of its failure too.
+ */
+static void martini_hostbus_posted(MartiniState *s, int32_t status)
+{
+    uint8_t *llcm = memory_region_get_ram_ptr(s->llcm);
+    uint32_t num = ldl_le_p(llcm + DN1_LLCM_HB_POSTED);
+
+    if (status != 0) {
+        struct dn1_hb_rsp notice = {
+            .magic = cpu_to_le32(DN1_HB_MAGIC_NOTICE),
+            .status = cpu_to_le32(status),
+            .value = cpu_to_le64(num),
+        };
+
+        martini_hostbus_respond(s, &notice);
+        stl_le_p(llcm + DN1_LLCM_HB_FAILED,
+                 ldl_le_p(llcm + DN1_LLCM_HB_FAILED) + 1);
+        smp_wmb();
+    }
+    stl_le_p(llcm + DN1_LLCM_HB_POSTED, num + 1);
+    memory_region_set_dirty(s->llcm, 0, 16);
+}
+
 void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
 {
     struct dn1_hb_rsp rsp = { .magic = cpu_to_le32(DN1_HB_MAGIC) };
@@ -284,10 +310,13 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
     uint64_t arg0 = le64_to_cpu(req->arg0);
     int32_t status = 0;
     uint64_t value = 0;
+    bool posted = false;
 
     if (le32_to_cpu(req->magic) != DN1_HB_MAGIC) {
-        status = DN1_HB_EINVAL;
+        status = DN1_HB_EINVAL;   /* answered: its op cannot be trusted */
     } else {
+        posted = op & DN1_HB_POSTED;
+        op &= ~DN1_HB_POSTED;
         switch (op) {
         case DN1_HB_NOP:
             break;
@@ -331,6 +360,10 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
     if (status == DN1_HB_EINVAL || status == DN1_HB_EBADOP ||
         status == DN1_HB_ENOFLASH) {
         martini_count(s, DN1_CNT_ERR_HOSTBUS);
+    }
+    if (posted) {
+        martini_hostbus_posted(s, status);
+        return;
     }
     rsp.status = cpu_to_le32(status);
     rsp.value = cpu_to_le64(value);

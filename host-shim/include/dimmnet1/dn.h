@@ -210,7 +210,13 @@ int dn_aotf_close(dn_node *n, unsigned ch);
 int dn_aotf_store(dn_node *n, unsigned ch, uint32_t offset, uint64_t value,
                   unsigned size, dn_xfer *x);
 
-/* Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT. */
+/*
+ * Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT.
+ * On a board without timing the sends of a tracked transfer do not wait for
+ * the NIC (posted host-bus requests, docs/hardware.md "Host bus"): a packet
+ * the NIC refused to send (DN_ELINKDOWN, DN_EINVAL...) is reported here,
+ * as that error, once every other packet is answered.
+ */
 int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
 
 /*
