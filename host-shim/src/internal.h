@@ -47,6 +47,14 @@ struct dn_xfer_rec {
     int error;                 /* the first such refusal's DN_E* */
 };
 
+/*
+ * dn_idle without host sync: yield this many turns in a row with nothing
+ * new from the NIC, then sleep this long each turn (the CPU goes to the
+ * boards' processes; a reply in the emulated cluster takes longer).
+ */
+#define DN_IDLE_SPINS    128u
+#define DN_IDLE_SLEEP_NS 10000
+
 /* Host sync: virtual time one turn of a polling loop costs (an LLCM load). */
 #define DN_POLL_NS DN1_HOST_LOAD_NS
 
@@ -91,6 +99,10 @@ struct dn_node {
      * NIC's until it has taken that kick. */
     uint32_t win_kick[2];
     uint8_t win_kick_posted[2];
+    /* dn_idle without host sync: what the NIC last wrote that the shim
+     * watches, and how many idle turns saw nothing new since. */
+    uint32_t idle_sig;
+    uint32_t idle_turns;
     struct {
         int open;
         int ack;               /* channel asks for ACKs */

@@ -166,6 +166,11 @@ static void assign(dn_node *n, struct msg_peer *p)
 {
     unsigned w = n->msg->cfg.window;
 
+    /* Requests are assigned in queue order: once the last one is wholly
+     * assigned, so is every one (the common case: nothing to walk). */
+    if (!p->queue_tail || p->queue_tail->end_seq) {
+        return;
+    }
     for (struct dn_msg_req *r = p->queue; r && p->assigned - p->una < w; r = r->next) {
         if (r->end_seq) {
             continue;           /* wholly assigned */
