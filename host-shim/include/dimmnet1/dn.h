@@ -227,7 +227,9 @@ int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
  * and stands still while the host computes: runs then do not depend on host
  * speed. There, a host that waits for memory to change must let virtual
  * time pass instead of spinning: dn_idle() is one turn of a polling loop
- * (one LLCM load of virtual time with host sync, a yield otherwise);
+ * (one LLCM load of virtual time with host sync; otherwise a yield, or a
+ * 10 us sleep once many turns in a row saw no new completion record or
+ * message notice, leaving the CPU to the emulated boards);
  * dn_delay() lets @ns of host time pass (at most 1 s; at once without host
  * sync) and returns the clock. Timeouts stay in wall-clock time.
  */
