@@ -101,8 +101,15 @@ void martini_link_hold(MartiniState *s)
 
 void martini_link_release(MartiniState *s)
 {
+    martini_link_release_unless(s, false);
+}
+
+/* The same, but frames keep waiting if @busy (more to come soon), unless
+ * MARTINI_TX_DEFER_MAX bytes wait already. */
+void martini_link_release_unless(MartiniState *s, bool busy)
+{
     if (s->tx_hold && --s->tx_hold == 0 && !QSIMPLEQ_EMPTY(&s->txq) &&
-        !s->tx_watch) {
+        !s->tx_watch && (!busy || s->tx_bytes >= MARTINI_TX_DEFER_MAX)) {
         martini_link_flush(s);
     }
 }

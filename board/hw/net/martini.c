@@ -21,6 +21,7 @@
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
 #include "exec/memory.h"
+#include "sysemu/cpus.h"
 #include "hw/net/martini.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/shared_mem.h"
@@ -630,10 +631,33 @@ static uint64_t martini_read(void *opaque, hwaddr offset, unsigned size)
     return martini_reg_value(s, offset);
 }
 
+static void martini_write_reg(MartiniState *s, hwaddr offset, uint64_t value,
+                              unsigned size);
+
+/*
+ * A processor write (timing off): frames it makes (the ACK of a packet the
+ * firmware finished, a packet it sends) wait while the firmware has the
+ * next packet held already; they leave in one write once nothing is held
+ * (or at the next main-loop input), not one write each.
+ */
 static void martini_write(void *opaque, hwaddr offset, uint64_t value,
                           unsigned size)
 {
     MartiniState *s = opaque;
+    bool cpu = !s->sync && qemu_in_vcpu_thread();
+
+    if (cpu) {
+        martini_link_hold(s);
+    }
+    martini_write_reg(s, offset, value, size);
+    if (cpu) {
+        martini_link_release_unless(s, s->held != NULL);
+    }
+}
+
+static void martini_write_reg(MartiniState *s, hwaddr offset, uint64_t value,
+                              unsigned size)
+{
 
     if (size != 4 || (offset & 3)) {
         goto bad;

@@ -44,6 +44,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(MartiniState, MARTINI)
  */
 #define MARTINI_HB_BATCH 16
 
+/* Frames the firmware made wait at most this many bytes for the next
+ * packet it has held already (timing off). */
+#define MARTINI_TX_DEFER_MAX 4096
+
 /* The smallest frame that can enter the receive queue. */
 #define MARTINI_MIN_RX_FRAME (DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE)
 
@@ -191,6 +195,7 @@ void martini_link_init(MartiniState *s);
 bool martini_link_backlogged(MartiniState *s);
 void martini_link_hold(MartiniState *s);
 void martini_link_release(MartiniState *s);
+void martini_link_release_unless(MartiniState *s, bool busy);
 void martini_link_reset(MartiniState *s);
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
 /* The same, leaving no earlier than @after_ns from now (timing on). */
