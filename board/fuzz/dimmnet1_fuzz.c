@@ -286,6 +286,18 @@ static void dn1f_drain(Dn1fBoard *b)
         hb_out_fill = 0;
         memcpy(&rsp, hb_out, sizeof(rsp));
         st = le32_to_cpu(rsp.status);
+        if (le32_to_cpu(rsp.magic) == DN1_HB_MAGIC_NOTICE) {
+            /* A posted request failed: an error, naming one we posted. */
+            if (st >= 0 || st < DN1_HB_ENOFLASH ||
+                le64_to_cpu(rsp.value) >= b->hb_posted) {
+                dn1f_fail("host-bus notice status %d for posted request "
+                          "%" PRIu64, st, le64_to_cpu(rsp.value));
+            }
+            if (++b->hb_notices > b->hb_posted) {
+                dn1f_fail("host-bus notice without a posted request");
+            }
+            continue;
+        }
         if (le32_to_cpu(rsp.magic) != DN1_HB_MAGIC ||
             st > 0 || st < DN1_HB_ENOFLASH) {
             dn1f_fail("host-bus response magic 0x%x status %d",
@@ -368,8 +380,17 @@ static void check_llcm(Dn1fBoard *b, uint8_t *llcm)
 {
     uint32_t produced = ldl_le_p(llcm + DN1_LLCM_CQ_PRODUCED);
 
+    uint32_t taken = ldl_le_p(llcm + DN1_LLCM_HB_POSTED);
+    uint32_t failed = ldl_le_p(llcm + DN1_LLCM_HB_FAILED);
+
+    /* Posted host-bus requests: no more taken than sent, nor failed than
+     * taken (the board starts with LLCM zero). */
+    if (taken > b->hb_posted || failed > taken) {
+        dn1f_fail("LLCM HB_POSTED %u, HB_FAILED %u after %u posted requests",
+                  taken, failed, b->hb_posted);
+    }
     if (ldl_le_p(llcm + DN1_LLCM_CQ_CONSUMED) != b->cq_consumed ||
-        !buffer_is_zero(llcm + 8, DN1_LLCM_CQ_RING - 8) ||
+        !buffer_is_zero(llcm + 16, DN1_LLCM_CQ_RING - 16) ||
         !buffer_is_zero(llcm + DN1_LLCM_CQ_RING +
                         DN1_LLCM_CQ_ENTRIES * sizeof(struct dn1_cq_rec),
                         DN1_LLCM_USER_BASE - DN1_LLCM_CQ_RING -
@@ -444,6 +465,16 @@ static void check_alive(Dn1fBoard *b)
         if (b->hb_answered != want) {
             dn1f_fail("host bus: %u requests, %u responses",
                       want, b->hb_answered);
+        }
+        /* Answered in order: every posted request before the NOP has
+         * acted, and each failure's notice came before the response. */
+        uint8_t *llcm = ram(martini()->llcm);
+        if (ldl_le_p(llcm + DN1_LLCM_HB_POSTED) != b->hb_posted ||
+            ldl_le_p(llcm + DN1_LLCM_HB_FAILED) != b->hb_notices) {
+            dn1f_fail("host bus: %u posted requests, %u taken; %u notices, "
+                      "%u failed", b->hb_posted,
+                      ldl_le_p(llcm + DN1_LLCM_HB_POSTED), b->hb_notices,
+                      ldl_le_p(llcm + DN1_LLCM_HB_FAILED));
         }
     }
     dn1f_check(b);
@@ -545,6 +576,7 @@ static void dn1f_power_on(Dn1fBoard *b)
 
     martini_link_reset(m);
     m->hb_fill = 0;
+    m->hb_out_len = 0;
     qemu_system_reset(SHUTDOWN_CAUSE_GUEST_RESET);
     memset(ram(m->llcm), 0, memory_region_size(m->llcm));
     memset(ram(m->window), 0, memory_region_size(m->window));
@@ -737,11 +769,15 @@ void dn1f_hostbus(Dn1fBoard *b, Dn1fInput *in)
     struct dn1_hb_req req = { .magic = DN1_HB_MAGIC };
     uint64_t a0 = dn1f_u64(in);
 
-    /* 0..7, and NIC_RESTART now and then (its own op: 8). */
+    /* 0..7, and NIC_RESTART now and then (its own op: 8); posted when
+     * the argument's top bit says so (contract 1.17). */
     req.op = (sel & 0x47) == 0x40 ? DN1_HB_NIC_RESTART : sel & 7;
+    if (a0 >> 63) {
+        req.op |= DN1_HB_POSTED;
+    }
     req.arg1 = dn1f_u64(in);
     req.arg2 = dn1f_u32(in);
-    switch (req.op) {
+    switch (req.op & ~DN1_HB_POSTED) {
     case DN1_HB_REG_READ:
         a0 %= DN1_REGS_SIZE + 8;
         break;
@@ -769,7 +805,12 @@ void dn1f_hostbus(Dn1fBoard *b, Dn1fInput *in)
     }
     req.arg0 = a0;
     if (b->hostbus >= 0 && dn1f_write(b, b->hostbus, &req, sizeof(req))) {
-        b->hb_sent++;
+        /* A posted request is answered only if it fails (a notice). */
+        if (req.magic == DN1_HB_MAGIC && (req.op & DN1_HB_POSTED)) {
+            b->hb_posted++;
+        } else {
+            b->hb_sent++;
+        }
     }
 }
 

@@ -41,6 +41,8 @@ typedef struct Dn1fBoard {
     int hostbus;              /* our end of the host bus, -1 once closed */
     uint32_t hb_sent;         /* host-bus requests sent, responses seen */
     uint32_t hb_answered;
+    uint32_t hb_posted;       /* posted requests sent, error notices seen */
+    uint32_t hb_notices;
     int64_t grant;            /* last grant we sent */
     bool link_closed_ever;
     uint32_t cq_consumed;     /* what the host wrote into CQ_CONSUMED */

@@ -437,6 +437,18 @@ int main(int argc, char **argv)
                 }
             }
         }
+        /* What the input made goes out now, one write per port (the
+         * sockets do not block), not after one more trip through poll. */
+        for (unsigned i = 0; i < sw.nports; i++) {
+            struct sw_port *p = &sw.port[i];
+
+            if (p->fd >= 0 && p->out_len) {
+                ssize_t k = write(p->fd, p->out, p->out_len);
+                if (k > 0) {
+                    out_written(p, (size_t)k);
+                }
+            }
+        }
     }
     sw_batch_flush(&sw, INT64_MAX, forward);   /* the last frames: counted */
     write_stats(&sw, stats);

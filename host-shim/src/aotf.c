@@ -73,7 +73,12 @@ int dn_aotf_store(dn_node *n, unsigned ch, uint32_t offset, uint64_t value,
         return rc;
     }
     struct dn_xfer_rec *r = dn_xfer_begin(n, x);
-    rc = dn_hb_call(n, DN1_HB_AOTF_STORE, arg0, value, n->next_tag, NULL);
+    /* Answered, so tracked: posted when the node posts; a refusal then
+     * comes back through the transfer (dn_wait). */
+    rc = n->hb_post
+        ? dn_hb_post(n, DN1_HB_AOTF_STORE, arg0, value, n->next_tag, 0,
+                     n->next_tag, NULL)
+        : dn_hb_call(n, DN1_HB_AOTF_STORE, arg0, value, n->next_tag, NULL);
     if (rc == DN_OK) {
         dn_xfer_sent(n, r, x);
     }

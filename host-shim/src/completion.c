@@ -18,7 +18,7 @@ static bool credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
         if (!r->in_use || tag - r->first_tag >= r->packets) {
             continue;
         }
-        if (r->acked + r->nacked >= r->packets ||
+        if (r->acked + r->nacked + r->failed >= r->packets ||
             n->answered[tag % DN_ANSWERED] == tag) {
             return false;       /* this packet was answered already */
         }
@@ -34,8 +34,33 @@ static bool credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
     return false;
 }
 
+/*
+ * A posted packet of a transfer was refused by the NIC (nothing sent): it
+ * counts as answered, and dn_wait() returns the first such error. A
+ * transfer already forgotten counted it as done when it was forgotten.
+ */
+void dn_xfer_post_error(dn_node *n, uint32_t tag, int err)
+{
+    for (unsigned i = 0; i < DN_XFER_SLOTS; i++) {
+        struct dn_xfer_rec *r = &n->xfers[i];
+
+        if (!r->in_use || tag - r->first_tag >= r->packets ||
+            r->acked + r->nacked + r->failed >= r->packets ||
+            n->answered[tag % DN_ANSWERED] == tag) {
+            continue;
+        }
+        n->answered[tag % DN_ANSWERED] = tag;
+        if (r->failed++ == 0) {
+            r->error = err;
+        }
+        n->completed++;
+        return;
+    }
+}
+
 void dn_cq_drain(dn_node *n)
 {
+    dn_hb_reap(n);      /* posted requests' failures, before completions */
     uint32_t produced = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
                                         __ATOMIC_ACQUIRE);
 
@@ -99,9 +124,9 @@ int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms)
         x->nacked = r->nacked;
         x->nack_reason = r->reason;
         x->nack_from = r->from;
-        if (r->acked + r->nacked >= r->packets) {
+        if (r->acked + r->nacked + r->failed >= r->packets) {
             r->in_use = 0;   /* done: its record may be reused */
-            return r->nacked ? DN_ENACK : DN_OK;
+            return r->failed ? r->error : r->nacked ? DN_ENACK : DN_OK;
         }
         if (dn_now_ms() >= deadline) {
             return DN_ETIMEDOUT;

@@ -1,6 +1,11 @@
-/* Host-bus client: one request, one response (docs/hardware.md, "Host bus"). */
+/*
+ * Host-bus client (docs/hardware.md, "Host bus"): one request, one response;
+ * or a posted request, answered only by an error notice if it fails.
+ */
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
@@ -45,33 +50,8 @@ static int io_full(int fd, void *buf, size_t len, int writing, int timeout_ms)
     return DN_OK;
 }
 
-int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
-               uint64_t arg2, uint64_t *value)
+static int status_error(int32_t status)
 {
-    uint8_t req[sizeof(struct dn1_hb_req)] = { 0 };
-    uint8_t rsp[sizeof(struct dn1_hb_rsp)];
-    int rc;
-
-    dn_put_le(req + offsetof(struct dn1_hb_req, magic), DN1_HB_MAGIC, 4);
-    dn_put_le(req + offsetof(struct dn1_hb_req, op), op, 4);
-    dn_put_le(req + offsetof(struct dn1_hb_req, arg0), arg0, 8);
-    dn_put_le(req + offsetof(struct dn1_hb_req, arg1), arg1, 8);
-    dn_put_le(req + offsetof(struct dn1_hb_req, arg2), arg2, 8);
-    int timeout_ms = n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS;
-    rc = io_full(n->hb_fd, req, sizeof(req), 1, timeout_ms);
-    if (rc == DN_OK) {
-        rc = io_full(n->hb_fd, rsp, sizeof(rsp), 0, timeout_ms);
-    }
-    if (rc != DN_OK) {
-        return rc;
-    }
-    if (dn_get_le(rsp + offsetof(struct dn1_hb_rsp, magic), 4) != DN1_HB_MAGIC) {
-        return DN_EIO;
-    }
-    int32_t status = (int32_t)dn_get_le(rsp + offsetof(struct dn1_hb_rsp, status), 4);
-    if (value) {
-        *value = dn_get_le(rsp + offsetof(struct dn1_hb_rsp, value), 8);
-    }
     switch (status) {
     case 0:                 return DN_OK;
     case DN1_HB_ELINKDOWN:  return DN_ELINKDOWN;
@@ -79,6 +59,190 @@ int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
     case DN1_HB_EBUSY:      return DN_EBUSY;
     case DN1_HB_ENOFLASH:   return DN_ENOFLASH;
     default:                return DN_EIO;
+    }
+}
+
+static int send_request(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
+                        uint64_t arg2)
+{
+    uint8_t req[sizeof(struct dn1_hb_req)] = { 0 };
+
+    dn_put_le(req + offsetof(struct dn1_hb_req, magic), DN1_HB_MAGIC, 4);
+    dn_put_le(req + offsetof(struct dn1_hb_req, op), op, 4);
+    dn_put_le(req + offsetof(struct dn1_hb_req, arg0), arg0, 8);
+    dn_put_le(req + offsetof(struct dn1_hb_req, arg1), arg1, 8);
+    dn_put_le(req + offsetof(struct dn1_hb_req, arg2), arg2, 8);
+    return io_full(n->hb_fd, req, sizeof(req), 1,
+                   n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS);
+}
+
+/*
+ * An error notice: posted request @num failed. Its packet's owner hears of
+ * it: the message layer (it sends again, or fails the conversation), or
+ * the transfer, whose dn_wait() returns the error.
+ */
+static void notice(dn_node *n, uint32_t num, int32_t status)
+{
+    n->hb_failed++;
+    if (n->hb_posted - num - 1 >= DN_HB_POSTED_MAX) {
+        return;                 /* not one of ours (cannot happen) */
+    }
+    uint32_t tag = n->hb_owner[num % DN_HB_POSTED_MAX].tag;
+    unsigned dst = n->hb_owner[num % DN_HB_POSTED_MAX].dst;
+    int err = status_error(status);
+
+    if (err == DN_OK) {
+        err = DN_EIO;
+    }
+    if (tag & DN_MSG_TAG_BIT) {
+        dn_msg_on_post_error(n, dst, tag, err);
+    } else {
+        dn_xfer_post_error(n, tag, err);
+    }
+}
+
+/* The next response; error notices before it go to their owners. */
+static int read_response(dn_node *n, int want_notice, int32_t *status,
+                         uint64_t *value)
+{
+    int timeout_ms = n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS;
+
+    for (;;) {
+        uint8_t rsp[sizeof(struct dn1_hb_rsp)];
+        int rc = io_full(n->hb_fd, rsp, sizeof(rsp), 0, timeout_ms);
+
+        if (rc != DN_OK) {
+            return rc;
+        }
+        uint32_t magic = (uint32_t)dn_get_le(rsp + offsetof(struct dn1_hb_rsp, magic), 4);
+        int32_t st = (int32_t)dn_get_le(rsp + offsetof(struct dn1_hb_rsp, status), 4);
+        uint64_t v = dn_get_le(rsp + offsetof(struct dn1_hb_rsp, value), 8);
+
+        if (magic == DN1_HB_MAGIC_NOTICE) {
+            notice(n, (uint32_t)v, st);
+            if (want_notice) {
+                return DN_OK;
+            }
+            continue;
+        }
+        if (magic != DN1_HB_MAGIC || want_notice) {
+            return DN_EIO;
+        }
+        *status = st;
+        *value = v;
+        return DN_OK;
+    }
+}
+
+int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
+               uint64_t arg2, uint64_t *value)
+{
+    int32_t status = 0;
+    uint64_t v = 0;
+    int rc = send_request(n, op, arg0, arg1, arg2);
+
+    if (rc == DN_OK) {
+        rc = read_response(n, 0, &status, &v);
+    }
+    if (rc != DN_OK) {
+        return rc;
+    }
+    if (value) {
+        *value = v;
+    }
+    return status_error(status);
+}
+
+static volatile uint32_t *llcm_word(dn_node *n, uint32_t off)
+{
+    return (volatile uint32_t *)(n->llcm + off);
+}
+
+void dn_hb_posted_init(dn_node *n)
+{
+    const char *env = getenv("DIMMNET_HB_POSTED");
+
+    /* Only without timing: with it, every request stays a round trip, as
+     * the modeled figures were taken (and host sync needs the answers). */
+    n->hb_post = !n->timed && !(env && env[0] == '0');
+    n->hb_taken = n->hb_posted = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_POSTED),
+                                                 __ATOMIC_ACQUIRE);
+    n->hb_failed = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_FAILED), __ATOMIC_ACQUIRE);
+}
+
+int dn_hb_reap(dn_node *n)
+{
+    if (n->hb_taken == n->hb_posted) {
+        return DN_OK;
+    }
+    /* HB_FAILED counts a failure before HB_POSTED counts its request:
+     * read in the other order, every failure up to `taken` is seen. */
+    uint32_t taken = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_POSTED), __ATOMIC_ACQUIRE);
+    uint32_t failed = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_FAILED), __ATOMIC_ACQUIRE);
+
+    while (n->hb_failed != failed) {
+        int32_t st;
+        uint64_t v;
+        int rc = read_response(n, 1, &st, &v);   /* its notice is sent */
+        if (rc != DN_OK) {
+            return rc;
+        }
+    }
+    /* Only forward: never past what we posted. */
+    if (taken - n->hb_taken <= n->hb_posted - n->hb_taken) {
+        n->hb_taken = taken;
+    }
+    return DN_OK;
+}
+
+int dn_hb_wait_taken(dn_node *n, uint32_t num)
+{
+    int64_t deadline = 0;
+
+    for (;;) {
+        int rc = dn_hb_reap(n);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        if (n->hb_taken - num - 1 < 0x80000000u) {
+            return DN_OK;       /* taken passed num */
+        }
+        if (!deadline) {
+            deadline = dn_now_ms() + HB_TIMEOUT_MS;
+        } else if (dn_now_ms() >= deadline) {
+            return DN_ETIMEDOUT;
+        }
+        sched_yield();
+    }
+}
+
+int dn_hb_post(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
+               uint64_t arg2, unsigned dst, uint32_t tag, uint32_t *num)
+{
+    if (n->hb_posted - n->hb_taken >= DN_HB_POSTED_MAX) {
+        int rc = dn_hb_wait_taken(n, n->hb_posted - DN_HB_POSTED_MAX);
+        if (rc != DN_OK) {
+            return rc;
+        }
+    }
+    uint32_t k = n->hb_posted;
+    n->hb_owner[k % DN_HB_POSTED_MAX].tag = tag;
+    n->hb_owner[k % DN_HB_POSTED_MAX].dst = (uint16_t)dst;
+    int rc = send_request(n, op | DN1_HB_POSTED, arg0, arg1, arg2);
+    if (rc != DN_OK) {
+        return rc;              /* the board is gone */
+    }
+    n->hb_posted = k + 1;
+    if (num) {
+        *num = k;
+    }
+    return DN_OK;
+}
+
+void dn_hb_settle(dn_node *n)
+{
+    if (n->hb_fd >= 0 && n->llcm && n->hb_posted != n->hb_taken) {
+        dn_hb_wait_taken(n, n->hb_posted - 1);
     }
 }
 

@@ -21,6 +21,16 @@
 
 struct dn_msg_state;
 
+/*
+ * Posted host-bus requests (docs/hardware.md, "Host bus"): a BOTF kick or
+ * an AOTF store of a packet that will be answered (a message packet, a
+ * tracked transfer's) goes without waiting for the NIC's response, on a
+ * board without timing. At most this many are not yet taken by the NIC;
+ * each one's packet (destination, tag) is kept until then, so that an
+ * error notice reaches its owner.
+ */
+#define DN_HB_POSTED_MAX 64u
+
 int dn_wait_ready(dn_node *n, int timeout_ms, int wait_link);
 
 /* A transfer's packets carry the consecutive tags first_tag.. */
@@ -33,7 +43,17 @@ struct dn_xfer_rec {
     uint32_t nacked;
     uint8_t reason;            /* of the first NACK */
     uint16_t from;
+    uint32_t failed;           /* posted packets the NIC refused */
+    int error;                 /* the first such refusal's DN_E* */
 };
+
+/*
+ * dn_idle without host sync: yield this many turns in a row with nothing
+ * new from the NIC, then sleep this long each turn (the CPU goes to the
+ * boards' processes; a reply in the emulated cluster takes longer).
+ */
+#define DN_IDLE_SPINS    128u
+#define DN_IDLE_SLEEP_NS 10000
 
 /* Host sync: virtual time one turn of a polling loop costs (an LLCM load). */
 #define DN_POLL_NS DN1_HOST_LOAD_NS
@@ -66,6 +86,23 @@ struct dn_node {
      * Twice the packets that may be in flight, so a slot is not reused
      * while its packet could still be answered. */
     uint32_t answered[DN_ANSWERED];
+    /* Posted requests: numbered as the NIC counts them (LLCM HB_POSTED). */
+    int hb_post;               /* post what may be posted (timing off) */
+    uint32_t hb_posted;        /* the number the next posted request gets */
+    uint32_t hb_taken;         /* LLCM HB_POSTED, as last read */
+    uint32_t hb_failed;        /* error notices read (vs. LLCM HB_FAILED) */
+    struct {
+        uint32_t tag;
+        uint16_t dst;
+    } hb_owner[DN_HB_POSTED_MAX];   /* by number % DN_HB_POSTED_MAX */
+    /* The posted kick that last used each BOTF window: the window is the
+     * NIC's until it has taken that kick. */
+    uint32_t win_kick[2];
+    uint8_t win_kick_posted[2];
+    /* dn_idle without host sync: what the NIC last wrote that the shim
+     * watches, and how many idle turns saw nothing new since. */
+    uint32_t idle_sig;
+    uint32_t idle_turns;
     struct {
         int open;
         int ack;               /* channel asks for ACKs */
@@ -101,6 +138,23 @@ static inline volatile uint32_t *dn_llcm32(dn_node *n, uint32_t off)
 
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
                uint64_t arg2, uint64_t *value);
+/* Send @op posted (n->hb_post must be set): no response awaited. A failure
+ * reaches the owner of (@dst, @tag) later: dn_msg_on_post_error for a
+ * message packet, else the transfer whose packet it was (dn_wait). *num:
+ * the request's number. */
+int dn_hb_post(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
+               uint64_t arg2, unsigned dst, uint32_t tag, uint32_t *num);
+/* Read what the NIC says of posted requests (taken, failed; a failure's
+ * notice goes to its owner). Cheap when nothing is posted. */
+int dn_hb_reap(dn_node *n);
+/* Wait until the NIC has taken posted request @num. */
+int dn_hb_wait_taken(dn_node *n, uint32_t num);
+/* Posting starts from the NIC's count (after a first response). */
+void dn_hb_posted_init(dn_node *n);
+/* Wait until every posted request has been taken (dn_close). */
+void dn_hb_settle(dn_node *n);
+/* A posted packet of transfer tag @tag failed with @err (completion.c). */
+void dn_xfer_post_error(dn_node *n, uint32_t tag, int err);
 
 /* A soft-indirect pointer slot's LLCM offset: 16-aligned, in the user area. */
 int dn_soft_slot_ok(uint32_t slot_off);
@@ -110,6 +164,12 @@ int dn_soft_slot_ok(uint32_t slot_off);
 int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                    uint64_t raddr, uint32_t xoff, const uint8_t *payload,
                    uint16_t len, uint32_t tag, uint16_t seq);
+/* The same, the kick posted if the node posts (n->hb_post): for a packet
+ * whose tag has an owner (a message packet's, a tracked transfer's). */
+int dn_botf_packet_posted(dn_node *n, uint8_t type, uint8_t flags,
+                          unsigned dst, uint64_t raddr, uint32_t xoff,
+                          const uint8_t *payload, uint16_t len, uint32_t tag,
+                          uint16_t seq);
 
 /* One RDMA packet of @len (<= 2048) bytes the NIC reads at @local of this
  * node's receive memory, with the given tag, f_seq and offset. */
@@ -122,6 +182,8 @@ int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
 void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
                       uint16_t from);
 void dn_msg_fini(dn_node *n);
+/* A posted kick of a message packet to @dst failed with @err. */
+void dn_msg_on_post_error(dn_node *n, unsigned dst, uint32_t tag, int err);
 /* Packets of messages in flight (they share the completion queue). */
 uint32_t dn_msg_inflight(const dn_node *n);
 

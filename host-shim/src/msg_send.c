@@ -106,7 +106,12 @@ static void peer_fail(dn_node *n, struct msg_peer *p, unsigned dst, int err,
 
     p->failed = 1;
     p->fail_error = err;
-    if (head && err == DN_ENACK) {
+    if (head && err != DN_ENACK && err != DN_ERETRY) {
+        snprintf(p->fail_text, sizeof(p->fail_text),
+                 "message to node %u (tag %u, %zu bytes): the NIC refused a "
+                 "packet's send: %s", dst, head->st.tag, head->len,
+                 dn_strerror(err));
+    } else if (head && err == DN_ENACK) {
         snprintf(p->fail_text, sizeof(p->fail_text),
                  "message to node %u (tag %u, %zu bytes) refused: NACK %s",
                  dst, head->st.tag, head->len, reason_name(p->last_reason));
@@ -161,6 +166,11 @@ static void assign(dn_node *n, struct msg_peer *p)
 {
     unsigned w = n->msg->cfg.window;
 
+    /* Requests are assigned in queue order: once the last one is wholly
+     * assigned, so is every one (the common case: nothing to walk). */
+    if (!p->queue_tail || p->queue_tail->end_seq) {
+        return;
+    }
     for (struct dn_msg_req *r = p->queue; r && p->assigned - p->una < w; r = r->next) {
         if (r->end_seq) {
             continue;           /* wholly assigned */
@@ -217,8 +227,9 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
             ? dn_rdma_packet(n, DN1_TYPE_MESSAGE, dst, env,
                              (uint64_t)(k->m->buf - n->hostmem) + k->xoff, k->xoff,
                              k->len, tag, (uint16_t)p->nxt)
-            : dn_botf_packet(n, DN1_TYPE_MESSAGE, 0, dst, env, k->xoff,
-                             k->m->buf + k->xoff, k->len, tag, (uint16_t)p->nxt);
+            : dn_botf_packet_posted(n, DN1_TYPE_MESSAGE, 0, dst, env, k->xoff,
+                                    k->m->buf + k->xoff, k->len, tag,
+                                    (uint16_t)p->nxt);
         if (rc != DN_OK) {
             break;              /* link down: the timeout resends */
         }
@@ -301,6 +312,34 @@ void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
         p->resend_at = now + dn_msg_rnr_ns(m->cfg.min_rnr_timer);
     } else {
         peer_fail(n, p, from, DN_ENACK, p->retries);   /* a retry cannot help */
+    }
+}
+
+/*
+ * A posted kick of a packet to @dst failed: that packet was not sent. The
+ * link being down is what a kick that waited for its answer met too: the
+ * window goes back and sends again (the timeout bounds a link that stays
+ * down). Any other refusal cannot be cured by sending again: the
+ * conversation fails with that error, as a NACK that no retry helps.
+ */
+void dn_msg_on_post_error(dn_node *n, unsigned dst, uint32_t tag, int err)
+{
+    struct dn_msg_state *m = n->msg;
+    struct msg_peer *p;
+    uint16_t round = (tag >> 16) & 0x7fffu;
+
+    if (!m || dst >= m->npeers || !(p = &m->peers[dst])->win || p->failed ||
+        round != p->round) {
+        return;                 /* gone, or its round was resent already */
+    }
+    uint64_t seq = p->una + (uint16_t)((uint16_t)tag - (uint16_t)p->una);
+    if (seq >= p->nxt) {
+        return;
+    }
+    if (err == DN_ELINKDOWN) {
+        go_back(n, p, dn_msg_now_ns(n));
+    } else {
+        peer_fail(n, p, dst, err, p->retries);
     }
 }
 

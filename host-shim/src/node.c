@@ -174,6 +174,9 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
     if (rc != DN_OK) {
         goto fail;
     }
+    /* Posted requests are numbered on from the NIC's count (every request
+     * of an earlier connection has acted: ours were answered after). */
+    dn_hb_posted_init(n);
     /* Completions before this open are not ours. */
     n->cq_consumed = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
                                      __ATOMIC_ACQUIRE);
@@ -223,6 +226,7 @@ void dn_close(dn_node *n)
     if (!n) {
         return;
     }
+    dn_hb_settle(n);        /* posted requests act (or fail) first */
     dn_msg_fini(n);
     dn_barrier_fini(n);
     if (n->hb_fd >= 0) {

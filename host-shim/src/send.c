@@ -12,12 +12,22 @@
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000
 
-int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
-                   uint64_t raddr, uint32_t xoff, const uint8_t *payload,
-                   uint16_t len, uint32_t tag, uint16_t seq)
+static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                       uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                       uint16_t len, uint32_t tag, uint16_t seq, int post)
 {
     unsigned w = n->next_window;
     uint8_t *win = n->window + w * DN1_BOTF_WINDOW_STRIDE;
+
+    /* A window whose posted kick the NIC has not taken yet is still its
+     * (the NIC reads the window when it takes the kick). */
+    if (n->win_kick_posted[w]) {
+        int rc = dn_hb_wait_taken(n, n->win_kick[w]);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        n->win_kick_posted[w] = 0;
+    }
 
     /* In modeled time a window is the NIC's until its last packet has left
      * (docs/hardware.md section 9): at most two packets queued. Bounded in
@@ -51,19 +61,44 @@ int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
         memcpy(win + DN1_BOTF_PAYLOAD_OFF, payload, len);
     }
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    int rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, 0, 0, NULL);
+    int rc;
+    if (post && n->hb_post) {
+        rc = dn_hb_post(n, DN1_HB_BOTF_KICK, w, 0, 0, dst, tag, &n->win_kick[w]);
+        n->win_kick_posted[w] = rc == DN_OK;
+    } else {
+        rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, 0, 0, NULL);
+    }
     if (rc == DN_OK) {
         n->next_window ^= 1u;
     }
     return rc;
 }
 
+int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                   uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                   uint16_t len, uint32_t tag, uint16_t seq)
+{
+    return botf_packet(n, type, flags, dst, raddr, xoff, payload, len, tag,
+                       seq, 0);
+}
+
+int dn_botf_packet_posted(dn_node *n, uint8_t type, uint8_t flags,
+                          unsigned dst, uint64_t raddr, uint32_t xoff,
+                          const uint8_t *payload, uint16_t len, uint32_t tag,
+                          uint16_t seq)
+{
+    return botf_packet(n, type, flags, dst, raddr, xoff, payload, len, tag,
+                       seq, 1);
+}
+
+/* @tracked: the packet belongs to a transfer record (which hears of a
+ * posted kick's failure), so its kick may be posted. */
 static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                      uint64_t raddr, uint32_t xoff, const uint8_t *payload,
-                     uint16_t len, uint32_t tag)
+                     uint16_t len, uint32_t tag, int tracked)
 {
-    int rc = dn_botf_packet(n, type, flags, dst, raddr, xoff, payload, len,
-                            tag, n->next_seq);
+    int rc = botf_packet(n, type, flags, dst, raddr, xoff, payload, len,
+                         tag, n->next_seq, tracked);
     if (rc == DN_OK) {
         n->next_seq++;
     }
@@ -78,7 +113,7 @@ struct dn_xfer_rec *dn_xfer_begin(dn_node *n, dn_xfer *x)
     /* Reusing the slot forgets the transfer 64 before this one: its
      * unanswered packets stop counting as in flight. */
     if (r->in_use) {
-        n->completed += r->packets - r->acked - r->nacked;
+        n->completed += r->packets - r->acked - r->nacked - r->failed;
     }
     *r = (struct dn_xfer_rec){ .in_use = 1, .id = id, .first_tag = n->next_tag };
     *x = (dn_xfer){ .id = id };
@@ -113,7 +148,8 @@ static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
 
         if (rc == DN_OK) {
             rc = botf_send(n, type, flags, dst, advance ? raddr + done : raddr,
-                           (uint32_t)done, p + done, chunk, r ? n->next_tag : 0);
+                           (uint32_t)done, p + done, chunk, r ? n->next_tag : 0,
+                           r != NULL);
         }
         if (rc != DN_OK) {
             return rc;      /* x->packets were sent; dn_wait() can wait for them */
@@ -190,7 +226,7 @@ int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
         if (rc == DN_OK) {
             /* The read length travels in xoff. */
             rc = botf_send(n, DN1_TYPE_READ_REQ, 0, src, raddr + done, chunk,
-                           reply, sizeof(reply), n->next_tag);
+                           reply, sizeof(reply), n->next_tag, 1);
         }
         if (rc != DN_OK) {
             return rc;

@@ -2,7 +2,9 @@
  * Host-bus protocol (docs/hardware.md, "Host bus"): host bus transactions that
  * must act on the NIC, carried over a stream socket (a QEMU chardev). Fields
  * are little-endian, the host's order. Every request gets one response, in
- * order; a host that reads the response knows the NIC has acted.
+ * order; a host that reads the response knows the NIC has acted. A posted
+ * request (op | DN1_HB_POSTED) gets none: LLCM HB_POSTED counts it once it
+ * has acted, and only a failure is answered, by an error notice.
  */
 #ifndef DIMMNET1_HOSTBUS_H
 #define DIMMNET1_HOSTBUS_H
@@ -10,6 +12,12 @@
 #include <stdint.h>
 
 #define DN1_HB_MAGIC      0x31484e44u  /* "DNH1" read as little-endian bytes */
+/* An error notice: a posted request failed; value = its number (the count
+ * of posted requests, LLCM DN1_LLCM_HB_POSTED, before it). */
+#define DN1_HB_MAGIC_NOTICE 0x31504e44u  /* "DNP1" */
+
+/* Op flag: posted, no response; its value (if any) is dropped. */
+#define DN1_HB_POSTED     0x80000000u
 
 enum dn1_hb_op {
     DN1_HB_NOP        = 0,  /* no action; response proves the NIC is there */

@@ -66,6 +66,11 @@ struct dn1_rdma_desc {
 /* ---- LLCM: completion queue written by the NIC, consumed by the host ---- */
 #define DN1_LLCM_CQ_PRODUCED    0x0000u  /* u32, NIC: records written so far */
 #define DN1_LLCM_CQ_CONSUMED    0x0004u  /* u32, host: records consumed so far */
+/* Posted host-bus requests (hostbus.h, DN1_HB_POSTED), counted since the
+ * board started (wrapping): HB_FAILED is counted (with the notice sent)
+ * before HB_POSTED counts the request. */
+#define DN1_LLCM_HB_POSTED      0x0008u  /* u32, NIC: posted requests taken */
+#define DN1_LLCM_HB_FAILED      0x000cu  /* u32, NIC: error notices sent */
 #define DN1_LLCM_CQ_RING        0x0100u
 #define DN1_LLCM_CQ_ENTRIES     256u
 #define DN1_LLCM_USER_BASE      0x2000u  /* free for host use; remote writes

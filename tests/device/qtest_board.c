@@ -426,6 +426,21 @@ int32_t qb_hostbus_raw(struct qtest_board *b, const void *req, size_t len)
     return rsp.status;
 }
 
+void qb_hostbus_send(struct qtest_board *b, uint32_t op, uint64_t arg0,
+                     uint64_t arg1, uint64_t arg2)
+{
+    struct dn1_hb_req req = { .magic = DN1_HB_MAGIC, .op = op, .arg0 = arg0,
+                              .arg1 = arg1, .arg2 = arg2 };
+
+    write_all(b->hostbus_fd, &req, sizeof(req));
+}
+
+int qb_hostbus_read(struct qtest_board *b, struct dn1_hb_rsp *rsp,
+                    int timeout_ms)
+{
+    return read_all(b->hostbus_fd, rsp, sizeof(*rsp), timeout_ms) ? -1 : 0;
+}
+
 int32_t qb_hostbus(struct qtest_board *b, uint32_t op, uint64_t arg0,
                    uint64_t *value)
 {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "dimmnet1/hostbus.h"
 #include "dimmnet1/packet.h"
 
 struct qtest_board {
@@ -65,6 +66,12 @@ int32_t qb_hostbus3(struct qtest_board *b, uint32_t op, uint64_t arg0,
                     uint64_t arg1, uint64_t arg2, uint64_t *value);
 /* Same with a raw request (for malformed ones). */
 int32_t qb_hostbus_raw(struct qtest_board *b, const void *req, size_t len);
+/* A request without waiting (a posted one), and the next response or
+ * notice as it comes (0, or -1 if none within @timeout_ms). */
+void qb_hostbus_send(struct qtest_board *b, uint32_t op, uint64_t arg0,
+                     uint64_t arg1, uint64_t arg2);
+int qb_hostbus_read(struct qtest_board *b, struct dn1_hb_rsp *rsp,
+                    int timeout_ms);
 
 /* Poll until counter @idx reaches @want (the board works asynchronously). */
 int qb_wait_counter(struct qtest_board *b, unsigned idx, uint32_t want,

@@ -496,6 +496,68 @@ static void t_hostbus_errors(void)
     CHECK_EQ(v, ME);
 }
 
+/*
+ * Posted requests (contract 1.17): no response when they act, LLCM
+ * HB_POSTED counts each; a failure is answered by an error notice naming
+ * the request (its number), HB_FAILED counting it. Responses and notices
+ * keep the requests' order.
+ */
+static void t_hostbus_posted(void)
+{
+    volatile uint32_t *taken = (volatile uint32_t *)(b.llcm + DN1_LLCM_HB_POSTED);
+    volatile uint32_t *failed = (volatile uint32_t *)(b.llcm + DN1_LLCM_HB_FAILED);
+    struct dn1_botf_hdr hdr = {
+        .type = DN1_TYPE_PUSH, .flags = DN1_FLAG_ACK_REQ, .dst = PEER,
+        .len = 8, .seq = 3, .tag = 41, .raddr = 0x100,
+    };
+    struct dn1_hb_rsp rsp;
+    struct dn1_hdr r;
+    uint8_t got[DN1_PKT_MAX_PAYLOAD];
+
+    CHECK_EQ(*taken, 0);
+    CHECK_EQ(*failed, 0);
+    memcpy(b.window, &hdr, sizeof(hdr));
+    qb_hostbus_send(&b, DN1_HB_BOTF_KICK | DN1_HB_POSTED, 0, 0, 0);   /* #0 */
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.tag, 41);
+    CHECK_EQ(*taken, 1);                       /* counted once it acted */
+    CHECK(qb_hostbus_read(&b, &rsp, 200) != 0);   /* and nothing answered */
+
+    qb_hostbus_send(&b, DN1_HB_BOTF_KICK | DN1_HB_POSTED, 2, 0, 0);   /* #1: no window 2 */
+    qb_hostbus_send(&b, DN1_HB_AOTF_STORE | DN1_HB_POSTED,            /* #2: channel closed */
+                    DN1_AOTF_ARG0(5, 4, 0), 0x1234, 42);
+    hdr.tag = 43;
+    memcpy(b.window + DN1_BOTF_WINDOW_STRIDE, &hdr, sizeof(hdr));
+    qb_hostbus_send(&b, DN1_HB_BOTF_KICK | DN1_HB_POSTED, 1, 0, 0);   /* #3 */
+    qb_hostbus_send(&b, DN1_HB_REG_READ | DN1_HB_POSTED, DN1_REG_ID, 0, 0); /* #4: value dropped */
+    qb_hostbus_send(&b, DN1_HB_NOP, 0, 0, 0);                         /* answered */
+    CHECK(qb_hostbus_read(&b, &rsp, 5000) == 0);
+    CHECK_EQ(rsp.magic, DN1_HB_MAGIC_NOTICE);
+    CHECK_EQ(rsp.status, DN1_HB_EINVAL);
+    CHECK_EQ(rsp.value, 1);
+    CHECK(qb_hostbus_read(&b, &rsp, 5000) == 0);
+    CHECK_EQ(rsp.magic, DN1_HB_MAGIC_NOTICE);
+    CHECK_EQ(rsp.status, DN1_HB_EINVAL);
+    CHECK_EQ(rsp.value, 2);
+    CHECK(qb_hostbus_read(&b, &rsp, 5000) == 0);   /* the NOP's, after them */
+    CHECK_EQ(rsp.magic, DN1_HB_MAGIC);
+    CHECK_EQ(rsp.status, 0);
+    CHECK_EQ(*taken, 5);
+    CHECK_EQ(*failed, 2);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.tag, 43);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 2);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_BOTF), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_AOTF), 1);
+
+    /* A bad magic is answered as always, posted flag or not: its op cannot
+     * be trusted. The count of posted requests does not move. */
+    struct dn1_hb_req bad = { .magic = 0x12345678,
+                              .op = DN1_HB_NOP | DN1_HB_POSTED };
+    CHECK_EQ(qb_hostbus_raw(&b, &bad, sizeof(bad)), DN1_HB_EINVAL);
+    CHECK_EQ(*taken, 5);
+}
+
 static void t_register_errors(void)
 {
     qb_set_reg(&b, DN1_REG_ID, 1);                          /* read-only */
@@ -1329,7 +1391,7 @@ static const struct test_case cases[] = {
     CASE(rvatlb_protection), CASE(patlb), CASE(read_serve), CASE(read_done),
     CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
     CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
-    CASE(nic_restart), CASE(flash_ops_without_flash),
+    CASE(nic_restart), CASE(flash_ops_without_flash), CASE(hostbus_posted),
     { NULL, NULL },
 };
 

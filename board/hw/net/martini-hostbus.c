@@ -233,7 +233,7 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
     uint64_t arg0 = le64_to_cpu(req->arg0);
     const uint8_t *win = memory_region_get_ram_ptr(s->window);
 
-    switch (le32_to_cpu(req->op)) {
+    switch (le32_to_cpu(req->op) & ~DN1_HB_POSTED) {
     case DN1_HB_REG_READ:
         return DN1_HOST_LOAD_NS;
     case DN1_HB_BOTF_KICK:
@@ -254,6 +254,55 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
     }
 }
 
+static void martini_hostbus_flush(MartiniState *s)
+{
+    if (s->hb_out_len) {
+        qemu_chr_fe_write_all(&s->hostbus, s->hb_out, s->hb_out_len);
+        s->hb_out_len = 0;
+    }
+}
+
+/* A response goes at once, or with the others of the same read. */
+static void martini_hostbus_respond(MartiniState *s,
+                                    const struct dn1_hb_rsp *rsp)
+{
+    if (!s->hb_batching) {
+        qemu_chr_fe_write_all(&s->hostbus, (const uint8_t *)rsp, sizeof(*rsp));
+        return;
+    }
+    if (s->hb_out_len + sizeof(*rsp) > sizeof(s->hb_out)) {
+        martini_hostbus_flush(s);
+    }
+    memcpy(s->hb_out + s->hb_out_len, rsp, sizeof(*rsp));
+    s->hb_out_len += sizeof(*rsp);
+}
+
+/*
+ * A posted request has acted: count it in LLCM (HB_POSTED); if it failed,
+ * send an error notice naming it and count that (HB_FAILED) first, so that
+ * a host that sees HB_POSTED pass a request knows of its failure too.
+ */
+static void martini_hostbus_posted(MartiniState *s, int32_t status)
+{
+    uint8_t *llcm = memory_region_get_ram_ptr(s->llcm);
+    uint32_t num = ldl_le_p(llcm + DN1_LLCM_HB_POSTED);
+
+    if (status != 0) {
+        struct dn1_hb_rsp notice = {
+            .magic = cpu_to_le32(DN1_HB_MAGIC_NOTICE),
+            .status = cpu_to_le32(status),
+            .value = cpu_to_le64(num),
+        };
+
+        martini_hostbus_respond(s, &notice);
+        stl_le_p(llcm + DN1_LLCM_HB_FAILED,
+                 ldl_le_p(llcm + DN1_LLCM_HB_FAILED) + 1);
+        smp_wmb();
+    }
+    stl_le_p(llcm + DN1_LLCM_HB_POSTED, num + 1);
+    memory_region_set_dirty(s->llcm, 0, 16);
+}
+
 void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
 {
     struct dn1_hb_rsp rsp = { .magic = cpu_to_le32(DN1_HB_MAGIC) };
@@ -261,10 +310,13 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
     uint64_t arg0 = le64_to_cpu(req->arg0);
     int32_t status = 0;
     uint64_t value = 0;
+    bool posted = false;
 
     if (le32_to_cpu(req->magic) != DN1_HB_MAGIC) {
-        status = DN1_HB_EINVAL;
+        status = DN1_HB_EINVAL;   /* answered: its op cannot be trusted */
     } else {
+        posted = op & DN1_HB_POSTED;
+        op &= ~DN1_HB_POSTED;
         switch (op) {
         case DN1_HB_NOP:
             break;
@@ -309,9 +361,13 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
         status == DN1_HB_ENOFLASH) {
         martini_count(s, DN1_CNT_ERR_HOSTBUS);
     }
+    if (posted) {
+        martini_hostbus_posted(s, status);
+        return;
+    }
     rsp.status = cpu_to_le32(status);
     rsp.value = cpu_to_le64(value);
-    qemu_chr_fe_write_all(&s->hostbus, (const uint8_t *)&rsp, sizeof(rsp));
+    martini_hostbus_respond(s, &rsp);
 }
 
 static int martini_hostbus_can_receive(void *opaque)
@@ -321,17 +377,23 @@ static int martini_hostbus_can_receive(void *opaque)
     if (martini_link_backlogged(s)) {
         return 0;   /* the host waits, as on a busy bus */
     }
-    if (martini_sync_host_queues(s) && s->hbq_len == MARTINI_HBQ_MAX) {
-        return 0;   /* host sync: requests wait for their virtual time */
+    if (martini_sync_host_queues(s)) {
+        if (s->hbq_len == MARTINI_HBQ_MAX) {
+            return 0;   /* host sync: requests wait for their virtual time */
+        }
+        return sizeof(s->hb_buf) - s->hb_fill;   /* one at a time */
     }
-    /* At most one request at a time. */
-    return sizeof(s->hb_buf) - s->hb_fill;
+    /* Timing off: several requests, their frames and responses written
+     * together at the end (timing on: one at a time, as before). */
+    return (s->sync ? 1 : MARTINI_HB_BATCH) * sizeof(s->hb_buf) - s->hb_fill;
 }
 
 static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
 {
     MartiniState *s = opaque;
 
+    martini_link_hold(s);
+    s->hb_batching = !s->sync;
     while (size > 0) {
         uint32_t n = MIN((uint32_t)size, sizeof(s->hb_buf) - s->hb_fill);
 
@@ -354,6 +416,11 @@ static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
             }
         }
     }
+    /* Frames first: a host that has its response may expect the packet
+     * on its way (as when each left at once). */
+    martini_link_release(s);
+    martini_hostbus_flush(s);
+    s->hb_batching = false;
 }
 
 static void martini_hostbus_event(void *opaque, QEMUChrEvent event)

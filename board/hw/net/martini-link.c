@@ -82,7 +82,36 @@ static void martini_link_queue(MartiniState *s, MartiniFrame *f)
 {
     QSIMPLEQ_INSERT_TAIL(&s->txq, f, next);
     s->tx_bytes += f->size;
-    martini_link_flush(s);
+    if (!s->tx_hold) {
+        martini_link_flush(s);
+    }
+}
+
+/*
+ * Timing off: frames made while the main loop handles one read (host-bus
+ * requests, received packets answered in hardware) leave in one write at
+ * its end, martini_link_release. With timing they leave at once, as before.
+ */
+void martini_link_hold(MartiniState *s)
+{
+    if (!s->sync) {
+        s->tx_hold++;
+    }
+}
+
+void martini_link_release(MartiniState *s)
+{
+    martini_link_release_unless(s, false);
+}
+
+/* The same, but frames keep waiting if @busy (more to come soon), unless
+ * MARTINI_TX_DEFER_MAX bytes wait already. */
+void martini_link_release_unless(MartiniState *s, bool busy)
+{
+    if (s->tx_hold && --s->tx_hold == 0 && !QSIMPLEQ_EMPTY(&s->txq) &&
+        !s->tx_watch && (!busy || s->tx_bytes >= MARTINI_TX_DEFER_MAX)) {
+        martini_link_flush(s);
+    }
 }
 
 /* Seal @h into @pkt (payload already in place) and queue it, framed. */
@@ -145,9 +174,15 @@ static int martini_link_can_receive(void *opaque)
     if ((!s->sync && !martini_rx_can_accept(s)) || martini_link_backlogged(s)) {
         return 0;
     }
-    /* At most the rest of the current frame, so that the queue bound is
-     * checked again before every frame. */
-    return dn1_link_reasm_want(&s->link_rx);
+    /* With timing, at most the rest of the current frame, so that each
+     * frame is taken on its own. Without, as many frames as the receive
+     * queue has room for: each frame that can enter it is at least
+     * MARTINI_MIN_RX_FRAME bytes, so no read completes more of them. */
+    if (s->sync) {
+        return dn1_link_reasm_want(&s->link_rx);
+    }
+    return dn1_link_reasm_want(&s->link_rx) +
+           (MARTINI_RXQ_MAX - s->rxq_len - 1) * MARTINI_MIN_RX_FRAME;
 }
 
 /*
@@ -177,6 +212,7 @@ static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
     MartiniState *s = opaque;
     size_t len = size;
 
+    martini_link_hold(s);
     while (len > 0) {
         switch (dn1_link_reasm_feed(&s->link_rx, &buf, &len)) {
         case DN1_REASM_BAD:
@@ -192,6 +228,7 @@ static void martini_link_receive(void *opaque, const uint8_t *buf, int size)
             break;
         }
     }
+    martini_link_release(s);
 }
 
 static void martini_link_event(void *opaque, QEMUChrEvent event)

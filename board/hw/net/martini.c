@@ -21,6 +21,7 @@
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
 #include "exec/memory.h"
+#include "sysemu/cpus.h"
 #include "hw/net/martini.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/shared_mem.h"
@@ -38,7 +39,12 @@ static void martini_update_irq(MartiniState *s)
                  (!s->held && s->restart_pending &&
                   (s->irq_enable & DN1_IRQ_RESTART));
 
-    qemu_set_irq(s->irq, level);
+    /* Only changes reach the CPU: each qemu_set_irq is a cpu_interrupt,
+     * which kicks the vCPU or ends its translation block. */
+    if (level != s->irq_level) {
+        s->irq_level = level;
+        qemu_set_irq(s->irq, level);
+    }
 }
 
 static bool martini_is_hw_type(uint8_t type)
@@ -625,10 +631,33 @@ static uint64_t martini_read(void *opaque, hwaddr offset, unsigned size)
     return martini_reg_value(s, offset);
 }
 
+static void martini_write_reg(MartiniState *s, hwaddr offset, uint64_t value,
+                              unsigned size);
+
+/*
+ * A processor write (timing off): frames it makes (the ACK of a packet the
+ * firmware finished, a packet it sends) wait while the firmware has the
+ * next packet held already; they leave in one write once nothing is held
+ * (or at the next main-loop input), not one write each.
+ */
 static void martini_write(void *opaque, hwaddr offset, uint64_t value,
                           unsigned size)
 {
     MartiniState *s = opaque;
+    bool cpu = !s->sync && qemu_in_vcpu_thread();
+
+    if (cpu) {
+        martini_link_hold(s);
+    }
+    martini_write_reg(s, offset, value, size);
+    if (cpu) {
+        martini_link_release_unless(s, s->held != NULL);
+    }
+}
+
+static void martini_write_reg(MartiniState *s, hwaddr offset, uint64_t value,
+                              unsigned size)
+{
 
     if (size != 4 || (offset & 3)) {
         goto bad;
@@ -728,6 +757,7 @@ static void martini_reset(DeviceState *dev)
     s->restart_pending = false;
     timer_del(s->restart_timer);
     memset(s->counters, 0, sizeof(s->counters));
+    s->irq_level = -1;          /* the CPU's side was reset too */
     martini_update_irq(s);
 }
 
@@ -753,6 +783,7 @@ void martini_restart_now(MartiniState *s)
     s->fw_status = 0;
     s->boot_version = s->boot_slot = 0;
     s->irq_enable = 0;
+    s->irq_level = -1;          /* the processor starts from reset */
     qemu_irq_pulse(s->cpu_restart);
     martini_rx_pump(s);         /* what waited: held for the new firmware */
 }
@@ -836,6 +867,7 @@ static void martini_init(Object *obj)
 {
     MartiniState *s = MARTINI(obj);
 
+    s->irq_level = -1;
     memory_region_init_io(&s->regs, obj, &martini_ops, s, "martini.regs",
                           DN1_REGS_SIZE);
     sysbus_init_mmio(SYS_BUS_DEVICE(obj), &s->regs);

@@ -210,7 +210,13 @@ int dn_aotf_close(dn_node *n, unsigned ch);
 int dn_aotf_store(dn_node *n, unsigned ch, uint32_t offset, uint64_t value,
                   unsigned size, dn_xfer *x);
 
-/* Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT. */
+/*
+ * Wait until every packet of @x is ACKed: DN_OK, DN_ENACK or DN_ETIMEDOUT.
+ * On a board without timing the sends of a tracked transfer do not wait for
+ * the NIC (posted host-bus requests, docs/hardware.md "Host bus"): a packet
+ * the NIC refused to send (DN_ELINKDOWN, DN_EINVAL...) is reported here,
+ * as that error, once every other packet is answered.
+ */
 int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
 
 /*
@@ -221,7 +227,9 @@ int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
  * and stands still while the host computes: runs then do not depend on host
  * speed. There, a host that waits for memory to change must let virtual
  * time pass instead of spinning: dn_idle() is one turn of a polling loop
- * (one LLCM load of virtual time with host sync, a yield otherwise);
+ * (one LLCM load of virtual time with host sync; otherwise a yield, or a
+ * 10 us sleep once many turns in a row saw no new completion record or
+ * message notice, leaving the CPU to the emulated boards);
  * dn_delay() lets @ns of host time pass (at most 1 s; at once without host
  * sync) and returns the clock. Timeouts stay in wall-clock time.
  */

@@ -35,6 +35,22 @@ OBJECT_DECLARE_SIMPLE_TYPE(MartiniState, MARTINI)
 /* Host requests waiting for their virtual time (host sync). */
 #define MARTINI_HBQ_MAX 16
 
+/*
+ * Without timing, one read from the host bus takes up to this many requests
+ * (their responses leave in one write), and one read from the link up to
+ * as many frames as the receive queue has room for: fewer system calls and
+ * main-loop turns per packet. With timing, one request or frame at a time,
+ * as before (virtual-time behaviour unchanged).
+ */
+#define MARTINI_HB_BATCH 16
+
+/* Frames the firmware made wait at most this many bytes for the next
+ * packet it has held already (timing off). */
+#define MARTINI_TX_DEFER_MAX 4096
+
+/* The smallest frame that can enter the receive queue. */
+#define MARTINI_MIN_RX_FRAME (DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE)
+
 typedef struct MartiniFrame {
     QSIMPLEQ_ENTRY(MartiniFrame) next;
     uint32_t size;
@@ -79,6 +95,7 @@ struct MartiniState {
     MemoryRegion rvatlb;     /* on-chip TLB memories */
     MemoryRegion patlb;
     qemu_irq irq;
+    int irq_level;           /* last level set on irq; -1: set it again */
     qemu_irq cpu_restart;    /* "cpu-restart": the board restarts the processor */
 
     /* Properties */
@@ -123,6 +140,8 @@ struct MartiniState {
     QSIMPLEQ_HEAD(, MartiniFrame) txq;
     uint32_t tx_bytes;
     guint tx_watch;
+    unsigned tx_hold;        /* >0: frames wait for one write at the end of
+                                the input being handled (timing off) */
 
     /* Stream reassembly */
     struct dn1_link_reasm link_rx;
@@ -149,6 +168,10 @@ struct MartiniState {
     int64_t host_at;
     uint8_t hb_buf[sizeof(struct dn1_hb_req)];
     uint32_t hb_fill;
+    /* Responses to one read's requests, written together (timing off). */
+    bool hb_batching;
+    uint32_t hb_out_len;
+    uint8_t hb_out[MARTINI_HB_BATCH * sizeof(struct dn1_hb_rsp)];
 };
 
 /* Type and flags a host or firmware send may carry (the NIC adds OTF). */
@@ -170,6 +193,9 @@ bool martini_rx_can_accept(MartiniState *s);
 /* martini-link.c */
 void martini_link_init(MartiniState *s);
 bool martini_link_backlogged(MartiniState *s);
+void martini_link_hold(MartiniState *s);
+void martini_link_release(MartiniState *s);
+void martini_link_release_unless(MartiniState *s, bool busy);
 void martini_link_reset(MartiniState *s);
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h);
 /* The same, leaving no earlier than @after_ns from now (timing on). */

@@ -1,0 +1,161 @@
+/*
+ * Posted host-bus requests in the shim (host-shim/src/hostbus.c, contract
+ * 1.17): a kick or store goes without waiting for the NIC; when one fails,
+ * the NIC's error notice must reach the transfer or message it belonged
+ * to, with its error, never be lost. The board is played here: a socket
+ * pair for the host bus, plain buffers for LLCM and window memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "../common/check.h"
+#include "../../host-shim/src/internal.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/regs.h"
+
+static uint8_t llcm[DN1_LLCM_SIZE], window[4096];
+static uint8_t hostmem[1 << 20];
+static int board;                      /* the board's end of the host bus */
+static uint32_t taken, failed;         /* what the board counted */
+
+static void set_llcm(uint32_t off, uint32_t v)
+{
+    __atomic_store_n((uint32_t *)(llcm + off), v, __ATOMIC_RELEASE);
+}
+
+/* The board takes the next request: it must be posted, with @op. */
+static struct dn1_hb_req take(uint32_t op)
+{
+    struct dn1_hb_req req;
+
+    CHECK_EQ(read(board, &req, sizeof(req)), sizeof(req));
+    CHECK_EQ(req.magic, DN1_HB_MAGIC);
+    CHECK_EQ(req.op, op | DN1_HB_POSTED);
+    return req;
+}
+
+/* ... and it acted (status 0), or failed: a notice, counted, then taken. */
+static void acted(int32_t status)
+{
+    if (status) {
+        struct dn1_hb_rsp notice = { DN1_HB_MAGIC_NOTICE, status, taken };
+        CHECK_EQ(write(board, &notice, sizeof(notice)), sizeof(notice));
+        set_llcm(DN1_LLCM_HB_FAILED, ++failed);
+    }
+    set_llcm(DN1_LLCM_HB_POSTED, ++taken);
+}
+
+static void post_cq(uint32_t tag, uint8_t kind, uint16_t src)
+{
+    uint32_t produced;
+    memcpy(&produced, llcm + DN1_LLCM_CQ_PRODUCED, 4);
+    struct dn1_cq_rec rec = { .tag = tag, .kind = kind, .src = src, .index = produced };
+    memcpy(llcm + DN1_LLCM_CQ_RING + (produced % DN1_LLCM_CQ_ENTRIES) * sizeof(rec),
+           &rec, sizeof(rec));
+    set_llcm(DN1_LLCM_CQ_PRODUCED, produced + 1);
+}
+
+int main(void)
+{
+    dn_node *n = calloc(1, sizeof(*n));
+    int sv[2];
+    dn_xfer x, y;
+
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    board = sv[1];
+    n->hb_fd = sv[0];
+    n->llcm = llcm;
+    n->llcm_size = sizeof(llcm);
+    n->window = window;
+    n->window_size = sizeof(window);
+    n->hostmem = hostmem;
+    n->hostmem_size = sizeof(hostmem);
+    for (unsigned i = 0; i < DN_ANSWERED; i++) {
+        n->answered[i] = DN_ANSWERED_NONE;
+    }
+    n->first_tag = n->next_tag = 1000;
+    taken = failed = 7;                 /* an earlier host posted some */
+    set_llcm(DN1_LLCM_HB_POSTED, taken);
+    set_llcm(DN1_LLCM_HB_FAILED, failed);
+    dn_hb_posted_init(n);
+    CHECK(n->hb_post);
+
+    /* A transfer of two packets, both kicks posted: the first is refused
+     * (link down), the second ACKed. dn_wait says so, once both are in. */
+    uint8_t data[600] = { 1 };
+    CHECK_EQ(dn_botf_put(n, 1, 0x1000, data, sizeof(data), &x), DN_OK);
+    CHECK_EQ(x.packets, 2);
+    struct dn1_hb_req req = take(DN1_HB_BOTF_KICK);
+    CHECK_EQ(req.arg0, 0);
+    req = take(DN1_HB_BOTF_KICK);
+    CHECK_EQ(req.arg0, 1);
+    CHECK_EQ(dn_wait(n, &x, 0), DN_ETIMEDOUT);   /* nothing known yet */
+    acted(DN1_HB_ELINKDOWN);
+    acted(0);
+    CHECK_EQ(dn_wait(n, &x, 0), DN_ETIMEDOUT);   /* the second is unanswered */
+    post_cq(1001, DN1_CQ_KIND_ACK, 1);
+    CHECK_EQ(dn_wait(n, &x, 1000), DN_ELINKDOWN);
+    CHECK_EQ(x.acked, 1);
+    CHECK_EQ(n->completed, 2);                   /* nothing left in flight */
+
+    /* A window is the NIC's until it took the kick that used it. */
+    CHECK_EQ(dn_botf_put(n, 1, 0x1000, data, 8, &y), DN_OK);   /* window 0 */
+    take(DN1_HB_BOTF_KICK);
+    CHECK(n->win_kick_posted[0]);
+    CHECK_EQ(n->hb_posted - n->hb_taken, 1);
+
+    /* A notice that comes before an ordinary response: the call gets its
+     * response, the notice goes to its transfer. */
+    struct dn1_hb_rsp notice = { DN1_HB_MAGIC_NOTICE, DN1_HB_EINVAL, taken };
+    struct dn1_hb_rsp rsp = { DN1_HB_MAGIC, 0, 0x4d415254 };
+    CHECK_EQ(write(board, &notice, sizeof(notice)), sizeof(notice));
+    CHECK_EQ(write(board, &rsp, sizeof(rsp)), sizeof(rsp));
+    set_llcm(DN1_LLCM_HB_FAILED, ++failed);
+    set_llcm(DN1_LLCM_HB_POSTED, ++taken);
+    uint32_t v = 0;
+    CHECK_EQ(dn_reg_read(n, DN1_REG_ID, &v), DN_OK);
+    CHECK_EQ(v, 0x4d415254);
+    struct dn1_hb_req sync;
+    CHECK_EQ(read(board, &sync, sizeof(sync)), sizeof(sync));
+    CHECK_EQ(sync.op, DN1_HB_REG_READ);
+    CHECK_EQ(dn_wait(n, &y, 0), DN_EINVAL);
+    CHECK_EQ(n->hb_failed, failed);
+
+    /* A message whose packet's posted kick is refused for good fails with
+     * that error and says why; nothing is left waiting. */
+    struct dn_msg_config cfg;
+    dn_msg_config_default(n, &cfg);
+    cfg.sysbuf_off = 0x80000;
+    cfg.sysbuf_bytes = 0x1000;
+    cfg.senders = 2;
+    CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
+    dn_msg_req *m;
+    CHECK_EQ(dn_msg_isend(n, 1, 5, data, 8, &m), DN_OK);
+    take(DN1_HB_BOTF_KICK);
+    acted(DN1_HB_EINVAL);
+    struct dn_msg_status st;
+    CHECK_EQ(dn_msg_wait(n, m, &st, 1000), DN_EINVAL);
+    CHECK(strstr(st.text, "refused") != NULL);
+    CHECK_EQ(dn_msg_inflight(n), 0);
+
+    /* A refusal for want of a link: the message goes again, and lands. */
+    CHECK_EQ(dn_msg_isend(n, 0, 6, data, 8, &m), DN_OK);
+    req = take(DN1_HB_BOTF_KICK);
+    acted(DN1_HB_ELINKDOWN);
+    int done = 0;
+    CHECK_EQ(dn_msg_test(n, m, &done, &st), DN_OK);   /* sent again */
+    CHECK(!done);
+    take(DN1_HB_BOTF_KICK);
+    acted(0);
+    struct dn1_botf_hdr h;
+    memcpy(&h, window + (n->next_window ^ 1u) * DN1_BOTF_WINDOW_STRIDE, sizeof(h));
+    post_cq(h.tag, DN1_CQ_KIND_ACK, 0);
+    CHECK_EQ(dn_msg_wait(n, m, &st, 1000), DN_OK);
+
+    dn_msg_fini(n);
+    close(sv[0]);
+    close(sv[1]);
+    free(n);
+    return check_failures ? 1 : 0;
+}
