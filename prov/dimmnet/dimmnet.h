@@ -263,6 +263,8 @@ int dnf_ctl_send(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
 int dnf_chunks_recv(struct dnf_ep *ep, struct dnf_chunks *ch, uint32_t node,
                     uint32_t rid, uint8_t *base, size_t bytes);
 void dnf_chunks_cancel(struct dnf_ep *ep, struct dnf_chunks *ch);
+unsigned dnf_chunk_count(size_t bytes);
+int dnf_recv_drop(struct dnf_ep *ep, dn_msg_req *req);
 int dnf_tag_matches(uint8_t rflags, uint64_t rtag, uint64_t ignore, uint8_t flags,
                     uint64_t tag);
 /* dimmnet_emx.c: sender-side matching (MPI-EMX, seed 000) */

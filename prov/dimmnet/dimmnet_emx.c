@@ -76,13 +76,10 @@ void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
 
 void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r)
 {
-    if (r->first && dn_msg_cancel(ep->dom->node, r->first) != DN_OK) {
-        int done = 0;
-
+    if (dnf_recv_drop(ep, r->first)) {
         /* A DIRECT for a receive its sender must have ignored. */
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "receive %u of node %lld taken twice\n",
                 r->rid, (long long)r->src);
-        dn_msg_test(ep->dom->node, r->first, &done, NULL);
     }
     r->first = NULL;
     dnf_chunks_cancel(ep, &r->ch);
@@ -184,13 +181,9 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
     r->stage = NULL;
     /* Chunk receives were posted for the whole buffer; the sender sends
      * only what this receive takes. */
-    need = r->taken > DNF_EAGER ? (r->taken - DNF_EAGER + DNF_EAGER - 1) / DNF_EAGER : 0;
+    need = r->taken > DNF_EAGER ? dnf_chunk_count(r->taken - DNF_EAGER) : 0;
     for (unsigned i = (unsigned)need; i < r->ch.n; i++) {
-        if (dn_msg_cancel(ep->dom->node, r->ch.req[i]) != DN_OK) {
-            int done = 0;
-
-            dn_msg_test(ep->dom->node, r->ch.req[i], &done, NULL);
-        }
+        dnf_recv_drop(ep, r->ch.req[i]);
         r->ch.req[i] = NULL;
     }
     if (need < r->ch.n) {

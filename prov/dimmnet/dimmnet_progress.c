@@ -90,9 +90,26 @@ static struct dnf_rx *unlink_rx(struct dnf_rx **head, struct dnf_rx ***tail,
 
 /* ---- chunks: a transfer's rest, DNF_EAGER bytes a shim message ---------- */
 
+unsigned dnf_chunk_count(size_t bytes)
+{
+    return (unsigned)((bytes + DNF_EAGER - 1) / DNF_EAGER);
+}
+
+/* A shim receive we no longer want: withdrawn, or, if a message completed
+ * it meanwhile, tested (which frees it); 1 in that case. */
+int dnf_recv_drop(struct dnf_ep *ep, dn_msg_req *req)
+{
+    int done = 0;
+
+    if (req && dn_msg_cancel(ep->dom->node, req) != DN_OK) {
+        dn_msg_test(ep->dom->node, req, &done, NULL);
+    }
+    return done;
+}
+
 static int chunks_alloc(struct dnf_chunks *ch, size_t bytes)
 {
-    ch->n = (unsigned)((bytes + DNF_EAGER - 1) / DNF_EAGER);
+    ch->n = dnf_chunk_count(bytes);
     ch->done = 0;
     ch->err = DN_OK;
     ch->req = ch->n ? calloc(ch->n, sizeof(*ch->req)) : NULL;
@@ -156,12 +173,7 @@ static int chunks_test(struct dnf_ep *ep, struct dnf_chunks *ch)
 void dnf_chunks_cancel(struct dnf_ep *ep, struct dnf_chunks *ch)
 {
     for (unsigned i = ch->done; i < ch->n; i++) {
-        if (ch->req[i] && dn_msg_cancel(ep->dom->node, ch->req[i]) != DN_OK) {
-            int done = 0;
-
-            dn_msg_test(ep->dom->node, ch->req[i], &done, NULL);
-        }
-        ch->req[i] = NULL;
+        dnf_recv_drop(ep, ch->req[i]);
     }
     free(ch->req);
     *ch = (struct dnf_chunks){ 0 };
@@ -221,11 +233,9 @@ static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
 
 /* Receive @r (already off the posted list) meets a FIRST: first part in,
  * then either complete, or a rendezvous: chunks posted, CTS sent. */
-static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node, uint8_t flags,
-                     uint64_t tag, uint64_t len, uint32_t sid, const uint8_t *part,
-                     size_t plen)
+static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node, uint64_t tag,
+                     uint64_t len, uint32_t sid, const uint8_t *part, size_t plen)
 {
-    (void)flags;
     r->node = node;
     r->mtag = tag;
     r->mlen = len;
@@ -299,7 +309,7 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
             if (r->adv == DNF_ADV_OPEN) {
                 dnf_emx_withdraw(ep, r);     /* ours now: the sender ignores it */
             }
-            rx_start(ep, r, node, h->flags, h->tag, h->len, h->sid, part, plen);
+            rx_start(ep, r, node, h->tag, h->len, h->sid, part, plen);
             return;
         }
     }
@@ -531,8 +541,7 @@ void dnf_progress(struct dnf_ep *ep)
             /* A CTS that failed: the receive it belongs to fails with it. */
             for (struct dnf_rx *r = ep->act_head; c->h.kind == DNF_K_CTS && r; r = r->next) {
                 if (r->rid == c->h.rid && r->ch.err == DN_OK) {
-                    r->ch.err = rc;
-                    dnf_chunks_cancel(ep, &r->ch);
+                    dnf_chunks_cancel(ep, &r->ch);   /* nothing more comes */
                     r->ch.err = rc;
                 }
             }
@@ -662,10 +671,10 @@ static ssize_t probe(struct dnf_ep *ep, struct dnf_rx *r, uint64_t flags)
                             : u->claim != r->context) {
             continue;
         }
+        c.e.len = u->len;
+        c.e.tag = u->flags & DNF_F_TAGGED ? u->tag : 0;
+        c.src = dnf_av_addr(ep->av, u->node);
         if ((flags & FI_PEEK) && !(flags & FI_DISCARD)) {
-            c.e.len = u->len;
-            c.e.tag = u->flags & DNF_F_TAGGED ? u->tag : 0;
-            c.src = dnf_av_addr(ep->av, u->node);
             if (flags & FI_CLAIM) {
                 u->claim = r->context;
             }
@@ -677,15 +686,12 @@ static ssize_t probe(struct dnf_ep *ep, struct dnf_rx *r, uint64_t flags)
             ep->ux_tail = p;
         }
         if (flags & FI_DISCARD) {
-            c.e.len = u->len;
-            c.e.tag = u->flags & DNF_F_TAGGED ? u->tag : 0;
-            c.src = dnf_av_addr(ep->av, u->node);
             ux_discard(ep, u);
             free(r);
             return dnf_cq_push(ep->rx_cq, &c) ? -FI_EAGAIN : 0;
         }
         r->complete = 1;          /* FI_CLAIM: a receive like any other */
-        rx_start(ep, r, u->node, u->flags, u->tag, u->len, u->sid, u->data, u->part);
+        rx_start(ep, r, u->node, u->tag, u->len, u->sid, u->data, u->part);
         free(u);
         return 0;
     }
@@ -748,7 +754,7 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
             if (!*p) {
                 ep->ux_tail = p;
             }
-            rx_start(ep, r, u->node, u->flags, u->tag, u->len, u->sid, u->data, u->part);
+            rx_start(ep, r, u->node, u->tag, u->len, u->sid, u->data, u->part);
             free(u);
             return 0;
         }
@@ -793,12 +799,7 @@ void dnf_ep_drain(struct dnf_ep *ep)
         free(u);
     }
     for (unsigned i = 0; ep->enabled && i < DNF_BOUNCES; i++) {
-        if (ep->bounce[i].req &&
-            dn_msg_cancel(ep->dom->node, ep->bounce[i].req) != DN_OK) {
-            int done = 0;
-
-            dn_msg_test(ep->dom->node, ep->bounce[i].req, &done, NULL);
-        }
+        dnf_recv_drop(ep, ep->bounce[i].req);
         ep->bounce[i].req = NULL;
     }
     dnf_emx_free(ep);
