@@ -410,13 +410,12 @@ int main(void)
      * tag, short and long, while the receiver keeps a few receives posted,
      * directed (advertised) and any-source (never advertised) mixed. */
     enum { STRESS = 300, DEPTH = 4, SCAP = 80000 };
-    static uint8_t sbufs[STRESS][1], rbufs[DEPTH][SCAP];
+    static uint8_t rbufs[DEPTH][SCAP];
     if (me == 0) {
         static uint8_t *msgs[STRESS];
         static struct fi_context sctx[STRESS];
         unsigned done = 0;
 
-        (void)sbufs;
         for (unsigned i = 0; i < STRESS; i++) {
             size_t len = i % 7 == 3 ? MAX + 1000 + i : (i * 37) % 3000;
             ssize_t rc;
@@ -447,7 +446,7 @@ int main(void)
         }
     } else {
         struct fi_context rctx[DEPTH];
-        unsigned posted = 0, next = 0, slot_of[STRESS];
+        unsigned posted = 0, next = 0;
         int busy[DEPTH] = { 0 };
 
         while (next < STRESS) {
@@ -459,8 +458,7 @@ int main(void)
                 fi_addr_t from = posted % 3 == 1 ? FI_ADDR_UNSPEC : peer;
                 memset(rbufs[s], 0, SCAP);
                 CHECK(fi_trecv(ep, rbufs[s], SCAP, NULL, from, 0x8800, 0, &rctx[s]) == 0);
-                busy[s] = 1 + (int)posted;
-                slot_of[posted++] = s;
+                busy[s] = 1 + (int)posted++;
             }
             struct fi_cq_err_entry err;
             struct fi_cq_tagged_entry e = wait_comp(NULL, &err);
@@ -478,7 +476,6 @@ int main(void)
             busy[s] = 0;
             next++;
         }
-        (void)slot_of;
     }
     CHECK(dn_rendezvous("fi-stress", TIMEOUT_MS) == DN_OK);
 
