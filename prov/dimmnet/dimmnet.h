@@ -48,20 +48,27 @@
 /* The header in front of every provider message (host order: the hosts
  * are all little-endian x86). Fields by kind:
  *   FIRST:  tag, seq (this sender's FIRSTs to the peer before it), seen
- *           (highest RREQ id it had taken from the peer), sid, len
+ *           (highest RREQ id it had taken from the peer), sid, len, data
  *   CTS:    sid (the FIRST's), rid (shim tag of the chunks), len (bytes taken)
  *   RREQ:   tag, ignore, seq (FIRSTs the receiver had taken from the peer
  *           when it posted), rid, len (capacity)
- *   DIRECT: tag, rid, len
- *   PING:   nothing (a liveness probe while waiting for a CTS)           */
+ *   DIRECT: tag, rid, len, data
+ * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
+ * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)           */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
 enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING };
 #define DNF_F_TAGGED    1u
+#define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
+#define DNF_CQ_DATA     8u                 /* cq_data_size */
 struct dnf_hdr {
     uint32_t magic;
     uint8_t kind, flags;
     uint16_t rsvd;
-    uint64_t tag, ignore;
+    uint64_t tag;
+    union {
+        uint64_t ignore;                   /* RREQ */
+        uint64_t data;                     /* FIRST, DIRECT */
+    };
     uint32_t seq, seen;
     uint32_t sid, rid;
     uint64_t len;
@@ -142,7 +149,8 @@ struct dnf_rx {
     uint8_t *stage;
     /* Once matched: the message, and the shim receives for its rest. */
     uint32_t node;
-    uint64_t mtag, mlen;
+    uint8_t mflags;              /* the message's: DNF_F_TAGGED, DNF_F_DATA */
+    uint64_t mtag, mlen, mdata;
     size_t taken;
     int err;                     /* FI_E* for the completion */
     struct dnf_chunks ch;
@@ -151,9 +159,8 @@ struct dnf_rx {
 /* A FIRST that came before its receive (its first part only). */
 struct dnf_unexp {
     struct dnf_unexp *next;
-    uint8_t flags;
-    uint32_t node, sid;
-    uint64_t tag, len;
+    uint32_t node;
+    struct dnf_hdr h;            /* its FIRST's header */
     void *claim;                 /* FI_CLAIM: the context it belongs to */
     size_t part;
     uint8_t data[];
@@ -251,11 +258,13 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
 void dnf_progress(struct dnf_ep *ep);
 int dnf_post_bounces(struct dnf_ep *ep);
 void dnf_ep_drain(struct dnf_ep *ep);
-/* @flags: FI_INJECT, FI_COMPLETION (for selective completion), FI_PEEK,
- * FI_CLAIM, FI_DISCARD, as fi_*msg; the plain calls pass the endpoint's
+/* @flags: FI_INJECT, FI_COMPLETION (for selective completion),
+ * FI_REMOTE_CQ_DATA (sends: @data goes along), FI_PEEK, FI_CLAIM,
+ * FI_DISCARD, as fi_*msg; the plain calls pass the endpoint's
  * default op_flags. */
 ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
-                 fi_addr_t dest, uint64_t tag, void *context, uint64_t flags);
+                 fi_addr_t dest, uint64_t tag, uint64_t data, void *context,
+                 uint64_t flags);
 ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
                  fi_addr_t src, uint64_t tag, uint64_t ignore, void *context,
                  uint64_t flags);

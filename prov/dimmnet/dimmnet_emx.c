@@ -160,15 +160,18 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
     r->node = (uint32_t)r->src;
     memcpy(&h, r->stage, sizeof(h));
     if (rc != DN_OK || st->len < sizeof(h) || h.magic != DNF_MAGIC ||
-        h.kind != DNF_K_DIRECT || h.rid != r->rid || h.flags != r->flags) {
+        h.kind != DNF_K_DIRECT || h.rid != r->rid ||
+        ((h.flags ^ r->flags) & DNF_F_TAGGED)) {
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "bad DIRECT for receive %u from node %u\n",
                 r->rid, r->node);
         r->err = rc != DN_OK ? (dnf_errno(rc) == FI_ETRUNC ? FI_EIO : dnf_errno(rc)) : FI_EIO;
         dnf_chunks_cancel(ep, &r->ch);
         return 1;
     }
+    r->mflags = h.flags;
     r->mtag = h.tag;
     r->mlen = h.len;
+    r->mdata = h.data;
     r->taken = h.len < r->len ? (size_t)h.len : r->len;
     plen = st->len - sizeof(h);
     if (plen > r->taken) {

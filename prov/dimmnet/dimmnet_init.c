@@ -81,6 +81,9 @@ static int hints_fit(const struct fi_info *h)
     if (h->ep_attr && h->ep_attr->max_msg_size > DNF_MAX_MSG) {
         REFUSE("max_msg_size %zu over %u\n", h->ep_attr->max_msg_size, DNF_MAX_MSG);
     }
+    if (h->domain_attr && h->domain_attr->cq_data_size > DNF_CQ_DATA) {
+        REFUSE("cq_data_size %zu over %u\n", h->domain_attr->cq_data_size, DNF_CQ_DATA);
+    }
     if (h->tx_attr && h->tx_attr->inject_size > DNF_INJECT_SIZE) {
         REFUSE("inject_size %zu over %u\n", h->tx_attr->inject_size, DNF_INJECT_SIZE);
     }
@@ -148,7 +151,7 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->domain_attr->rx_ctx_cnt = 1;
     fi->domain_attr->max_ep_tx_ctx = 1;
     fi->domain_attr->max_ep_rx_ctx = 1;
-    fi->domain_attr->cq_data_size = 0;
+    fi->domain_attr->cq_data_size = DNF_CQ_DATA;  /* FIRST/DIRECT header field */
     fi->fabric_attr->name = strdup(DNF_NAME);
     fi->fabric_attr->prov_version = DNF_VERSION;
     *info = fi;

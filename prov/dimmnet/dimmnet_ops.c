@@ -1,6 +1,7 @@
 /*
  * The fi_msg and fi_tagged entry points: argument shapes to dnf_send and
- * dnf_recv (dimmnet_progress.c). iov_limit is 1; no remote CQ data.
+ * dnf_recv (dimmnet_progress.c). iov_limit is 1; remote CQ data is up to
+ * DNF_CQ_DATA bytes (all 64 bits of @data).
  */
 #include "dimmnet.h"
 
@@ -39,7 +40,7 @@ static ssize_t msg_send(struct fid_ep *fep, const void *buf, size_t len, void *d
                         fi_addr_t dest, void *context)
 {
     (void)desc;
-    return dnf_send(EP(fep), 0, buf, len, dest, 0, context, EP(fep)->tx_op_flags);
+    return dnf_send(EP(fep), 0, buf, len, dest, 0, 0, context, EP(fep)->tx_op_flags);
 }
 
 static ssize_t msg_sendv(struct fid_ep *fep, const struct iovec *iov, void **desc,
@@ -50,36 +51,37 @@ static ssize_t msg_sendv(struct fid_ep *fep, const struct iovec *iov, void **des
         return -FI_EINVAL;
     }
     return dnf_send(EP(fep), 0, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, dest, 0, context, EP(fep)->tx_op_flags);
+                    count ? iov[0].iov_len : 0, dest, 0, 0, context, EP(fep)->tx_op_flags);
 }
 
 static ssize_t msg_sendmsg(struct fid_ep *fep, const struct fi_msg *m, uint64_t flags)
 {
-    if (m->iov_count > 1 || (flags & FI_REMOTE_CQ_DATA)) {
-        return -FI_EINVAL;        /* no CQ data (cq_data_size 0) */
+    if (m->iov_count > 1) {
+        return -FI_EINVAL;
     }
     return dnf_send(EP(fep), 0, m->iov_count ? m->msg_iov[0].iov_base : NULL,
-                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, 0, m->context,
-                    flags);
+                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, 0, m->data,
+                    m->context, flags);
 }
 
 static ssize_t msg_inject(struct fid_ep *fep, const void *buf, size_t len, fi_addr_t dest)
 {
-    return dnf_send(EP(fep), 0, buf, len, dest, 0, NULL, FI_INJECT);
+    return dnf_send(EP(fep), 0, buf, len, dest, 0, 0, NULL, FI_INJECT);
 }
 
 static ssize_t msg_senddata(struct fid_ep *fep, const void *buf, size_t len, void *desc,
                             uint64_t data, fi_addr_t dest, void *context)
 {
-    (void)fep; (void)buf; (void)len; (void)desc; (void)data; (void)dest; (void)context;
-    return -FI_ENOSYS;            /* no remote CQ data */
+    (void)desc;
+    return dnf_send(EP(fep), 0, buf, len, dest, 0, data, context,
+                    EP(fep)->tx_op_flags | FI_REMOTE_CQ_DATA);
 }
 
 static ssize_t msg_injectdata(struct fid_ep *fep, const void *buf, size_t len,
                               uint64_t data, fi_addr_t dest)
 {
-    (void)fep; (void)buf; (void)len; (void)data; (void)dest;
-    return -FI_ENOSYS;
+    return dnf_send(EP(fep), 0, buf, len, dest, 0, data, NULL,
+                    FI_INJECT | FI_REMOTE_CQ_DATA);
 }
 
 struct fi_ops_msg dnf_msg_ops = {
@@ -131,7 +133,7 @@ static ssize_t tag_send(struct fid_ep *fep, const void *buf, size_t len, void *d
                         fi_addr_t dest, uint64_t tag, void *context)
 {
     (void)desc;
-    return dnf_send(EP(fep), DNF_F_TAGGED, buf, len, dest, tag, context,
+    return dnf_send(EP(fep), DNF_F_TAGGED, buf, len, dest, tag, 0, context,
                     EP(fep)->tx_op_flags);
 }
 
@@ -143,39 +145,40 @@ static ssize_t tag_sendv(struct fid_ep *fep, const struct iovec *iov, void **des
         return -FI_EINVAL;
     }
     return dnf_send(EP(fep), DNF_F_TAGGED, count ? iov[0].iov_base : NULL,
-                    count ? iov[0].iov_len : 0, dest, tag, context, EP(fep)->tx_op_flags);
+                    count ? iov[0].iov_len : 0, dest, tag, 0, context,
+                    EP(fep)->tx_op_flags);
 }
 
 static ssize_t tag_sendmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,
                            uint64_t flags)
 {
-    if (m->iov_count > 1 || (flags & FI_REMOTE_CQ_DATA)) {
+    if (m->iov_count > 1) {
         return -FI_EINVAL;
     }
     return dnf_send(EP(fep), DNF_F_TAGGED, m->iov_count ? m->msg_iov[0].iov_base : NULL,
-                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, m->tag, m->context,
-                    flags);
+                    m->iov_count ? m->msg_iov[0].iov_len : 0, m->addr, m->tag, m->data,
+                    m->context, flags);
 }
 
 static ssize_t tag_inject(struct fid_ep *fep, const void *buf, size_t len,
                           fi_addr_t dest, uint64_t tag)
 {
-    return dnf_send(EP(fep), DNF_F_TAGGED, buf, len, dest, tag, NULL, FI_INJECT);
+    return dnf_send(EP(fep), DNF_F_TAGGED, buf, len, dest, tag, 0, NULL, FI_INJECT);
 }
 
 static ssize_t tag_senddata(struct fid_ep *fep, const void *buf, size_t len, void *desc,
                             uint64_t data, fi_addr_t dest, uint64_t tag, void *context)
 {
-    (void)fep; (void)buf; (void)len; (void)desc; (void)data; (void)dest; (void)tag;
-    (void)context;
-    return -FI_ENOSYS;
+    (void)desc;
+    return dnf_send(EP(fep), DNF_F_TAGGED, buf, len, dest, tag, data, context,
+                    EP(fep)->tx_op_flags | FI_REMOTE_CQ_DATA);
 }
 
 static ssize_t tag_injectdata(struct fid_ep *fep, const void *buf, size_t len,
                               uint64_t data, fi_addr_t dest, uint64_t tag)
 {
-    (void)fep; (void)buf; (void)len; (void)data; (void)dest; (void)tag;
-    return -FI_ENOSYS;
+    return dnf_send(EP(fep), DNF_F_TAGGED, buf, len, dest, tag, data, NULL,
+                    FI_INJECT | FI_REMOTE_CQ_DATA);
 }
 
 struct fi_ops_tagged dnf_tagged_ops = {

@@ -63,7 +63,9 @@ static uint64_t op_flag(uint8_t flags)
 int dnf_tag_matches(uint8_t rflags, uint64_t rtag, uint64_t ignore, uint8_t flags,
                     uint64_t tag)
 {
-    return rflags == flags && (!(flags & DNF_F_TAGGED) || ((rtag ^ tag) & ~ignore) == 0);
+    /* Tagged meets tagged, untagged untagged (DNF_F_DATA plays no part). */
+    return !((rflags ^ flags) & DNF_F_TAGGED) &&
+           (!(flags & DNF_F_TAGGED) || ((rtag ^ tag) & ~ignore) == 0);
 }
 
 static int rx_matches(const struct dnf_rx *r, uint8_t flags, uint32_t node, uint64_t tag)
@@ -212,6 +214,10 @@ static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
     c.e.len = r->taken;
     c.e.buf = r->buf;
     c.e.tag = r->flags & DNF_F_TAGGED ? r->mtag : 0;
+    if (r->mflags & DNF_F_DATA) {
+        c.e.flags |= FI_REMOTE_CQ_DATA;
+        c.e.data = r->mdata;
+    }
     c.src = dnf_av_addr(ep->av, r->node);
     if (r->ch.err != DN_OK && !r->err) {
         r->err = dnf_errno(r->ch.err) == FI_ETRUNC ? FI_EIO : dnf_errno(r->ch.err);
@@ -231,14 +237,18 @@ static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
     free(r);
 }
 
-/* Receive @r (already off the posted list) meets a FIRST: first part in,
- * then either complete, or a rendezvous: chunks posted, CTS sent. */
-static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node, uint64_t tag,
-                     uint64_t len, uint32_t sid, const uint8_t *part, size_t plen)
+/* Receive @r (already off the posted list) meets the FIRST @h: first part
+ * in, then either complete, or a rendezvous: chunks posted, CTS sent. */
+static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node,
+                     const struct dnf_hdr *h, const uint8_t *part, size_t plen)
 {
+    uint64_t len = h->len;
+
     r->node = node;
-    r->mtag = tag;
+    r->mflags = h->flags;
+    r->mtag = h->tag;
     r->mlen = len;
+    r->mdata = h->data;
     r->taken = len < r->len ? (size_t)len : r->len;
     if (plen > r->taken) {
         plen = r->taken;
@@ -252,18 +262,18 @@ static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node, uint64_
     }
     /* Rendezvous: the rest comes under a fresh receive id, straight into
      * the buffer; the CTS says how much of the message this receive takes. */
-    struct dnf_hdr h = { .kind = DNF_K_CTS, .sid = sid, .rid = ++ep->next_rid,
-                         .len = r->taken };
+    struct dnf_hdr cts = { .kind = DNF_K_CTS, .sid = h->sid, .rid = ++ep->next_rid,
+                           .len = r->taken };
     int rc = 0;
 
-    r->rid = h.rid;
+    r->rid = cts.rid;
     ep->stats.rendezvous++;
     if (r->taken > DNF_EAGER) {
-        rc = dnf_chunks_recv(ep, &r->ch, node, h.rid, (uint8_t *)r->buf + DNF_EAGER,
+        rc = dnf_chunks_recv(ep, &r->ch, node, cts.rid, (uint8_t *)r->buf + DNF_EAGER,
                              r->taken - DNF_EAGER);
     }
     if (!rc) {
-        rc = dnf_ctl_send(ep, node, &h);
+        rc = dnf_ctl_send(ep, node, &cts);
     }
     if (rc) {
         dnf_chunks_cancel(ep, &r->ch);
@@ -279,8 +289,8 @@ static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node, uint64_
  * CTS if it was long; take nothing more. */
 static void ux_discard(struct dnf_ep *ep, struct dnf_unexp *u)
 {
-    if (u->len > DNF_EAGER) {
-        struct dnf_hdr h = { .kind = DNF_K_CTS, .sid = u->sid, .rid = ++ep->next_rid,
+    if (u->h.len > DNF_EAGER) {
+        struct dnf_hdr h = { .kind = DNF_K_CTS, .sid = u->h.sid, .rid = ++ep->next_rid,
                              .len = 0 };
 
         dnf_ctl_send(ep, u->node, &h);
@@ -309,7 +319,7 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
             if (r->adv == DNF_ADV_OPEN) {
                 dnf_emx_withdraw(ep, r);     /* ours now: the sender ignores it */
             }
-            rx_start(ep, r, node, h->tag, h->len, h->sid, part, plen);
+            rx_start(ep, r, node, h, part, plen);
             return;
         }
     }
@@ -318,8 +328,7 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "no memory for an unexpected message\n");
         return;
     }
-    *u = (struct dnf_unexp){ .flags = h->flags, .node = node, .sid = h->sid, .tag = h->tag,
-                             .len = h->len, .part = plen };
+    *u = (struct dnf_unexp){ .node = node, .h = *h, .part = plen };
     memcpy(u->data, part, plen);
     *ep->ux_tail = u;
     ep->ux_tail = &u->next;
@@ -571,7 +580,8 @@ static int wants_completion(int selective, uint64_t flags)
 }
 
 ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
-                 fi_addr_t dest, uint64_t tag, void *context, uint64_t flags)
+                 fi_addr_t dest, uint64_t tag, uint64_t data, void *context,
+                 uint64_t flags)
 {
     int inject = (flags & FI_INJECT) != 0;
     struct dnf_hdr h = { .magic = DNF_MAGIC, .flags = kflags, .len = len };
@@ -598,6 +608,10 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
         return -FI_EAGAIN;
     }
     h.tag = kflags & DNF_F_TAGGED ? tag : 0;
+    if (flags & FI_REMOTE_CQ_DATA) {
+        h.flags |= DNF_F_DATA;
+        h.data = data;
+    }
     /* A receive the peer advertised and we took, that this send matches:
      * DIRECT, as much as it takes, at once. */
     q = dnf_emx_take(ep, node, kflags, h.tag);
@@ -667,12 +681,16 @@ static ssize_t probe(struct dnf_ep *ep, struct dnf_rx *r, uint64_t flags)
         struct dnf_unexp *u = *p;
 
         if (flags & FI_PEEK ? u->claim != NULL ||
-                              !rx_matches(r, u->flags, u->node, u->tag)
+                              !rx_matches(r, u->h.flags, u->node, u->h.tag)
                             : u->claim != r->context) {
             continue;
         }
-        c.e.len = u->len;
-        c.e.tag = u->flags & DNF_F_TAGGED ? u->tag : 0;
+        c.e.len = u->h.len;
+        c.e.tag = u->h.flags & DNF_F_TAGGED ? u->h.tag : 0;
+        if (u->h.flags & DNF_F_DATA) {
+            c.e.flags |= FI_REMOTE_CQ_DATA;
+            c.e.data = u->h.data;
+        }
         c.src = dnf_av_addr(ep->av, u->node);
         if ((flags & FI_PEEK) && !(flags & FI_DISCARD)) {
             if (flags & FI_CLAIM) {
@@ -691,7 +709,7 @@ static ssize_t probe(struct dnf_ep *ep, struct dnf_rx *r, uint64_t flags)
             return dnf_cq_push(ep->rx_cq, &c) ? -FI_EAGAIN : 0;
         }
         r->complete = 1;          /* FI_CLAIM: a receive like any other */
-        rx_start(ep, r, u->node, u->tag, u->len, u->sid, u->data, u->part);
+        rx_start(ep, r, u->node, &u->h, u->data, u->part);
         free(u);
         return 0;
     }
@@ -749,12 +767,12 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
     for (struct dnf_unexp **p = &ep->ux_head; *p; p = &(*p)->next) {
         struct dnf_unexp *u = *p;
 
-        if (!u->claim && rx_matches(r, u->flags, u->node, u->tag)) {
+        if (!u->claim && rx_matches(r, u->h.flags, u->node, u->h.tag)) {
             *p = u->next;
             if (!*p) {
                 ep->ux_tail = p;
             }
-            rx_start(ep, r, u->node, u->tag, u->len, u->sid, u->data, u->part);
+            rx_start(ep, r, u->node, &u->h, u->data, u->part);
             free(u);
             return 0;
         }

@@ -14,6 +14,10 @@
  *     any-source ones (rendezvous), a long one unexpected, long truncation;
  *   - probes: FI_PEEK (found, and FI_ENOMSG), FI_PEEK|FI_CLAIM then the
  *     FI_CLAIM receive, FI_PEEK|FI_DISCARD of a short and a long message;
+ *   - remote CQ data (fi_tsenddata, fi_tinjectdata, fi_senddata,
+ *     fi_tsendmsg with FI_REMOTE_CQ_DATA), short and long, unexpected,
+ *     peeked and to advertised receives: FI_REMOTE_CQ_DATA and all 64 bits
+ *     in the receiver's entry, never in one of a send without data;
  *   - 300 messages of one tag, short and long mixed, sent as fast as
  *     possible while the receiver posts directed and any-source receives a
  *     few at a time: message k lands in receive k (MPI's non-overtaking
@@ -156,6 +160,109 @@ static void tsend(const void *buf, size_t len, uint64_t tag, void *ctx)
     CHECK_MSG(rc == 0, "fi_tsend: %s", fi_strerror((int)-rc));
 }
 
+static uint64_t cq_data(unsigned k)
+{
+    return 0xd0d0000000000000ull | ((uint64_t)k << 32) | (0x9abcdef0u + k);
+}
+
+/* Remote CQ data on every send path. Node 0 sends, node 1 checks. */
+static void remote_cq_data(uint8_t *bs, uint8_t *br, uint8_t *sbuf, uint8_t *rbuf)
+{
+    static const size_t lens[] = { 200, 200000, 8, 300, 100, 250000 };
+    struct fi_context sc[6], rc[6];
+    struct fi_cq_tagged_entry e;
+    struct fi_cq_err_entry err;
+    fi_addr_t src;
+
+    /* Unexpected: four sent before their receives (kinds 0-3). */
+    if (me == 0) {
+        struct iovec iov = { bs, lens[1] };
+        struct fi_msg_tagged m = { .msg_iov = &iov, .iov_count = 1, .addr = peer,
+                                   .tag = 0x4401, .context = &sc[1], .data = cq_data(1) };
+        void *c2[2] = { &sc[0], &sc[3] };
+        ssize_t n;
+
+        for (unsigned k = 0; k < 4; k++) {          /* message k in sbuf + 1024 k */
+            fill(k == 1 ? bs : sbuf + 1024 * k, lens[k], 40 + k);
+        }
+        CHECK(fi_tsenddata(ep, sbuf, lens[0], NULL, cq_data(0), peer, 0x4400, &sc[0]) == 0);
+        CHECK(fi_tsendmsg(ep, &m, FI_REMOTE_CQ_DATA | FI_COMPLETION) == 0);
+        while ((n = fi_tinjectdata(ep, sbuf + 2048, lens[2], cq_data(2), peer, 0x4402)) ==
+               -FI_EAGAIN) {
+            fi_cq_read(cq, &e, 0);
+        }
+        CHECK(n == 0);
+        CHECK(fi_senddata(ep, sbuf + 3072, lens[3], NULL, cq_data(3), peer, &sc[3]) == 0);
+        expect_all(c2, NULL, NULL, 2);
+        CHECK(dn_rendezvous("fi-data-sent", TIMEOUT_MS) == DN_OK);
+        expect(&sc[1], FI_SEND | FI_TAGGED, NULL); /* the long one needs the receiver */
+    } else {
+        struct fi_msg_tagged m = { .addr = FI_ADDR_UNSPEC, .tag = 0x4400, .context = &rc[0] };
+        int found = 0;
+
+        CHECK(dn_rendezvous("fi-data-sent", TIMEOUT_MS) == DN_OK);
+        for (int i = 0; i < 100000 && !found; i++) {   /* a peek shows the data too */
+            CHECK(fi_trecvmsg(ep, &m, FI_PEEK) == 0);
+            e = wait_comp(NULL, &err);
+            found = !err.err;
+        }
+        CHECK(found && (e.flags & FI_REMOTE_CQ_DATA) && e.data == cq_data(0));
+        for (unsigned k = 0; k < 4; k++) {
+            uint8_t *b = k == 1 ? br : rbuf;
+
+            if (k == 3) {
+                CHECK(fi_recv(ep, b, MAX, NULL, FI_ADDR_UNSPEC, &rc[k]) == 0);
+            } else {
+                CHECK(fi_trecv(ep, b, BIG, NULL, peer, 0x4400 + k, 0, &rc[k]) == 0);
+            }
+            e = expect(&rc[k], FI_RECV | FI_REMOTE_CQ_DATA, &src);
+            CHECK_EQ(e.len, lens[k]);
+            CHECK_MSG(e.data == cq_data(k), "node 1: data of %u: 0x%llx", k,
+                      (unsigned long long)e.data);
+            CHECK(src == peer && same(b, lens[k], 40 + k));
+        }
+    }
+    CHECK(dn_rendezvous("fi-data-unexpected", TIMEOUT_MS) == DN_OK);
+    /* Receives posted first (directed: advertised to node 0, which may
+     * answer with DIRECT) and one any-source long (rendezvous). */
+    if (me == 1) {
+        void *c3[3] = { &rc[0], &rc[1], &rc[2] };
+        struct fi_cq_tagged_entry es[3];
+
+        memset(br, 0, lens[5]);
+        CHECK(fi_trecv(ep, rbuf, MAX, NULL, peer, 0x4404, 0, &rc[0]) == 0);
+        CHECK(fi_trecv(ep, bs, BIG, NULL, peer, 0x4405, 0, &rc[1]) == 0);
+        CHECK(fi_trecv(ep, br, BIG, NULL, FI_ADDR_UNSPEC, 0x4406, 0, &rc[2]) == 0);
+        CHECK(dn_rendezvous("fi-data-posted", TIMEOUT_MS) == DN_OK);
+        expect_all(c3, es, NULL, 3);
+        for (unsigned k = 0; k < 3; k++) {
+            uint8_t *b = k == 0 ? rbuf : k == 1 ? bs : br;
+            size_t len = lens[4 + (k > 0)];
+
+            CHECK_MSG((es[k].flags & FI_REMOTE_CQ_DATA) && es[k].data == cq_data(4 + k),
+                      "node 1: posted receive %u: flags 0x%llx data 0x%llx", k,
+                      (unsigned long long)es[k].flags, (unsigned long long)es[k].data);
+            CHECK_EQ(es[k].len, len);
+            CHECK(same(b, len, 44 + k));
+        }
+    } else {
+        CHECK(dn_rendezvous("fi-data-posted", TIMEOUT_MS) == DN_OK);
+        for (unsigned k = 0; k < 3; k++) {
+            size_t len = lens[4 + (k > 0)];
+            ssize_t n;
+
+            fill(bs, len, 44 + k);
+            while ((n = fi_tsenddata(ep, bs, len, NULL, cq_data(4 + k), peer, 0x4404 + k,
+                                     &sc[k])) == -FI_EAGAIN) {
+                fi_cq_read(cq, &e, 0);
+            }
+            CHECK(n == 0);
+            expect(&sc[k], FI_SEND | FI_TAGGED, NULL);
+        }
+    }
+    CHECK(dn_rendezvous("fi-data", TIMEOUT_MS) == DN_OK);
+}
+
 static void setup(void)
 {
     struct fi_info *hints = fi_allocinfo();
@@ -171,6 +278,7 @@ static void setup(void)
     fi_freeinfo(hints);
     CHECK_EQ(info->ep_attr->type, FI_EP_RDM);
     CHECK(info->ep_attr->max_msg_size >= MAX);
+    CHECK(info->domain_attr->cq_data_size >= 4);   /* what Open MPI asks for */
     TRY(fi_fabric(info->fabric_attr, &fabric, NULL));
     TRY(fi_domain(fabric, info, &domain, NULL));
     av_attr.type = me == 0 ? FI_AV_TABLE : FI_AV_MAP;
@@ -225,6 +333,7 @@ int main(void)
         CHECK_EQ(e.len, len);
         CHECK_EQ(e.tag, tag);
         CHECK_EQ(src, peer);
+        CHECK(!(e.flags & FI_REMOTE_CQ_DATA));     /* sent without data */
         CHECK_MSG(same(rbuf, len, (uint32_t)round), "node %u: %zu bytes differ", me, len);
         if (me == 1) {
             tsend(rbuf, len, tag, &ctx[0]);
@@ -405,6 +514,7 @@ int main(void)
         }
     }
     CHECK(dn_rendezvous("fi-long-trunc", TIMEOUT_MS) == DN_OK);
+    remote_cq_data(bs, br, sbuf, rbuf);
 
     /* Non-overtaking under crossing advertisements: 300 messages of one
      * tag, short and long, while the receiver keeps a few receives posted,
@@ -494,7 +604,8 @@ int main(void)
     fi_close(&fabric->fid);
     fi_freeinfo(info);
     printf("node %u: libfabric dimmnet provider: ping-pong 0 B..1 MiB, unexpected, "
-           "masks, kinds, truncation, probes, non-overtaking, refusals: %s\n", me,
+           "masks, kinds, truncation, probes, remote CQ data, non-overtaking, refusals: %s\n",
+           me,
            check_failures ? "FAILED" : "ok");
     return check_failures ? 1 : 0;
 }
