@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -37,7 +38,8 @@ static int io_full(int fd, void *buf, size_t len, int writing, int timeout_ms)
         if (r <= 0) {
             return r == 0 ? DN_ETIMEDOUT : DN_EIO;
         }
-        ssize_t k = writing ? write(fd, p, len) : read(fd, p, len);
+        /* send(): a board gone must be DN_EIO, not a SIGPIPE for the application. */
+        ssize_t k = writing ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
         if (k < 0 && (errno == EINTR || errno == EAGAIN)) {
             continue;
         }

@@ -49,6 +49,8 @@ struct msg_peer {
     uint32_t inflight;          /* this round's transmissions unanswered */
     int backoff;                /* waiting out an RNR timer */
     int probe;                  /* after it: one packet at a time until one is taken */
+    int refused;                /* the NIC refused the next packet (link down): the
+                                 * timeout runs from the first refusal */
     uint64_t resend_at;         /* ns */
     uint64_t last_progress;     /* ns: an ACK moved una, or the round began */
     unsigned retries, rnr_retries;   /* for the packet at una */

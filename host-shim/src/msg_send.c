@@ -218,7 +218,7 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
         const struct msg_pkt *k = &p->win[p->nxt % w];
         uint32_t tag = DN_MSG_TAG_BIT | (uint32_t)p->round << 16 | (uint16_t)p->nxt;
 
-        if (p->nxt == p->una) {
+        if (p->nxt == p->una && !p->refused) {
             *now = dn_msg_now_ns(n);
             p->last_progress = *now;     /* the timeout runs from here */
         }
@@ -230,9 +230,17 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
             : dn_botf_packet_posted(n, DN1_TYPE_MESSAGE, 0, dst, env, k->xoff,
                                     k->m->buf + k->xoff, k->len, tag,
                                     (uint16_t)p->nxt);
-        if (rc != DN_OK) {
-            break;              /* link down: the timeout resends */
+        if (rc == DN_ELINKDOWN || rc == DN_EBUSY) {
+            p->refused = 1;     /* the timeout resends, and bounds a link that stays down */
+            break;
         }
+        if (rc != DN_OK) {
+            /* The host bus is broken (the board went away) or the NIC refused
+             * the packet for good: no resend can cure it. */
+            peer_fail(n, p, dst, rc, p->retries);
+            break;
+        }
+        p->refused = 0;
         m->stats.packets++;
         if (p->nxt < p->hi) {
             m->stats.retransmits++;
@@ -354,14 +362,14 @@ void dn_msg_send_progress(dn_node *n)
         if (!p->win || p->failed || (!p->queue && p->una == p->hi)) {
             continue;
         }
-        if (p->backoff || p->nxt > p->una) {
+        if (p->backoff || p->nxt > p->una || p->refused) {
             now = dn_msg_now_ns(n);
         }
         if (p->backoff && now >= p->resend_at) {
             p->backoff = 0;
             p->last_progress = now;
         }
-        if (!p->backoff && p->nxt > p->una &&
+        if (!p->backoff && (p->nxt > p->una || p->refused) &&
             now - p->last_progress > (uint64_t)m->cfg.timeout_us * 1000u) {
             /* No answer: a packet or its ACK was lost. */
             m->stats.timeouts++;

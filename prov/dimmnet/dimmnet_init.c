@@ -36,6 +36,7 @@ int dnf_errno(int dn_status)
     case DN_EINVAL:    return FI_EINVAL;
     case DN_ERANGE:    return FI_EINVAL;
     case DN_ETIMEDOUT: return FI_ETIMEDOUT;
+    case DN_ERETRY:    return FI_ETIMEDOUT;   /* no answer from the peer: retries ran out */
     case DN_ENOMEM:    return FI_ENOMEM;
     case DN_EBUSY:     return FI_EAGAIN;
     case DN_ETRUNC:    return FI_ETRUNC;

@@ -27,137 +27,17 @@
  *
  *   fabric_rdm
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_tagged.h>
-#include "dimmnet1/dn.h"
-#include "../common/check.h"
+#include "fabric_util.h"
 
 #define MAX 65536u
 #define BIG (1u << 20)
-#define TIMEOUT_MS 60000
 
-static struct fid_fabric *fabric;
-static struct fid_domain *domain;
-static struct fid_av *av;
-static struct fid_cq *cq;
-static struct fid_ep *ep;
-static struct fi_info *info;
 static fi_addr_t peer;
-static unsigned me;
-
-#define TRY(call)                                                            \
-    do {                                                                     \
-        int rc_ = (int)(call);                                               \
-        if (rc_) {                                                           \
-            fprintf(stderr, "node %u: %s: %s\n", me, #call, fi_strerror(-rc_)); \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-static uint8_t pattern(uint32_t seed, size_t i)
-{
-    return (uint8_t)(seed * 131u + i * 7u + (i >> 9));
-}
-
-static void fill(uint8_t *p, size_t n, uint32_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        p[i] = pattern(seed, i);
-    }
-}
-
-static int same(const uint8_t *p, size_t n, uint32_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] != pattern(seed, i)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The next completion (error entries returned as err != 0). */
-static struct fi_cq_tagged_entry wait_comp(fi_addr_t *src, struct fi_cq_err_entry *err)
-{
-    struct fi_cq_tagged_entry e;
-
-    memset(err, 0, sizeof(*err));
-    for (int i = 0; i < 100000000; i++) {
-        ssize_t n = fi_cq_readfrom(cq, &e, 1, src);
-
-        if (n == 1) {
-            return e;
-        }
-        if (n == -FI_EAVAIL) {
-            CHECK(fi_cq_readerr(cq, err, 0) == 1);
-            memset(&e, 0, sizeof(e));
-            e.op_context = err->op_context;
-            e.flags = err->flags;
-            return e;
-        }
-        CHECK_MSG(n == -FI_EAGAIN, "fi_cq_readfrom: %zd", n);
-    }
-    fprintf(stderr, "node %u: no completion\n", me);
-    exit(1);
-}
-
-/* Wait for the completion of @ctx (others of the same kind must not come). */
-static struct fi_cq_tagged_entry expect(void *ctx, uint64_t flags, fi_addr_t *src)
-{
-    struct fi_cq_err_entry err;
-    struct fi_cq_tagged_entry e = wait_comp(src, &err);
-
-    CHECK_MSG(!err.err, "node %u: error completion %d (%s)", me, err.err,
-              fi_strerror(err.err));
-    CHECK_MSG(e.op_context == ctx, "node %u: completion of %p, expected %p", me,
-              e.op_context, ctx);
-    CHECK_MSG((e.flags & flags) == flags, "node %u: flags 0x%llx lack 0x%llx", me,
-              (unsigned long long)e.flags, (unsigned long long)flags);
-    return e;
-}
-
-/* Wait for the completions of @n contexts, in any order, without errors;
- * each one's entry goes to out[i] (may be NULL). */
-static void expect_all(void **ctx, struct fi_cq_tagged_entry *out, fi_addr_t *srcs,
-                       unsigned n)
-{
-    for (unsigned got = 0; got < n; got++) {
-        struct fi_cq_err_entry err;
-        fi_addr_t src = FI_ADDR_NOTAVAIL;
-        struct fi_cq_tagged_entry e = wait_comp(&src, &err);
-        unsigned i = 0;
-
-        CHECK_MSG(!err.err, "node %u: error completion %d (%s)", me, err.err,
-                  fi_strerror(err.err));
-        while (i < n && ctx[i] != e.op_context) {
-            i++;
-        }
-        CHECK_MSG(i < n, "node %u: completion of an unknown context %p", me, e.op_context);
-        if (i < n && out) {
-            out[i] = e;
-        }
-        if (i < n && srcs) {
-            srcs[i] = src;
-        }
-    }
-}
 
 static void tsend(const void *buf, size_t len, uint64_t tag, void *ctx)
 {
-    ssize_t rc;
-
-    while ((rc = fi_tsend(ep, buf, len, NULL, peer, tag, ctx)) == -FI_EAGAIN) {
-        struct fi_cq_tagged_entry e;
-        fi_cq_read(cq, &e, 0);
-    }
-    CHECK_MSG(rc == 0, "fi_tsend: %s", fi_strerror((int)-rc));
+    tsend_to(peer, buf, len, tag, ctx);
 }
 
 static uint64_t cq_data(unsigned k)
@@ -263,60 +143,18 @@ static void remote_cq_data(uint8_t *bs, uint8_t *br, uint8_t *sbuf, uint8_t *rbu
     CHECK(dn_rendezvous("fi-data", TIMEOUT_MS) == DN_OK);
 }
 
-static void setup(void)
-{
-    struct fi_info *hints = fi_allocinfo();
-    struct fi_av_attr av_attr = { 0 };
-    struct fi_cq_attr cq_attr = { 0 };
-    char name[64], key[32], hex[64] = "", value[64];
-    size_t len = sizeof(name);
-
-    hints->caps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->fabric_attr->prov_name = strdup("dimmnet");
-    TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info));
-    fi_freeinfo(hints);
-    CHECK_EQ(info->ep_attr->type, FI_EP_RDM);
-    CHECK(info->ep_attr->max_msg_size >= MAX);
-    CHECK(info->domain_attr->cq_data_size >= 4);   /* what Open MPI asks for */
-    TRY(fi_fabric(info->fabric_attr, &fabric, NULL));
-    TRY(fi_domain(fabric, info, &domain, NULL));
-    av_attr.type = me == 0 ? FI_AV_TABLE : FI_AV_MAP;
-    TRY(fi_av_open(domain, &av_attr, &av, NULL));
-    cq_attr.format = FI_CQ_FORMAT_TAGGED;
-    TRY(fi_cq_open(domain, &cq_attr, &cq, NULL));
-    TRY(fi_endpoint(domain, info, &ep, NULL));
-    CHECK(fi_enable(ep) == -FI_ENOAV);             /* not bound yet */
-    TRY(fi_ep_bind(ep, &av->fid, 0));
-    TRY(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
-    TRY(fi_enable(ep));
-    TRY(fi_getname(&ep->fid, name, &len));
-    for (size_t i = 0; i < len; i++) {
-        snprintf(hex + 2 * i, 3, "%02x", (uint8_t)name[i]);
-    }
-    snprintf(key, sizeof(key), "fi-name.%u", me);
-    CHECK(dn_publish(key, hex) == DN_OK);
-    snprintf(key, sizeof(key), "fi-name.%u", 1 - me);
-    CHECK(dn_lookup(key, value, sizeof(value), TIMEOUT_MS) == DN_OK);
-    for (size_t i = 0; i < len; i++) {
-        unsigned b;
-        sscanf(value + 2 * i, "%2x", &b);
-        name[i] = (char)b;
-    }
-    CHECK_EQ(fi_av_insert(av, name, 1, &peer, 0, NULL), 1);
-    CHECK(dn_rendezvous("fi-ready", TIMEOUT_MS) == DN_OK);
-}
-
 int main(void)
 {
     static uint8_t sbuf[MAX + 16], rbuf[MAX + 16];
-    const char *id = getenv("DIMMNET_NODE_ID");
     struct fi_cq_err_entry err;
     fi_addr_t src;
     int ctx[8];
 
-    me = id ? (unsigned)atoi(id) : 0;
-    setup();
+    fab_setup();
+    CHECK_EQ(nodes, 2);
+    peer = node_addr[1 - me];
+    CHECK(info->ep_attr->max_msg_size >= BIG);
+    CHECK(info->domain_attr->cq_data_size >= 4);   /* what Open MPI asks for */
 
     /* Ping-pong, every size up to 64 KiB, node 0 first. */
     for (size_t len = 0, round = 0; len <= MAX; len = len ? len * 4 : 1, round++) {
@@ -597,12 +435,8 @@ int main(void)
     CHECK(fi_trecv(ep, rbuf, 10, NULL, (fi_addr_t)40, 1, 0, NULL) == -FI_EINVAL);
     CHECK(dn_rendezvous("fi-done", TIMEOUT_MS) == DN_OK);
 
-    fi_close(&ep->fid);
-    fi_close(&cq->fid);
-    fi_close(&av->fid);
-    fi_close(&domain->fid);
-    fi_close(&fabric->fid);
-    fi_freeinfo(info);
+    fab_close();
+    check_failures += fab_failures();
     printf("node %u: libfabric dimmnet provider: ping-pong 0 B..1 MiB, unexpected, "
            "masks, kinds, truncation, probes, remote CQ data, non-overtaking, refusals: %s\n",
            me,

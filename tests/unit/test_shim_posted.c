@@ -2,9 +2,13 @@
  * Posted host-bus requests in the shim (host-shim/src/hostbus.c, contract
  * 1.17): a kick or store goes without waiting for the NIC; when one fails,
  * the NIC's error notice must reach the transfer or message it belonged
- * to, with its error, never be lost. The board is played here: a socket
- * pair for the host bus, plain buffers for LLCM and window memory.
+ * to, with its error, never be lost. Then the bounds: a link that stays
+ * down fails a message after its retries (DN_ERETRY), never waits
+ * forever; a board that goes away (host bus closed) fails it with DN_EIO
+ * at once, no SIGPIPE. The board is played here: a socket pair for the
+ * host bus, plain buffers for LLCM and window memory.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -54,6 +58,22 @@ static void post_cq(uint32_t tag, uint8_t kind, uint16_t src)
     memcpy(llcm + DN1_LLCM_CQ_RING + (produced % DN1_LLCM_CQ_ENTRIES) * sizeof(rec),
            &rec, sizeof(rec));
     set_llcm(DN1_LLCM_CQ_PRODUCED, produced + 1);
+}
+
+/* A board whose link is down: every request answered DN1_HB_ELINKDOWN,
+ * until the host stops talking. */
+static void *link_down_board(void *arg)
+{
+    struct dn1_hb_req req;
+
+    (void)arg;
+    while (read(board, &req, sizeof(req)) == (ssize_t)sizeof(req)) {
+        struct dn1_hb_rsp rsp = { DN1_HB_MAGIC, DN1_HB_ELINKDOWN, 0 };
+        if (write(board, &rsp, sizeof(rsp)) != (ssize_t)sizeof(rsp)) {
+            break;
+        }
+    }
+    return NULL;
 }
 
 int main(void)
@@ -152,10 +172,41 @@ int main(void)
     memcpy(&h, window + (n->next_window ^ 1u) * DN1_BOTF_WINDOW_STRIDE, sizeof(h));
     post_cq(h.tag, DN1_CQ_KIND_ACK, 0);
     CHECK_EQ(dn_msg_wait(n, m, &st, 1000), DN_OK);
+    dn_msg_fini(n);
+
+    /* The link stays down, kicks answered at once (not posted): nothing is
+     * ever in flight, yet the timeout runs from the first refusal and the
+     * retries run out. */
+    pthread_t thr;
+    n->hb_post = 0;
+    cfg.retry = 2;
+    cfg.timeout_us = 2000;
+    CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
+    CHECK_EQ(pthread_create(&thr, NULL, link_down_board, NULL), 0);
+    int64_t t0 = dn_now_ms();
+    CHECK_EQ(dn_msg_isend(n, 1, 7, data, 8, &m), DN_OK);
+    CHECK_EQ(dn_msg_wait(n, m, &st, 5000), DN_ERETRY);
+    CHECK(dn_now_ms() - t0 < 5000);
+    CHECK(strstr(st.text, "retries") != NULL);
+    shutdown(sv[0], SHUT_WR);                   /* the board reads EOF and stops */
+    pthread_join(thr, NULL);
+    dn_msg_fini(n);
+
+    /* The board goes away: the next kick meets a closed host bus. */
+    close(sv[0]);
+    close(sv[1]);
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    n->hb_fd = sv[0];
+    close(sv[1]);
+    n->hb_post = 1;
+    CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
+    CHECK_EQ(dn_msg_isend(n, 0, 8, data, 8, &m), DN_OK);
+    CHECK_EQ(dn_msg_wait(n, m, &st, 1000), DN_EIO);
+    CHECK(strstr(st.text, "refused") != NULL);
+    CHECK_EQ(dn_msg_inflight(n), 0);
 
     dn_msg_fini(n);
     close(sv[0]);
-    close(sv[1]);
     free(n);
     return check_failures ? 1 : 0;
 }

@@ -25,7 +25,7 @@ enum dn_status {
     DN_EINVAL = -1,      /* bad argument */
     DN_ERANGE = -2,      /* address or length outside what the NIC can reach */
     DN_ETIMEDOUT = -3,   /* no answer in time */
-    DN_EIO = -4,         /* host-bus or shared-memory failure */
+    DN_EIO = -4,         /* host-bus or shared-memory failure (the board gone) */
     DN_ELINKDOWN = -5,   /* link not connected: nothing sent */
     DN_ENACK = -6,       /* the receiver refused a packet (see dn_xfer) */
     DN_ENOMEM = -7,
@@ -280,10 +280,12 @@ int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v);
  * ACKed and resends: after a NACK for lack of room (BUFFER_FULL, TOO_LONG,
  * NO_BUFFER, BAD_POINTER) once the RNR backoff has passed, counted against
  * rnr_retry; after a gap (SEQUENCE) or no answer for timeout_us, counted
- * against retry. 7 means forever; when retries run out, the message fails
- * with DN_ERETRY and a text naming destination, message and count, and so
- * does everything queued to that peer after it. Other NACKs fail it at
- * once (DN_ENACK). Progress happens inside these calls (and dn_msg_progress).
+ * against retry; a packet the NIC would not send for want of a link
+ * counts as unanswered from the first refusal. 7 means forever; when
+ * retries run out, the message fails with DN_ERETRY and a text naming
+ * destination, message and count, and so does everything queued to that
+ * peer after it. Other NACKs fail it at once (DN_ENACK); so does a host bus
+ * that broke (DN_EIO: the board went away; never a SIGPIPE). Progress happens inside these calls (and dn_msg_progress).
  */
 #define DN_ANY_SOURCE  (-1)
 #define DN_ANY_TAG     (-1)
