@@ -2,7 +2,7 @@
  * An MPI job with a rank that aborts: every rank exchanges a message with
  * its neighbours and meets the others in a barrier, then rank 1 calls
  * MPI_Abort while the others wait in a receive from it that never comes.
- * Run by test_mpi_abort.sh, which checks that the launcher reports the
+ * Run by test_mpi_failing_job.sh, which checks that the launcher reports the
  * failure and leaves no process and no shared-memory file behind.
  */
 #include <mpi.h>
@@ -24,7 +24,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
     MPI_Recv(&v, 1, MPI_INT, 1, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    printf("rank %d: a message from an aborted rank?\n", rank);
+    printf("rank %d: a message from a failed rank?\n", rank);
     MPI_Finalize();
     return 1;
 }
