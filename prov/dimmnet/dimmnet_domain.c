@@ -6,6 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dimmnet.h"
+#include "fi_dimmnet.h"
+
+/* The open domain's node (one a process), for fi_dimmnet_clock. */
+static dn_node *clock_node;
+
+__attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, int *host_sync)
+{
+    if (!clock_node) {
+        return -FI_ENODEV;
+    }
+    if (host_sync) {
+        *host_sync = dn_host_sync(clock_node);
+    }
+    return dn_clock(clock_node, now_ns) == DN_OK ? 0 : -FI_EIO;
+}
 
 static int domain_close(struct fid *fid)
 {
@@ -13,6 +28,9 @@ static int domain_close(struct fid *fid)
 
     if (d->refs) {
         return -FI_EBUSY;
+    }
+    if (clock_node == d->node) {
+        clock_node = NULL;
     }
     dn_close(d->node);
     free(d);
@@ -75,6 +93,7 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
         return -FI_ENODEV;
     }
     d->nodes = nodes ? (unsigned)strtoul(nodes, NULL, 10) : 1;
+    clock_node = d->node;
     d->dom.fid.fclass = FI_CLASS_DOMAIN;
     d->dom.fid.context = context;
     d->dom.fid.ops = &domain_fi_ops;

@@ -1,26 +1,66 @@
 /*
- * MPI ping-pong between ranks 0 and 1, a benchmark (not a test): prints,
- * per size, round trips per second, half a round trip and bandwidth,
- * measured with MPI_Wtime, so in WALL-CLOCK time of the emulated cluster
- * (how fast a user's test suite runs), never modeled time.
- *   dimmnet-cluster -n 2 --mpi -- mpi_pingpong [ROUNDS]
+ * MPI ping-pong between ranks 0 and 1, a benchmark (not a test): per size,
+ * round trips per second, half a round trip and bandwidth in WALL-CLOCK
+ * time (MPI_Wtime: how fast a user's test suite runs) and, when the
+ * cluster keeps deterministic modeled time (dimmnet-cluster
+ * --deterministic), the same in MODELED time, read from the board's clock
+ * through the provider (fi_dimmnet_clock, prov/dimmnet/fi_dimmnet.h).
+ *   dimmnet-cluster -n 2 --mpi [--deterministic] -- mpi_pingpong [ROUNDS [MAX_BYTES]]
  */
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "fi_dimmnet.h"
+
+/* The provider's clock if the cluster keeps deterministic modeled time. */
+static fi_dimmnet_clock_fn modeled_clock(void)
+{
+    const char *dir = getenv("FI_PROVIDER_PATH");
+    char path[4096];
+    void *h;
+    fi_dimmnet_clock_fn clock;
+    uint64_t ns;
+    int sync = 0;
+
+    if (!dir) {
+        return NULL;
+    }
+    snprintf(path, sizeof(path), "%s/libdimmnet-fi.so", dir);
+    h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);     /* the one libfabric loaded */
+    clock = h ? (fi_dimmnet_clock_fn)(uintptr_t)dlsym(h, "fi_dimmnet_clock") : NULL;
+    if (!clock || clock(&ns, &sync) != 0 || !sync) {
+        return NULL;
+    }
+    return clock;
+}
+
+static uint64_t modeled_ns(fi_dimmnet_clock_fn clock)
+{
+    uint64_t ns = 0;
+
+    if (clock) {
+        clock(&ns, NULL);
+    }
+    return ns;
+}
 
 int main(int argc, char **argv)
 {
     static const int sizes[] = { 0, 8, 1024, 65536, 262144, 1 << 20 };
     int rank, rounds = argc > 1 ? atoi(argv[1]) : 2000;
+    long max = argc > 2 ? atol(argv[2]) : 1 << 20;
     char *buf = malloc(1 << 20);
+    fi_dimmnet_clock_fn clock;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+    clock = modeled_clock();
+    for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && sizes[k] <= max; k++) {
         int len = sizes[k], n = len >= 65536 ? rounds / 20 + 1 : rounds;
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
+        uint64_t m0 = modeled_ns(clock);
         for (int i = 0; i < n && rank < 2; i++) {
             if (rank == 0) {
                 MPI_Send(buf, len, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
@@ -30,12 +70,20 @@ int main(int argc, char **argv)
                 MPI_Send(buf, len, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
             }
         }
-        double t = MPI_Wtime() - t0;
+        double t = MPI_Wtime() - t0, m = (double)(modeled_ns(clock) - m0) * 1e-9;
         if (rank == 0) {
             printf("mpi_pingpong (wall clock): %8d B  %6d round trips  %9.0f round trips/s  "
                    "%9.1f us half round trip  %8.2f MB/s\n", len, n, n / t, t / n / 2 * 1e6,
                    2.0 * len * n / t / 1e6);
+            if (clock) {
+                printf("mpi_pingpong (modeled):    %8d B  %6d round trips  %9.0f round trips/s  "
+                       "%9.2f us half round trip  %8.2f MB/s\n", len, n, n / m,
+                       m / n / 2 * 1e6, 2.0 * len * n / m / 1e6);
+            }
         }
+    }
+    if (rank == 0 && !clock) {
+        printf("mpi_pingpong: no modeled figures (run under dimmnet-cluster --deterministic)\n");
     }
     MPI_Finalize();
     free(buf);
