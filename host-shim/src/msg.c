@@ -249,6 +249,11 @@ int dn_msg_test(dn_node *n, dn_msg_req *req, int *done, struct dn_msg_status *st
     return err;
 }
 
+int dn_msg_done(const dn_msg_req *req)
+{
+    return req && req->done;
+}
+
 int dn_msg_wait(dn_node *n, dn_msg_req *req, struct dn_msg_status *st,
                 int timeout_ms)
 {

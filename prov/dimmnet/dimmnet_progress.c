@@ -109,6 +109,18 @@ int dnf_recv_drop(struct dnf_ep *ep, dn_msg_req *req)
     return done;
 }
 
+/* dn_msg_test, without the progress it makes on an unfinished request:
+ * dnf_progress made it once for all the requests it then polls. */
+static int req_test(struct dnf_ep *ep, dn_msg_req *req, int *done,
+                    struct dn_msg_status *st)
+{
+    if (!dn_msg_done(req)) {
+        *done = 0;
+        return DN_OK;
+    }
+    return dn_msg_test(ep->dom->node, req, done, st);
+}
+
 static int chunks_alloc(struct dnf_chunks *ch, size_t bytes)
 {
     ch->n = dnf_chunk_count(bytes);
@@ -158,7 +170,7 @@ static int chunks_test(struct dnf_ep *ep, struct dnf_chunks *ch)
 {
     while (ch->done < ch->n) {
         struct dn_msg_status st;
-        int done = 0, rc = dn_msg_test(ep->dom->node, ch->req[ch->done], &done, &st);
+        int done = 0, rc = req_test(ep, ch->req[ch->done], &done, &st);
 
         if (!done) {
             return 0;
@@ -398,7 +410,7 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
 {
     if (t->req) {
         struct dn_msg_status st;
-        int done = 0, rc = dn_msg_test(ep->dom->node, t->req, &done, &st);
+        int done = 0, rc = req_test(ep, t->req, &done, &st);
 
         if (!done) {
             return 0;
@@ -407,7 +419,7 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
         tx_fail(t, rc);
     }
     if (t->ping) {
-        int done = 0, rc = dn_msg_test(ep->dom->node, t->ping, &done, NULL);
+        int done = 0, rc = req_test(ep, t->ping, &done, NULL);
 
         if (done) {
             t->ping = NULL;
@@ -483,7 +495,7 @@ void dnf_progress(struct dnf_ep *ep)
     for (;;) {
         struct dnf_bounce *b = &ep->bounce[ep->bounce_next];
         struct dn_msg_status st;
-        int done = 0, rc = dn_msg_test(ep->dom->node, b->req, &done, &st);
+        int done = 0, rc = req_test(ep, b->req, &done, &st);
 
         if (!done) {
             break;
@@ -510,7 +522,7 @@ void dnf_progress(struct dnf_ep *ep)
         if (r->adv == DNF_ADV_NONE) {
             continue;
         }
-        rc = dn_msg_test(ep->dom->node, r->first, &done, &st);
+        rc = req_test(ep, r->first, &done, &st);
         if (!done) {
             continue;
         }
@@ -537,7 +549,7 @@ void dnf_progress(struct dnf_ep *ep)
     /* Control messages the shim is done with. */
     for (struct dnf_ctl **p = &ep->ctl_head; *p;) {
         struct dnf_ctl *c = *p;
-        int done = 0, rc = dn_msg_test(ep->dom->node, c->req, &done, NULL);
+        int done = 0, rc = req_test(ep, c->req, &done, NULL);
 
         if (!done) {
             p = &c->next;

@@ -1,5 +1,8 @@
 /*
- * MPI ping-pong between ranks 0 and 1, a benchmark (not a test): per size,
+ * MPI ping-pong between ranks 0 and 1, a benchmark (not a test), two ways:
+ * "blocking" (MPI_Send, then MPI_Recv) and "pre-posted" (each rank's
+ * receive for the next message is posted, MPI_Irecv, before it sends:
+ * what lets sender-side matching send straight into it). Per size,
  * round trips per second, half a round trip and bandwidth in WALL-CLOCK
  * time (MPI_Wtime: how fast a user's test suite runs) and, when the
  * cluster keeps deterministic modeled time (dimmnet-cluster
@@ -35,6 +38,41 @@ static fi_dimmnet_clock_fn modeled_clock(void)
     return clock;
 }
 
+/* @n round trips of @len bytes; pre-posted or blocking. */
+static void pingpong(int rank, int len, int n, int pre, char *sbuf, char *rbuf)
+{
+    MPI_Request rq;
+    int peer = 1 - rank;
+
+    if (rank > 1) {
+        return;
+    }
+    if (pre && rank == 1) {
+        MPI_Irecv(rbuf, len, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &rq);
+    }
+    for (int i = 0; i < n; i++) {
+        if (!pre) {
+            if (rank == 0) {
+                MPI_Send(sbuf, len, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+            }
+            MPI_Recv(rbuf, len, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (rank == 1) {
+                MPI_Send(sbuf, len, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+            }
+        } else if (rank == 0) {
+            MPI_Irecv(rbuf, len, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &rq);
+            MPI_Send(sbuf, len, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            if (i + 1 < n) {
+                MPI_Irecv(rbuf, len, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &rq);
+            }
+            MPI_Send(sbuf, len, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        }
+    }
+}
+
 static uint64_t modeled_ns(fi_dimmnet_clock_fn clock)
 {
     uint64_t ns = 0;
@@ -50,35 +88,31 @@ int main(int argc, char **argv)
     static const int sizes[] = { 0, 8, 1024, 65536, 262144, 1 << 20 };
     int rank, rounds = argc > 1 ? atoi(argv[1]) : 2000;
     long max = argc > 2 ? atol(argv[2]) : 1 << 20;
-    char *buf = malloc(1 << 20);
+    char *sbuf = calloc(1, 1 << 20), *rbuf = calloc(1, 1 << 20);
     fi_dimmnet_clock_fn clock;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     clock = modeled_clock();
-    for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && sizes[k] <= max; k++) {
-        int len = sizes[k], n = len >= 65536 ? rounds / 20 + 1 : rounds;
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        uint64_t m0 = modeled_ns(clock);
-        for (int i = 0; i < n && rank < 2; i++) {
+    for (int pre = 0; pre < 2; pre++) {
+        const char *how = pre ? "pre-posted" : "blocking";
+
+        for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && sizes[k] <= max; k++) {
+            int len = sizes[k], n = len >= 65536 ? rounds / 20 + 1 : rounds;
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            uint64_t m0 = modeled_ns(clock);
+            pingpong(rank, len, n, pre, sbuf, rbuf);
+            double t = MPI_Wtime() - t0, m = (double)(modeled_ns(clock) - m0) * 1e-9;
             if (rank == 0) {
-                MPI_Send(buf, len, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-                MPI_Recv(buf, len, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            } else {
-                MPI_Recv(buf, len, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(buf, len, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-            }
-        }
-        double t = MPI_Wtime() - t0, m = (double)(modeled_ns(clock) - m0) * 1e-9;
-        if (rank == 0) {
-            printf("mpi_pingpong (wall clock): %8d B  %6d round trips  %9.0f round trips/s  "
-                   "%9.1f us half round trip  %8.2f MB/s\n", len, n, n / t, t / n / 2 * 1e6,
-                   2.0 * len * n / t / 1e6);
-            if (clock) {
-                printf("mpi_pingpong (modeled):    %8d B  %6d round trips  %9.0f round trips/s  "
-                       "%9.2f us half round trip  %8.2f MB/s\n", len, n, n / m,
-                       m / n / 2 * 1e6, 2.0 * len * n / m / 1e6);
+                printf("mpi_pingpong (wall clock): %-10s %8d B  %6d round trips  %9.0f round "
+                       "trips/s  %9.1f us half round trip  %8.2f MB/s\n", how, len, n, n / t,
+                       t / n / 2 * 1e6, 2.0 * len * n / t / 1e6);
+                if (clock) {
+                    printf("mpi_pingpong (modeled):    %-10s %8d B  %6d round trips  %9.0f "
+                           "round trips/s  %9.2f us half round trip  %8.2f MB/s\n", how, len,
+                           n, n / m, m / n / 2 * 1e6, 2.0 * len * n / m / 1e6);
+                }
             }
         }
     }
@@ -86,6 +120,7 @@ int main(int argc, char **argv)
         printf("mpi_pingpong: no modeled figures (run under dimmnet-cluster --deterministic)\n");
     }
     MPI_Finalize();
-    free(buf);
+    free(sbuf);
+    free(rbuf);
     return 0;
 }

@@ -350,6 +350,11 @@ int dn_msg_recv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
                 struct dn_msg_status *st, int timeout_ms);
 /* Serve completions, notices, resends and queued packets once. */
 int dn_msg_progress(dn_node *n);
+/* Has @req finished (1) or not (0)? No progress is made: a caller with
+ * many requests calls dn_msg_progress once, then this on each, and
+ * dn_msg_test on those finished (dn_msg_test on an unfinished request
+ * makes progress each time). */
+int dn_msg_done(const dn_msg_req *req);
 /* Withdraw a receive no message has matched yet: DN_OK, and the request is
  * gone. DN_EBUSY if a message already completed it (dn_msg_test it as
  * usual); DN_EINVAL for a send (sends cannot be withdrawn). */
