@@ -54,6 +54,19 @@ int hal_nic_read_u32(uint64_t addr, uint32_t *value)
     return 0;
 }
 
+#define LLCM_WORD(off)  (DN1_LLCM_HOST_ORDER_BASE + ((off) & (DN1_LLCM_SIZE - 4u)))
+_Static_assert((DN1_LLCM_SIZE & (DN1_LLCM_SIZE - 1)) == 0, "LLCM size a power of two");
+
+uint32_t hal_llcm_read32(uint32_t off)
+{
+    return mmio_read32(LLCM_WORD(off));
+}
+
+void hal_llcm_write32(uint32_t off, uint32_t value)
+{
+    mmio_write32(LLCM_WORD(off), value);
+}
+
 int hal_nic_write_u32(uint64_t addr, uint32_t value)
 {
     int swap;

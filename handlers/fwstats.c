@@ -3,7 +3,7 @@
 #include "hal/nicmem.h"
 #include "dimmnet1/memmap.h"
 
-#define FWST_ADDR(word) (DN1_RADDR_LLCM + DN1_LLCM_FWSTATS + 4u * (word))
+#define FWST_OFF(word) (DN1_LLCM_FWSTATS + 4u * (word))
 
 uint32_t fwstats_counts[DN1_FWST_COUNT];
 
@@ -11,15 +11,15 @@ void fwstats_init(void)
 {
     for (unsigned i = 0; i < DN1_FWST_COUNT; i++) {
         fwstats_counts[i] = 0;
-        hal_nic_write_u32(FWST_ADDR(2 + i), 0);
+        hal_llcm_write32(FWST_OFF(2 + i), 0);
     }
-    hal_nic_write_u32(FWST_ADDR(1), DN1_FWST_COUNT);
-    hal_nic_write_u32(FWST_ADDR(0), DN1_FWSTATS_MAGIC);   /* valid from here */
+    hal_llcm_write32(FWST_OFF(1), DN1_FWST_COUNT);
+    hal_llcm_write32(FWST_OFF(0), DN1_FWSTATS_MAGIC);     /* valid from here */
 }
 
 void fwstats_inc(unsigned counter)
 {
-    hal_nic_write_u32(FWST_ADDR(2 + counter), ++fwstats_counts[counter]);
+    hal_llcm_write32(FWST_OFF(2 + counter), ++fwstats_counts[counter]);
 }
 
 uint32_t fwstats_get(unsigned counter)

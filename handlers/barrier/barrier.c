@@ -16,7 +16,8 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 
-#define DESC(g, field) (DN1_RADDR_LLCM + DN1_LLCM_BAR_GROUPS + 32u * (g) + \
+/* LLCM offsets of a group's descriptor words (hal_llcm_read32/write32). */
+#define DESC(g, field) (DN1_LLCM_BAR_GROUPS + 32u * (g) + \
                         offsetof(struct dn1_bar_group, field))
 /* The descriptor's word holding mode, mcast_group and setup_gen. */
 #define DESC_MODE_WORD(g) DESC(g, mode)
@@ -32,12 +33,9 @@ static unsigned popcount32(uint32_t v)
     return n;
 }
 
-static uint32_t desc_u32(uint64_t addr)
+static uint32_t desc_u32(uint32_t off)
 {
-    uint32_t v = 0;
-
-    hal_nic_read_u32(addr, &v);   /* fixed, aligned LLCM words: cannot fail */
-    return v;
+    return hal_llcm_read32(off);
 }
 
 /* Boot: forget every group's set-up, unless resuming after a host-asked
@@ -104,9 +102,9 @@ static int take_setup(unsigned g, uint32_t gen, uint32_t mode_word)
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_HI), 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_LO), 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), gen);
-    hal_nic_write_u32(DESC(g, taken_gen), gen);
-    hal_nic_write_u32(DESC(g, epoch), first);
-    hal_nic_write_u32(DESC(g, released), 0);
+    hal_llcm_write32(DESC(g, taken_gen), gen);
+    hal_llcm_write32(DESC(g, epoch), first);
+    hal_llcm_write32(DESC(g, released), 0);
     fwstats_inc(DN1_FWST_BAR_SETUPS);
     return 0;
 }
@@ -218,8 +216,8 @@ enum rx_action barrier_handle(struct rx_packet *p)
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_LO), 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_EPOCH), epoch + 1);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), gen_word | DN1_BAR_CNT_RELEASED_ONCE);
-    hal_nic_write_u32(DESC(g, epoch), epoch + 1);
-    hal_nic_write_u32(DESC(g, released), desc_u32(DESC(g, released)) + 1);
+    hal_llcm_write32(DESC(g, epoch), epoch + 1);
+    hal_llcm_write32(DESC(g, released), desc_u32(DESC(g, released)) + 1);
     fwstats_inc(DN1_FWST_BAR_RELEASED);
     return RX_RELEASED;
 }

@@ -19,10 +19,10 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 
-#define LLCM(off)         (DN1_RADDR_LLCM + (uint64_t)(off))
-#define CTRL(field)       LLCM(DN1_LLCM_MSG_CTRL + offsetof(struct dn1_msg_ctrl, field))
-#define SLOT(src, field)  LLCM(DN1_LLCM_MSG_SLOTS + sizeof(struct dn1_msg_slot) * (src) + \
-                               offsetof(struct dn1_msg_slot, field))
+/* LLCM offsets (hal_llcm_read32/write32: the firmware's fixed places). */
+#define CTRL(field)       (DN1_LLCM_MSG_CTRL + offsetof(struct dn1_msg_ctrl, field))
+#define SLOT(src, field)  (DN1_LLCM_MSG_SLOTS + sizeof(struct dn1_msg_slot) * (src) + \
+                           offsetof(struct dn1_msg_slot, field))
 /* The u16 pairs as the 32-bit words they share (little-endian). */
 #define SLOT_GENS(src)    SLOT(src, setup_gen)     /* setup_gen | post_gen << 16 */
 #define SLOT_FW(src)      SLOT(src, post_taken)    /* post_taken | next_seq << 16 */
@@ -82,7 +82,7 @@ static struct {
     uint8_t first, last, user;
     uint16_t post_gen;
     uint32_t base, span, pos;
-    uint64_t notice;        /* NIC address of the notice to post, if last */
+    uint32_t notice;        /* LLCM offset of the notice to post, if last */
 } pending;
 
 static enum rx_action refuse(struct rx_packet *p, uint8_t reason, unsigned stat)
@@ -94,8 +94,8 @@ static enum rx_action refuse(struct rx_packet *p, uint8_t reason, unsigned stat)
 
 static void publish(unsigned src, const struct sender *s)
 {
-    hal_nic_write_u32(SLOT_FW(src), s->post_taken | (uint32_t)s->next_seq << 16);
-    hal_nic_write_u32(SLOT(src, delivered), s->delivered);
+    hal_llcm_write32(SLOT_FW(src), s->post_taken | (uint32_t)s->next_seq << 16);
+    hal_llcm_write32(SLOT(src, delivered), s->delivered);
 }
 
 /*
@@ -175,15 +175,14 @@ int message_init(void)
         return 1;
     }
     for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
-        uint32_t gens = 0;
+        uint32_t gens = hal_llcm_read32(SLOT_GENS(src));
 
-        hal_nic_read_u32(SLOT_GENS(src), &gens);
         /* A post left from before this boot is not ours to take. */
         message_senders[src] = (struct sender){ .post_taken = (uint16_t)(gens >> 16) };
         publish(src, &message_senders[src]);
     }
     nq_produced = 0;
-    hal_nic_write_u32(CTRL(nq_produced), 0);
+    hal_llcm_write32(CTRL(nq_produced), 0);
     return 0;
 }
 
@@ -191,12 +190,11 @@ int message_init(void)
  * starts over (f_seq 0, an empty ring; a partial message is dropped). */
 static int adopt(struct sender *s, unsigned src, uint16_t gen)
 {
-    uint32_t off, size, freed;
+    uint32_t off = hal_llcm_read32(SLOT(src, sysbuf_off));
+    uint32_t size = hal_llcm_read32(SLOT(src, sysbuf_size));
+    uint32_t freed = hal_llcm_read32(SLOT(src, freed));
 
-    if (hal_nic_read_u32(SLOT(src, sysbuf_off), &off) ||
-        hal_nic_read_u32(SLOT(src, sysbuf_size), &size) ||
-        hal_nic_read_u32(SLOT(src, freed), &freed) ||
-        ((off | size) & (DN1_MSG_ALIGN - 1)) != 0 ||
+    if (((off | size) & (DN1_MSG_ALIGN - 1)) != 0 ||
         off > DN1_HOSTMEM_SIZE || size > DN1_HOSTMEM_SIZE - off) {
         return -1;
     }
@@ -212,21 +210,21 @@ static int adopt(struct sender *s, unsigned src, uint16_t gen)
     return 0;
 }
 
-/* The notice queue, if the host set it up sanely: its address, else 0. */
-static uint64_t notice_slot_free(void)
+/* The notice queue, if the host set it up sanely and it has room: the LLCM
+ * offset of the next notice (never 0: above the NIC's reserved part), else 0. */
+static uint32_t notice_slot_free(void)
 {
-    uint32_t off, entries, consumed;
+    uint32_t off = hal_llcm_read32(CTRL(nq_off));
+    uint32_t entries = hal_llcm_read32(CTRL(nq_entries));
+    uint32_t consumed = hal_llcm_read32(CTRL(nq_consumed));
 
-    if (hal_nic_read_u32(CTRL(nq_off), &off) ||
-        hal_nic_read_u32(CTRL(nq_entries), &entries) ||
-        hal_nic_read_u32(CTRL(nq_consumed), &consumed) ||
-        entries == 0 || entries > DN1_MSG_NQ_MAX || (entries & (entries - 1)) ||
+    if (entries == 0 || entries > DN1_MSG_NQ_MAX || (entries & (entries - 1)) ||
         (off & 31u) || off < DN1_LLCM_NIC_RESERVED ||
         off > DN1_LLCM_SIZE - entries * sizeof(struct dn1_msg_notice) ||
         nq_produced - consumed >= entries) {
         return 0;
     }
-    return LLCM(off + (nq_produced & (entries - 1)) * sizeof(struct dn1_msg_notice));
+    return off + (nq_produced & (entries - 1)) * sizeof(struct dn1_msg_notice);
 }
 
 /*
@@ -239,11 +237,12 @@ static uint64_t notice_slot_free(void)
 static enum rx_action place(struct rx_packet *p, struct sender *s,
                             unsigned src, uint32_t mlen, uint16_t post_gen)
 {
-    uint32_t post_off, post_len, freed, used, need, pad;
+    uint32_t freed, used, need, pad;
 
     if (post_gen != s->post_taken) {
-        hal_nic_read_u32(SLOT(src, post_off), &post_off);
-        hal_nic_read_u32(SLOT(src, post_len), &post_len);
+        uint32_t post_off = hal_llcm_read32(SLOT(src, post_off));
+        uint32_t post_len = hal_llcm_read32(SLOT(src, post_len));
+
         if (post_off > DN1_HOSTMEM_SIZE || post_len > DN1_HOSTMEM_SIZE - post_off) {
             /* A post outside receive memory is refused once and dropped,
              * so it cannot wedge the sender; the retry takes the ring. */
@@ -263,9 +262,7 @@ static enum rx_action place(struct rx_packet *p, struct sender *s,
     if (mlen > s->sysbuf_size) {
         return refuse(p, DN1_NACK_TOO_LONG, DN1_FWST_NACK_TOO_LONG);
     }
-    if (hal_nic_read_u32(SLOT(src, freed), &freed)) {
-        return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
-    }
+    freed = hal_llcm_read32(SLOT(src, freed));
     used = s->alloc - freed;
     if (used > s->sysbuf_size) {
         used = s->sysbuf_size;          /* nonsense from the host: full */
@@ -297,10 +294,10 @@ static void post_notice(unsigned src, const struct sender *s)
     };
 
     for (unsigned i = 0; i < NOTICE_WORDS; i++) {
-        hal_nic_write_u32(pending.notice + 4 * i, w[i]);
+        hal_llcm_write32(pending.notice + 4 * i, w[i]);
     }
     /* The notice is whole before the host can see it. */
-    hal_nic_write_u32(CTRL(nq_produced), ++nq_produced);
+    hal_llcm_write32(CTRL(nq_produced), ++nq_produced);
 }
 
 /* The hardware wrote the packet (step 7): commit what the handler chose. */
@@ -341,7 +338,7 @@ static void message_written(const struct rx_packet *p)
 enum rx_action message_handle(struct rx_packet *p)
 {
     const struct dn1_hdr *h = &p->hdr;
-    uint32_t mlen = DN1_MSG_LEN(h->raddr), enable, gens;
+    uint32_t mlen = DN1_MSG_LEN(h->raddr), gens;
     struct sender *s;
     int16_t ahead;
 
@@ -351,9 +348,8 @@ enum rx_action message_handle(struct rx_packet *p)
         return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
     }
     /* Step 3: the sender's slot, set up by the host. */
-    if (h->src >= DN1_MSG_SENDERS ||
-        hal_nic_read_u32(CTRL(enable), &enable) || enable != DN1_MSG_ENABLE ||
-        hal_nic_read_u32(SLOT_GENS(h->src), &gens) || (uint16_t)gens == 0) {
+    if (h->src >= DN1_MSG_SENDERS || hal_llcm_read32(CTRL(enable)) != DN1_MSG_ENABLE ||
+        (uint16_t)(gens = hal_llcm_read32(SLOT_GENS(h->src))) == 0) {
         return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
     }
     s = &message_senders[h->src];

@@ -54,6 +54,16 @@ uint32_t fake_nic_get_u32(uint64_t addr)
            (uint32_t)p[3] << 24;
 }
 
+uint32_t hal_llcm_read32(uint32_t off)
+{
+    return fake_nic_get_u32(DN1_RADDR_LLCM + (off & (DN1_LLCM_SIZE - 4u)));
+}
+
+void hal_llcm_write32(uint32_t off, uint32_t value)
+{
+    fake_nic_put_u32(DN1_RADDR_LLCM + (off & (DN1_LLCM_SIZE - 4u)), value);
+}
+
 int hal_nic_read_u32(uint64_t addr, uint32_t *value)
 {
     if ((addr & 3u) || !fake_nic_n(addr, 4)) {

@@ -25,4 +25,14 @@ int hal_nic_read_u32(uint64_t addr, uint32_t *value);
  * memory or LLCM); -1 and nothing written otherwise. */
 int hal_nic_write_u32(uint64_t addr, uint32_t value);
 
+/*
+ * The firmware's own fixed places in LLCM (statistics, message control,
+ * slots, notices): the 32-bit word at byte offset @off, taken modulo the
+ * LLCM and 4-aligned, so never outside it. No checks beyond that: a few
+ * instructions where the checked calls above cost forty (they range-check
+ * 64-bit addresses that packets carry).
+ */
+uint32_t hal_llcm_read32(uint32_t off);
+void hal_llcm_write32(uint32_t off, uint32_t value);
+
 #endif
