@@ -230,7 +230,7 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
             : dn_botf_packet_posted(n, DN1_TYPE_MESSAGE, 0, dst, env, k->xoff,
                                     k->m->buf + k->xoff, k->len, tag,
                                     (uint16_t)p->nxt);
-        if (rc == DN_ELINKDOWN || rc == DN_EBUSY) {
+        if (rc == DN_ELINKDOWN || rc == DN_EBUSY || rc == DN_ETIMEDOUT) {
             p->refused = 1;     /* the timeout resends, and bounds a link that stays down */
             break;
         }
@@ -240,7 +240,11 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
             peer_fail(n, p, dst, rc, p->retries);
             break;
         }
-        p->refused = 0;
+        if (p->refused) {
+            p->refused = 0;     /* sent at last: the timeout runs from here */
+            *now = dn_msg_now_ns(n);
+            p->last_progress = *now;
+        }
         m->stats.packets++;
         if (p->nxt < p->hi) {
             m->stats.retransmits++;
