@@ -24,8 +24,9 @@ check_clean() {   # $1: what just happened
     for _ in $(seq 50); do pgrep -f "$work/" >/dev/null || break; sleep 0.1; done
     left=$(pgrep -af "$work/")
     if [ -n "$left" ]; then echo "FAIL $1: processes left: $left" >&2; fails=$((fails + 1)); fi
-    if [ "$(shm_list)" != "$before" ]; then
-        echo "FAIL $1: shared-memory files left: $(comm -13 <(echo "$before") <(shm_list))" >&2
+    left=$(shm_left "$before" "$work")
+    if [ -n "$left" ]; then
+        echo "FAIL $1: shared-memory files left: $left" >&2
         fails=$((fails + 1))
     fi
     if ls -d "$work"/dimmnet1-run.* >/dev/null 2>&1; then
@@ -71,7 +72,7 @@ for _ in $(seq 50); do
 done
 for _ in $(seq 50); do pgrep -f "$work/" >/dev/null || break; sleep 0.1; done
 sleep 0.5                              # their last `sleep 0.2` and output filters
-if [ "$(shm_list)" = "$before" ]; then
+if [ -z "$(shm_left "$before" "$work")" ]; then
     echo "FAIL killed: nothing left behind to sweep (test is void)" >&2; fails=$((fails + 1))
 fi
 run -n 1 -- true; expect_status after-killed 0 $?; check_clean after-killed

@@ -46,8 +46,9 @@ for _ in $(seq 50); do
 done
 left=$(ours | xargs -r ps -o pid=,args= -p)
 if [ -n "$left" ]; then echo "FAIL: processes left: $left" >&2; fails=$((fails + 1)); fi
-if [ "$(shm_list)" != "$before" ]; then
-    echo "FAIL: shared-memory files left: $(comm -13 <(echo "$before") <(shm_list))" >&2
+left=$(shm_left "$before" "$work")
+if [ -n "$left" ]; then
+    echo "FAIL: shared-memory files left: $left" >&2
     fails=$((fails + 1))
 fi
 if ls -d "$work"/dimmnet1-run.* >/dev/null 2>&1; then
