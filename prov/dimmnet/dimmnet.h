@@ -13,8 +13,10 @@
  * that tag. With sender-side matching (MPI-EMX, FI_DIMMNET_SENDER_MATCHING)
  * a receiver advertises a directed receive to its sender (RREQ); a send
  * that matches it there goes at once as DIRECT under the receive's tag, no
- * CTS round trip. Matching (tag, ignore bits, source, unexpected list,
- * probes) happens here, in the provider.
+ * CTS round trip; the advertisement itself travels by remote write into
+ * the sender's receive memory (a mailbox), which no firmware touches.
+ * Matching (tag, ignore bits, source, unexpected list, probes) happens
+ * here, in the provider.
  */
 #ifndef DIMMNET_PROV_H
 #define DIMMNET_PROV_H
@@ -51,8 +53,8 @@
  *           (highest RREQ id it had taken from the peer), sid, len, data
  *   CTS:    sid (the FIRST's), rid (shim tag of the chunks), len (bytes taken)
  *   RREQ:   tag, ignore, seq (FIRSTs the receiver had taken from the peer
- *           when it posted), rid, len (capacity)
- *   DIRECT: tag, rid, len, data
+ *           when it posted), rid, len (capacity); in a mailbox entry
+ *   DIRECT: tag, seen (as FIRST), rid, len, data
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
  * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)           */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
@@ -74,6 +76,36 @@ struct dnf_hdr {
     uint64_t len;
 };
 _Static_assert(sizeof(struct dnf_hdr) == 48, "wire header is 48 bytes");
+
+/* Sender-side matching's advertisements (RREQ) go by remote write
+ * (dn_botf_put) into the sender's receive memory: per writer a ring of
+ * DNF_MBOX_SLOTS entries at DNF_MBOX_OFF (below the shim's system buffers
+ * in the upper half), read in order. An entry is valid when both its k and
+ * its check say it is the reader's next; a slot is written again only once
+ * the reader has handled the entry in it (its `seen`, on FIRST and
+ * DIRECT). An entry is written again until ACKed (same k: harmless). */
+#define DNF_MBOX_OFF       (1u << 20)
+#define DNF_MBOX_SLOTS     16u
+#define DNF_MBOX_CHECK     0x51455252u     /* "RREQ" */
+#define DNF_MBOX_TRIES     8u
+struct dnf_mbox {
+    uint32_t k;                  /* the writer's advertisement number to this reader */
+    uint32_t rsvd0;
+    struct dnf_hdr h;            /* kind RREQ */
+    uint32_t rsvd1;
+    uint32_t check;              /* k ^ DNF_MBOX_CHECK */
+};
+_Static_assert(sizeof(struct dnf_mbox) == 64, "mailbox entry is 64 bytes");
+
+/* An advertisement written to a peer's mailbox, until ACKed. */
+struct dnf_mput {
+    struct dnf_mput *next;
+    uint32_t node;
+    unsigned tries;
+    uint64_t sent_us;
+    dn_xfer x;
+    struct dnf_mbox e;
+};
 
 /* An endpoint's name (fi_getname, AV entries). */
 #define DNF_ADDR_MAGIC  0x41464e44u        /* "DNFA" */
@@ -229,8 +261,16 @@ struct dnf_ep {
     int sender_matching;         /* advertise directed receives */
     uint32_t sent_first[DNF_NODES], recv_first[DNF_NODES], seen_rid[DNF_NODES];
     struct dnf_rreq *rreq[DNF_NODES];
+    /* Mailboxes: ours (in our receive memory), the next entry to read from
+     * each writer; per peer, entries written, known free, their rids, and
+     * the highest of our rids the peer has handled. */
+    uint8_t *mbox;
+    uint32_t mbox_next[DNF_NODES], mbox_k[DNF_NODES], mbox_freed[DNF_NODES];
+    uint32_t mbox_rid[DNF_NODES][DNF_MBOX_SLOTS], peer_seen[DNF_NODES];
+    struct dnf_mput *mput_head;
     struct dnf_ep_stats {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
+        uint64_t mbox_rewrites, mbox_full;   /* advertisements written again; not made */
     } stats;
 };
 
@@ -286,6 +326,8 @@ struct dnf_rreq *dnf_emx_take(struct dnf_ep *ep, uint32_t node, uint8_t flags,
 int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
                         const struct dn_msg_status *st);
 void dnf_emx_free(struct dnf_ep *ep);
+int dnf_emx_enable(struct dnf_ep *ep);
+void dnf_emx_progress(struct dnf_ep *ep);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;

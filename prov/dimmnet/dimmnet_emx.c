@@ -18,6 +18,10 @@
  * RREQ reached the sender (seen < rid) match the receive at the receiver as
  * usual, and the sender, finding expect behind, ignores the RREQ.
  *
+ * Advertisements go by remote write into the sender's mailbox (dimmnet.h),
+ * so the sender's firmware never serves them (as a message it would, in
+ * the critical path); the shim's message exchange carries everything else.
+ *
  * Ordering (MPI's non-overtaking rule, receives in posting order): a
  * receive is advertised only if no earlier receive still pending here
  * could match that sender's messages (same kind, its source or any) and is
@@ -29,7 +33,135 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "dimmnet.h"
+
+#define MBOX_RESEND_US_WALL    200000u  /* unACKed this long: write it again */
+#define MBOX_RESEND_US_MODELED 200u     /* with host sync (the shim's message timeouts) */
+
+static uint64_t now_us(struct dnf_ep *ep)
+{
+    struct timespec ts;
+    uint64_t ns = 0;
+
+    if (dn_host_sync(ep->dom->node) && dn_clock(ep->dom->node, &ns) == DN_OK) {
+        return ns / 1000u;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int dnf_emx_enable(struct dnf_ep *ep)
+{
+    size_t size = 0;
+    uint8_t *mem = dn_hostmem(ep->dom->node, &size);
+    size_t bytes = (size_t)DNF_NODES * DNF_MBOX_SLOTS * sizeof(struct dnf_mbox);
+
+    if (!mem || size < DNF_MBOX_OFF + bytes) {
+        return -FI_ENODEV;
+    }
+    ep->mbox = mem + DNF_MBOX_OFF;
+    memset(ep->mbox, 0, bytes);   /* nothing from an earlier process is taken */
+    return 0;
+}
+
+static void mbox_write(struct dnf_ep *ep, struct dnf_mput *m)
+{
+    uint64_t slot = (uint64_t)dn_node_id(ep->dom->node) * DNF_MBOX_SLOTS +
+                    m->e.k % DNF_MBOX_SLOTS;
+
+    if (m->tries++) {
+        ep->stats.mbox_rewrites++;
+    }
+    m->sent_us = now_us(ep);
+    if (dn_botf_put(ep->dom->node, m->node, DNF_MBOX_OFF + slot * sizeof(m->e), &m->e,
+                    sizeof(m->e), &m->x) != DN_OK) {
+        m->sent_us = 0;           /* refused at once: again next turn */
+    }
+}
+
+/* Advertise @h to @node: 0, or -1 when its mailbox has no free slot. */
+static int mbox_post(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    struct dnf_mput *m;
+
+    /* Entries the peer has handled are free again. */
+    while (ep->mbox_freed[node] != ep->mbox_k[node] &&
+           ep->mbox_rid[node][ep->mbox_freed[node] % DNF_MBOX_SLOTS] <= ep->peer_seen[node]) {
+        ep->mbox_freed[node]++;
+    }
+    if (ep->mbox_k[node] - ep->mbox_freed[node] >= DNF_MBOX_SLOTS) {
+        ep->stats.mbox_full++;
+        return -1;
+    }
+    if (!(m = calloc(1, sizeof(*m)))) {
+        return -1;
+    }
+    m->node = node;
+    m->e.k = ep->mbox_k[node]++;
+    m->e.h = *h;
+    m->e.h.magic = DNF_MAGIC;
+    m->e.check = m->e.k ^ DNF_MBOX_CHECK;
+    ep->mbox_rid[node][m->e.k % DNF_MBOX_SLOTS] = h->rid;
+    m->next = ep->mput_head;
+    ep->mput_head = m;
+    mbox_write(ep, m);
+    return 0;
+}
+
+void dnf_emx_progress(struct dnf_ep *ep)
+{
+    uint64_t resend = dn_host_sync(ep->dom->node) ? MBOX_RESEND_US_MODELED
+                                                  : MBOX_RESEND_US_WALL;
+    uint64_t now = 0;
+
+    /* Ours, until ACKed; written again after a loss or a refusal. */
+    for (struct dnf_mput **p = &ep->mput_head; *p;) {
+        struct dnf_mput *m = *p;
+        int rc = m->sent_us ? dn_wait(ep->dom->node, &m->x, 0) : DN_ETIMEDOUT;
+
+        if (rc == DN_OK || (rc != DN_ETIMEDOUT && m->tries >= DNF_MBOX_TRIES)) {
+            if (rc != DN_OK) {
+                FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "advertisement %u to node %u lost: %s\n",
+                        m->e.h.rid, m->node, dn_strerror(rc));
+            }
+            *p = m->next;
+            free(m);
+            continue;
+        }
+        if (!now) {
+            now = now_us(ep);
+        }
+        if (rc != DN_ETIMEDOUT || !m->sent_us || now - m->sent_us >= resend) {
+            if (m->tries < DNF_MBOX_TRIES) {
+                mbox_write(ep, m);
+            }
+        }
+        p = &m->next;
+    }
+    /* Theirs, in each writer's order. */
+    for (uint32_t node = 0; node < ep->dom->nodes && node < DNF_NODES; node++) {
+        for (;;) {
+            const uint8_t *slot = ep->mbox + ((size_t)node * DNF_MBOX_SLOTS +
+                                              ep->mbox_next[node] % DNF_MBOX_SLOTS) *
+                                             sizeof(struct dnf_mbox);
+            uint32_t k = ep->mbox_next[node];
+            struct dnf_mbox e;
+
+            if (__atomic_load_n((const uint32_t *)(slot + offsetof(struct dnf_mbox, check)),
+                                __ATOMIC_ACQUIRE) != (k ^ DNF_MBOX_CHECK)) {
+                break;
+            }
+            memcpy(&e, slot, sizeof(e));
+            if (e.k != k || e.check != (k ^ DNF_MBOX_CHECK) || e.h.magic != DNF_MAGIC ||
+                e.h.kind != DNF_K_RREQ) {
+                break;            /* still being written: next turn */
+            }
+            ep->mbox_next[node]++;
+            dnf_emx_rreq(ep, node, &e.h);
+        }
+    }
+}
 
 void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
 {
@@ -67,7 +199,7 @@ void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
     if ((r->len > DNF_EAGER &&
          dnf_chunks_recv(ep, &r->ch, node, r->rid, (uint8_t *)r->buf + DNF_EAGER,
                          r->len - DNF_EAGER)) ||
-        dnf_ctl_send(ep, node, &h)) {
+        mbox_post(ep, node, &h)) {
         dnf_emx_withdraw(ep, r);
         return;
     }
@@ -92,6 +224,9 @@ void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r)
 /* A FIRST from @node: settle the advertised receives it answers. */
 void dnf_emx_decide(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
 {
+    if (h->seen > ep->peer_seen[node]) {
+        ep->peer_seen[node] = h->seen;   /* mailbox entries it handled are free */
+    }
     for (struct dnf_rx *r = ep->rx_head; r; r = r->next) {
         if (r->adv != DNF_ADV_OPEN || r->src != node || r->rid > h->seen) {
             continue;
@@ -169,6 +304,9 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
         return 1;
     }
     r->mflags = h.flags;
+    if (h.seen > ep->peer_seen[r->node]) {
+        ep->peer_seen[r->node] = h.seen;
+    }
     r->mtag = h.tag;
     r->mlen = h.len;
     r->mdata = h.data;
@@ -197,6 +335,12 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
 
 void dnf_emx_free(struct dnf_ep *ep)
 {
+    while (ep->mput_head) {
+        struct dnf_mput *m = ep->mput_head;
+
+        ep->mput_head = m->next;
+        free(m);
+    }
     for (unsigned i = 0; i < DNF_NODES; i++) {
         while (ep->rreq[i]) {
             struct dnf_rreq *q = ep->rreq[i];

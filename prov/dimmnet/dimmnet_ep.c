@@ -19,11 +19,13 @@ static int ep_close(struct fid *fid)
         const struct dnf_ep_stats *s = &ep->stats;
 
         fprintf(stderr, "dimmnet: node %u: sender-matching=%s advertised=%llu taken=%llu "
-                "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu\n",
+                "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu "
+                "mailbox-rewrites=%llu mailbox-full=%llu\n",
                 dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
                 (unsigned long long)s->advertised, (unsigned long long)s->taken,
                 (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
-                (unsigned long long)s->direct, (unsigned long long)s->rendezvous);
+                (unsigned long long)s->direct, (unsigned long long)s->rendezvous,
+                (unsigned long long)s->mbox_rewrites, (unsigned long long)s->mbox_full);
     }
     ep->dom->ep = NULL;
     ep->dom->refs--;
@@ -82,7 +84,10 @@ static int ep_control(struct fid *fid, int command, void *arg)
     if (ep->enabled) {
         return 0;
     }
-    rc = dnf_post_bounces(ep);
+    rc = dnf_emx_enable(ep);
+    if (!rc) {
+        rc = dnf_post_bounces(ep);
+    }
     if (rc) {
         return rc;
     }

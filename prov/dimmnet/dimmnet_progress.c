@@ -368,9 +368,6 @@ static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t
     case DNF_K_CTS:
         cts_arrived(ep, node, &h);
         break;
-    case DNF_K_RREQ:
-        dnf_emx_rreq(ep, node, &h);
-        break;
     case DNF_K_PING:
         break;
     default:
@@ -491,6 +488,7 @@ void dnf_progress(struct dnf_ep *ep)
         return;
     }
     dn_msg_progress(ep->dom->node);
+    dnf_emx_progress(ep);
     /* Arrivals under tag 0, in posting order of the bounces. */
     for (;;) {
         struct dnf_bounce *b = &ep->bounce[ep->bounce_next];
@@ -645,6 +643,7 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     if (q) {
         h.kind = DNF_K_DIRECT;
         h.rid = q->rid;
+        h.seen = ep->seen_rid[node];
     } else {
         h.kind = DNF_K_FIRST;
         h.seq = ep->sent_first[node];
