@@ -295,10 +295,7 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         return -FI_ENOMEM;
     }
     ep->dom = d;
-    /* Off unless asked for: an advertisement is a message the sender's
-     * firmware must serve, which costs more than it saves in the modeled
-     * ping-pong (docs/libfabric.md). */
-    ep->sender_matching = 0;
+    ep->sender_matching = 1;
     fi_param_get_bool(&dnf_prov, "sender_matching", &ep->sender_matching);
     ep->tx_op_flags = info && info->tx_attr ? info->tx_attr->op_flags : 0;
     ep->rx_op_flags = info && info->rx_attr ? info->rx_attr->op_flags : 0;

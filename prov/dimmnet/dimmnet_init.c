@@ -23,7 +23,7 @@ FI_EXT_INI
 {
     fi_param_define(&dnf_prov, "sender_matching", FI_PARAM_BOOL,
                     "Advertise directed receives to their senders, which match "
-                    "locally and send at once (MPI-EMX; default: no)");
+                    "locally and send at once (MPI-EMX; default: yes)");
     fi_param_define(&dnf_prov, "stats", FI_PARAM_BOOL,
                     "Print the endpoint's protocol counts to stderr when it closes");
     return &dnf_prov;
