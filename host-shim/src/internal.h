@@ -70,7 +70,8 @@ struct dn_node {
     uint8_t *window;
     size_t window_size;
 
-    unsigned next_window;      /* BOTF windows are used alternately */
+    unsigned next_window;      /* BOTF windows are used in turn */
+    unsigned botf_windows;     /* how many: 2, or more without timing (0: 2) */
     unsigned next_desc;        /* RDMA descriptors, round robin */
     uint32_t first_tag;        /* tag of the first packet since dn_open */
     uint32_t next_tag;
@@ -97,8 +98,8 @@ struct dn_node {
     } hb_owner[DN_HB_POSTED_MAX];   /* by number % DN_HB_POSTED_MAX */
     /* The posted kick that last used each BOTF window: the window is the
      * NIC's until it has taken that kick. */
-    uint32_t win_kick[2];
-    uint8_t win_kick_posted[2];
+    uint32_t win_kick[DN1_BOTF_WINDOWS];
+    uint8_t win_kick_posted[DN1_BOTF_WINDOWS];
     /* dn_idle without host sync: what the NIC last wrote that the shim
      * watches, and how many idle turns saw nothing new since. */
     uint32_t idle_sig;
@@ -159,7 +160,12 @@ void dn_xfer_post_error(dn_node *n, uint32_t tag, int err);
 /* A soft-indirect pointer slot's LLCM offset: 16-aligned, in the user area. */
 int dn_soft_slot_ok(uint32_t slot_off);
 
-/* Build one packet in the next BOTF window (the two alternate) and kick it,
+/* BOTF windows the shim uses in turn: the paper's two with timing (the
+ * modeled figures), all 16 without, for more posted kicks in flight;
+ * DIMMNET_BOTF_WINDOWS=N (2..16) sets how many then. */
+void dn_botf_windows_init(dn_node *n);
+
+/* Build one packet in the next BOTF window (they take turns) and kick it,
  * asking for an ACK unless @dst is a group. */
 int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                    uint64_t raddr, uint32_t xoff, const uint8_t *payload,

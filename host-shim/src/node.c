@@ -177,6 +177,7 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
     /* Posted requests are numbered on from the NIC's count (every request
      * of an earlier connection has acted: ours were answered after). */
     dn_hb_posted_init(n);
+    dn_botf_windows_init(n);
     /* Completions before this open are not ours. */
     n->cq_consumed = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
                                      __ATOMIC_ACQUIRE);

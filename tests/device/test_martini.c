@@ -456,8 +456,20 @@ static void t_botf_kick(void)
     CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
     CHECK_EQ(r.len, DN1_BOTF_MAX_PAYLOAD);
 
+    /* Window 5 (contract 1.18): after the RDMA descriptors, at 0x1200. */
+    hdr.len = 10;
+    hdr.tag = 55;
+    memcpy(b.window + 0x1200, &hdr, sizeof(hdr));
+    memcpy(b.window + 0x1200 + DN1_BOTF_PAYLOAD_OFF, payload, sizeof(payload));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 5, NULL), 0);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.tag, 55);
+    CHECK_EQ(r.len, 10);
+    CHECK(memcmp(got, payload, sizeof(payload)) == 0);
+    hdr.tag = 5;
+
     /* Refused: no such window, too long, a forged ACK, stray flags, reserved set. */
-    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 2, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, DN1_BOTF_WINDOWS, NULL), DN1_HB_EINVAL);
     hdr.len = DN1_BOTF_MAX_PAYLOAD + 1;
     memcpy(b.window, &hdr, sizeof(hdr));
     CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
@@ -474,7 +486,7 @@ static void t_botf_kick(void)
     memcpy(b.window, &hdr, sizeof(hdr));
     CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
     CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_BOTF), 5);
-    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 2);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 3);
     expect_no_packet();
 }
 

@@ -76,6 +76,12 @@ int dn_open(const struct dn_config *cfg, dn_node **out);
  * Open the node a launcher (tools/dimmnet-cluster) prepared for this process,
  * from DIMMNET_NODE_ID, DIMMNET_NODES, DIMMNET_HOSTMEM, DIMMNET_LLCM,
  * DIMMNET_WINDOW and DIMMNET_HOSTBUS.
+ *
+ * On a board without timing these tune speed only (with timing every
+ * request is a round trip and the paper's two BOTF windows alternate):
+ * DIMMNET_HB_POSTED=0 makes every host-bus request wait for its answer;
+ * DIMMNET_BOTF_WINDOWS=N (2..16, default 16) sets how many BOTF windows
+ * the shim uses in turn.
  */
 int dn_open_env(dn_node **out, int timeout_ms);
 
