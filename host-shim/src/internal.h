@@ -30,6 +30,9 @@ struct dn_msg_state;
  * error notice reaches its owner.
  */
 #define DN_HB_POSTED_MAX 64u
+/* Posted requests the message layer may hold before one write: as many
+ * as the board takes in one read (MARTINI_HB_BATCH). */
+#define DN_HB_COMBINE_MAX 16u
 
 int dn_wait_ready(dn_node *n, int timeout_ms, int wait_link);
 
@@ -92,6 +95,12 @@ struct dn_node {
     uint32_t hb_posted;        /* the number the next posted request gets */
     uint32_t hb_taken;         /* LLCM HB_POSTED, as last read */
     uint32_t hb_failed;        /* error notices read (vs. LLCM HB_FAILED) */
+    /* Write combining (timing off): posted requests the message layer made
+     * wait here and go in one write (dn_hb_flush). */
+    int hb_combine;            /* allowed (DIMMNET_HB_COMBINE) */
+    int hb_combining;          /* now: the message layer is sending */
+    unsigned hb_wcount;
+    uint8_t hb_wbuf[DN_HB_COMBINE_MAX * sizeof(struct dn1_hb_req)];
     struct {
         uint32_t tag;
         uint16_t dst;
@@ -154,6 +163,9 @@ int dn_hb_wait_taken(dn_node *n, uint32_t num);
 void dn_hb_posted_init(dn_node *n);
 /* Wait until every posted request has been taken (dn_close). */
 void dn_hb_settle(dn_node *n);
+/* Write the posted requests that wait in the combining buffer (every
+ * other request, dn_idle and dn_hb_wait_taken do so first). */
+int dn_hb_flush(dn_node *n);
 /* A posted packet of transfer tag @tag failed with @err (completion.c). */
 void dn_xfer_post_error(dn_node *n, uint32_t tag, int err);
 

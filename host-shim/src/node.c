@@ -63,6 +63,8 @@ static int connect_hostbus(const char *path, int timeout_ms)
             return DN_EIO;
         }
         if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            /* io_full waits with poll, bounded: never in read or write. */
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
             return fd;
         }
         close(fd);
