@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -29,7 +30,8 @@ static int io_full(int fd, void *buf, size_t len, int writing, int timeout_ms)
     int64_t deadline = dn_now_ms() + timeout_ms;
 
     while (writing && len > 0) {
-        ssize_t k = write(fd, p, len);
+        /* send(): a board gone is DN_EIO, not a SIGPIPE for the program. */
+        ssize_t k = send(fd, p, len, MSG_NOSIGNAL);
         if (k <= 0) {
             if (k < 0 && errno == EINTR) {
                 continue;
