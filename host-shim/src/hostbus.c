@@ -94,16 +94,36 @@ static void put_request(uint8_t *req, uint32_t op, uint64_t arg0,
     dn_put_le(req + offsetof(struct dn1_hb_req, arg2), arg2, 8);
 }
 
+static void owner_error(dn_node *n, uint32_t num, int err);
+
+/*
+ * A write that fails (the board is gone) posted none of them, as a post
+ * whose write fails: they are taken back (no window waits for them) and
+ * their packets' owners hear of the error at once.
+ */
 int dn_hb_flush(dn_node *n)
 {
-    size_t len = n->hb_wcount * sizeof(struct dn1_hb_req);
+    unsigned count = n->hb_wcount;
+    uint32_t first = n->hb_posted - count;
 
-    if (!len) {
+    if (!count) {
         return DN_OK;
     }
     n->hb_wcount = 0;
-    return io_full(n->hb_fd, n->hb_wbuf, len, 1,
-                   n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS);
+    int rc = io_full(n->hb_fd, n->hb_wbuf, count * sizeof(struct dn1_hb_req), 1,
+                     n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS);
+    if (rc != DN_OK) {
+        n->hb_posted = first;
+        for (unsigned w = 0; w < DN1_BOTF_WINDOWS; w++) {
+            if (n->win_kick_posted[w] && n->win_kick[w] - first < count) {
+                n->win_kick_posted[w] = 0;
+            }
+        }
+        for (unsigned i = 0; i < count; i++) {
+            owner_error(n, first + i, rc);
+        }
+    }
+    return rc;
 }
 
 /* Every request goes after those waiting to be combined (bus order). */
@@ -132,13 +152,17 @@ static void notice(dn_node *n, uint32_t num, int32_t status)
     if (n->hb_posted - num - 1 >= DN_HB_POSTED_MAX) {
         return;                 /* not one of ours (cannot happen) */
     }
-    uint32_t tag = n->hb_owner[num % DN_HB_POSTED_MAX].tag;
-    unsigned dst = n->hb_owner[num % DN_HB_POSTED_MAX].dst;
     int err = status_error(status);
 
-    if (err == DN_OK) {
-        err = DN_EIO;
-    }
+    owner_error(n, num, err == DN_OK ? DN_EIO : err);
+}
+
+/* Posted request @num failed with @err: its packet's owner hears of it. */
+static void owner_error(dn_node *n, uint32_t num, int err)
+{
+    uint32_t tag = n->hb_owner[num % DN_HB_POSTED_MAX].tag;
+    unsigned dst = n->hb_owner[num % DN_HB_POSTED_MAX].dst;
+
     if (tag & DN_MSG_TAG_BIT) {
         dn_msg_on_post_error(n, dst, tag, err);
     } else {

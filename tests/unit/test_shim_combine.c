@@ -162,9 +162,24 @@ int main(void)
     }
     CHECK_EQ(n->hb_wcount, 0);
 
+    /* The board gone while kicks wait: the write fails, nothing counts as
+     * posted, and their messages fail at once with DN_EIO. */
+    taken = n->hb_posted;
+    __atomic_store_n((uint32_t *)(llcm + DN1_LLCM_HB_POSTED), taken, __ATOMIC_RELEASE);
+    n->hb_combine = 1;
+    CHECK_EQ(dn_msg_isend(n, 0, 20, data, 8, &m[20]), DN_OK);
+    CHECK_EQ(dn_msg_isend(n, 0, 21, data, 8, &m[21]), DN_OK);
+    CHECK_EQ(n->hb_wcount, 2);
+    close(sv[1]);
+    struct dn_msg_status st;
+    CHECK_EQ(dn_msg_test(n, m[20], &done, &st), DN_EIO);
+    CHECK(done);
+    CHECK_EQ(dn_msg_test(n, m[21], &done, &st), DN_EIO);
+    CHECK(done);
+    CHECK_EQ(n->hb_posted, taken);     /* dn_close need not wait for them */
+
     dn_msg_fini(n);
     close(sv[0]);
-    close(sv[1]);
     free(n);
     return check_failures ? 1 : 0;
 }
