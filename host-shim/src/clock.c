@@ -47,6 +47,10 @@ int dn_idle(dn_node *n)
     if (n->host_sync) {
         return dn_delay(n, DN_POLL_NS, NULL);   /* one LLCM poll */
     }
+    int rc = dn_hb_flush(n);    /* what we wait for may be among them */
+    if (rc != DN_OK) {
+        return rc;
+    }
     /* Nothing new from the NIC for a while (no completion record, no
      * message notice): sleep a little instead of yielding again, so that
      * the boards' own processes get the CPU. */

@@ -19,11 +19,31 @@
 #define HB_TIMEOUT_MS      10000
 #define HB_SYNC_TIMEOUT_MS 120000
 
+/*
+ * The socket does not block (node.c): a write is tried first and waited
+ * for only if the socket is full, which saves a poll per posted request;
+ * a read waits first, as its answer is seldom there yet.
+ */
 static int io_full(int fd, void *buf, size_t len, int writing, int timeout_ms)
 {
     uint8_t *p = buf;
     int64_t deadline = dn_now_ms() + timeout_ms;
 
+    while (writing && len > 0) {
+        /* send(): a board gone is DN_EIO, not a SIGPIPE for the program. */
+        ssize_t k = send(fd, p, len, MSG_NOSIGNAL);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR) {
+                continue;
+            }
+            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                break;          /* full: wait below */
+            }
+            return DN_EIO;      /* board gone */
+        }
+        p += k;
+        len -= (size_t)k;
+    }
     while (len > 0) {
         struct pollfd pfd = { .fd = fd, .events = writing ? POLLOUT : POLLIN };
         int left = (int)(deadline - dn_now_ms());
@@ -64,16 +84,60 @@ static int status_error(int32_t status)
     }
 }
 
-static int send_request(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
-                        uint64_t arg2)
+static void put_request(uint8_t *req, uint32_t op, uint64_t arg0,
+                        uint64_t arg1, uint64_t arg2)
 {
-    uint8_t req[sizeof(struct dn1_hb_req)] = { 0 };
-
+    memset(req, 0, sizeof(struct dn1_hb_req));
     dn_put_le(req + offsetof(struct dn1_hb_req, magic), DN1_HB_MAGIC, 4);
     dn_put_le(req + offsetof(struct dn1_hb_req, op), op, 4);
     dn_put_le(req + offsetof(struct dn1_hb_req, arg0), arg0, 8);
     dn_put_le(req + offsetof(struct dn1_hb_req, arg1), arg1, 8);
     dn_put_le(req + offsetof(struct dn1_hb_req, arg2), arg2, 8);
+}
+
+static void owner_error(dn_node *n, uint32_t num, int err);
+
+/*
+ * A write that fails (the board is gone) posted none of them, as a post
+ * whose write fails: they are taken back (no window waits for them) and
+ * their packets' owners hear of the error at once.
+ */
+int dn_hb_flush(dn_node *n)
+{
+    unsigned count = n->hb_wcount;
+    uint32_t first = n->hb_posted - count;
+
+    if (!count) {
+        return DN_OK;
+    }
+    n->hb_wcount = 0;
+    int rc = io_full(n->hb_fd, n->hb_wbuf, count * sizeof(struct dn1_hb_req), 1,
+                     n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS);
+    if (rc != DN_OK) {
+        n->hb_posted = first;
+        for (unsigned w = 0; w < DN1_BOTF_WINDOWS; w++) {
+            if (n->win_kick_posted[w] && n->win_kick[w] - first < count) {
+                n->win_kick_posted[w] = 0;
+            }
+        }
+        for (unsigned i = 0; i < count; i++) {
+            owner_error(n, first + i, rc);
+        }
+    }
+    return rc;
+}
+
+/* Every request goes after those waiting to be combined (bus order). */
+static int send_request(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
+                        uint64_t arg2)
+{
+    uint8_t req[sizeof(struct dn1_hb_req)];
+    int rc = dn_hb_flush(n);
+
+    if (rc != DN_OK) {
+        return rc;
+    }
+    put_request(req, op, arg0, arg1, arg2);
     return io_full(n->hb_fd, req, sizeof(req), 1,
                    n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS);
 }
@@ -89,13 +153,17 @@ static void notice(dn_node *n, uint32_t num, int32_t status)
     if (n->hb_posted - num - 1 >= DN_HB_POSTED_MAX) {
         return;                 /* not one of ours (cannot happen) */
     }
-    uint32_t tag = n->hb_owner[num % DN_HB_POSTED_MAX].tag;
-    unsigned dst = n->hb_owner[num % DN_HB_POSTED_MAX].dst;
     int err = status_error(status);
 
-    if (err == DN_OK) {
-        err = DN_EIO;
-    }
+    owner_error(n, num, err == DN_OK ? DN_EIO : err);
+}
+
+/* Posted request @num failed with @err: its packet's owner hears of it. */
+static void owner_error(dn_node *n, uint32_t num, int err)
+{
+    uint32_t tag = n->hb_owner[num % DN_HB_POSTED_MAX].tag;
+    unsigned dst = n->hb_owner[num % DN_HB_POSTED_MAX].dst;
+
     if (tag & DN_MSG_TAG_BIT) {
         dn_msg_on_post_error(n, dst, tag, err);
     } else {
@@ -163,10 +231,13 @@ static volatile uint32_t *llcm_word(dn_node *n, uint32_t off)
 void dn_hb_posted_init(dn_node *n)
 {
     const char *env = getenv("DIMMNET_HB_POSTED");
+    const char *comb = getenv("DIMMNET_HB_COMBINE");
 
     /* Only without timing: with it, every request stays a round trip, as
      * the modeled figures were taken (and host sync needs the answers). */
     n->hb_post = !n->timed && !(env && env[0] == '0');
+    n->hb_combine = n->hb_post && !(comb && comb[0] == '0');
+    n->hb_wcount = 0;
     n->hb_taken = n->hb_posted = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_POSTED),
                                                  __ATOMIC_ACQUIRE);
     n->hb_failed = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_FAILED), __ATOMIC_ACQUIRE);
@@ -209,6 +280,10 @@ int dn_hb_wait_taken(dn_node *n, uint32_t num)
         if (n->hb_taken - num - 1 < 0x80000000u) {
             return DN_OK;       /* taken passed num */
         }
+        /* It may be among those not written yet. */
+        if (n->hb_wcount && (rc = dn_hb_flush(n)) != DN_OK) {
+            return rc;
+        }
         if (!deadline) {
             deadline = dn_now_ms() + HB_TIMEOUT_MS;
         } else if (dn_now_ms() >= deadline) {
@@ -230,7 +305,19 @@ int dn_hb_post(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
     uint32_t k = n->hb_posted;
     n->hb_owner[k % DN_HB_POSTED_MAX].tag = tag;
     n->hb_owner[k % DN_HB_POSTED_MAX].dst = (uint16_t)dst;
-    int rc = send_request(n, op | DN1_HB_POSTED, arg0, arg1, arg2);
+    int rc;
+    if (n->hb_combining && n->hb_combine) {
+        /* Held for one write with the others the message layer sends now
+         * (it flushes once it has sent them, or the buffer is full). */
+        if (n->hb_wcount == DN_HB_COMBINE_MAX && (rc = dn_hb_flush(n)) != DN_OK) {
+            return rc;
+        }
+        put_request(n->hb_wbuf + n->hb_wcount++ * sizeof(struct dn1_hb_req),
+                    op | DN1_HB_POSTED, arg0, arg1, arg2);
+        rc = DN_OK;
+    } else {
+        rc = send_request(n, op | DN1_HB_POSTED, arg0, arg1, arg2);
+    }
     if (rc != DN_OK) {
         return rc;              /* the board is gone */
     }

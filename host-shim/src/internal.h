@@ -30,6 +30,9 @@ struct dn_msg_state;
  * error notice reaches its owner.
  */
 #define DN_HB_POSTED_MAX 64u
+/* Posted requests the message layer may hold before one write: as many
+ * as the board takes in one read (MARTINI_HB_BATCH). */
+#define DN_HB_COMBINE_MAX 16u
 
 int dn_wait_ready(dn_node *n, int timeout_ms, int wait_link);
 
@@ -70,7 +73,8 @@ struct dn_node {
     uint8_t *window;
     size_t window_size;
 
-    unsigned next_window;      /* BOTF windows are used alternately */
+    unsigned next_window;      /* BOTF windows are used in turn */
+    unsigned botf_windows;     /* how many: 2, or more without timing (0: 2) */
     unsigned next_desc;        /* RDMA descriptors, round robin */
     uint32_t first_tag;        /* tag of the first packet since dn_open */
     uint32_t next_tag;
@@ -91,14 +95,20 @@ struct dn_node {
     uint32_t hb_posted;        /* the number the next posted request gets */
     uint32_t hb_taken;         /* LLCM HB_POSTED, as last read */
     uint32_t hb_failed;        /* error notices read (vs. LLCM HB_FAILED) */
+    /* Write combining (timing off): posted requests the message layer made
+     * wait here and go in one write (dn_hb_flush). */
+    int hb_combine;            /* allowed (DIMMNET_HB_COMBINE) */
+    int hb_combining;          /* now: the message layer is sending */
+    unsigned hb_wcount;
+    uint8_t hb_wbuf[DN_HB_COMBINE_MAX * sizeof(struct dn1_hb_req)];
     struct {
         uint32_t tag;
         uint16_t dst;
     } hb_owner[DN_HB_POSTED_MAX];   /* by number % DN_HB_POSTED_MAX */
     /* The posted kick that last used each BOTF window: the window is the
      * NIC's until it has taken that kick. */
-    uint32_t win_kick[2];
-    uint8_t win_kick_posted[2];
+    uint32_t win_kick[DN1_BOTF_WINDOWS];
+    uint8_t win_kick_posted[DN1_BOTF_WINDOWS];
     /* dn_idle without host sync: what the NIC last wrote that the shim
      * watches, and how many idle turns saw nothing new since. */
     uint32_t idle_sig;
@@ -153,13 +163,21 @@ int dn_hb_wait_taken(dn_node *n, uint32_t num);
 void dn_hb_posted_init(dn_node *n);
 /* Wait until every posted request has been taken (dn_close). */
 void dn_hb_settle(dn_node *n);
+/* Write the posted requests that wait in the combining buffer (every
+ * other request, dn_idle and dn_hb_wait_taken do so first). */
+int dn_hb_flush(dn_node *n);
 /* A posted packet of transfer tag @tag failed with @err (completion.c). */
 void dn_xfer_post_error(dn_node *n, uint32_t tag, int err);
 
 /* A soft-indirect pointer slot's LLCM offset: 16-aligned, in the user area. */
 int dn_soft_slot_ok(uint32_t slot_off);
 
-/* Build one packet in the next BOTF window (the two alternate) and kick it,
+/* BOTF windows the shim uses in turn: the paper's two with timing (the
+ * modeled figures), all 16 without, for more posted kicks in flight;
+ * DIMMNET_BOTF_WINDOWS=N (2..16) sets how many then. */
+void dn_botf_windows_init(dn_node *n);
+
+/* Build one packet in the next BOTF window (they take turns) and kick it,
  * asking for an ACK unless @dst is a group. */
 int dn_botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                    uint64_t raddr, uint32_t xoff, const uint8_t *payload,

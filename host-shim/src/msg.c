@@ -166,9 +166,21 @@ int dn_msg_progress(dn_node *n)
     if (!n || !n->msg) {
         return DN_EINVAL;
     }
+    unsigned held = n->hb_wcount;
+
     dn_cq_drain(n);
+    /* The kicks of packets sent now may wait, to go in one write with
+     * those of the sends the caller makes next (a loop refilling its
+     * sends as they complete)... */
+    n->hb_combining = 1;
     dn_msg_send_progress(n);
+    n->hb_combining = 0;
     dn_msg_recv_progress(n);
+    /* ... until a call that sends nothing new (a test of a send still in
+     * flight, a receive, the turn of a waiting loop): they go now. */
+    if (n->hb_wcount == held) {
+        dn_hb_flush(n);
+    }
     return DN_OK;
 }
 

@@ -63,6 +63,8 @@ static int connect_hostbus(const char *path, int timeout_ms)
             return DN_EIO;
         }
         if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            /* io_full waits with poll, bounded: never in read or write. */
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
             return fd;
         }
         close(fd);
@@ -177,6 +179,7 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
     /* Posted requests are numbered on from the NIC's count (every request
      * of an earlier connection has acted: ours were answered after). */
     dn_hb_posted_init(n);
+    dn_botf_windows_init(n);
     /* Completions before this open are not ours. */
     n->cq_consumed = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
                                      __ATOMIC_ACQUIRE);

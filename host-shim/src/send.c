@@ -3,6 +3,7 @@
  * each built in a BOTF window (the two used alternately) and kicked over the
  * host bus, each asking for an ACK (paper, Sec. 5: 464-byte packets).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "dimmnet1/memmap.h"
@@ -12,12 +13,24 @@
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000
 
+void dn_botf_windows_init(dn_node *n)
+{
+    const char *env = getenv("DIMMNET_BOTF_WINDOWS");
+    unsigned k = env ? (unsigned)strtoul(env, NULL, 10) : DN1_BOTF_WINDOWS;
+
+    if (k < DN1_BOTF_WINDOWS_PAPER || k > DN1_BOTF_WINDOWS) {
+        k = DN1_BOTF_WINDOWS;
+    }
+    n->botf_windows = n->timed ? DN1_BOTF_WINDOWS_PAPER : k;
+    n->next_window = 0;
+}
+
 static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                        uint64_t raddr, uint32_t xoff, const uint8_t *payload,
                        uint16_t len, uint32_t tag, uint16_t seq, int post)
 {
     unsigned w = n->next_window;
-    uint8_t *win = n->window + w * DN1_BOTF_WINDOW_STRIDE;
+    uint8_t *win = n->window + dn1_botf_window_off(w);
 
     /* A window whose posted kick the NIC has not taken yet is still its
      * (the NIC reads the window when it takes the kick). */
@@ -69,7 +82,8 @@ static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
         rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, 0, 0, NULL);
     }
     if (rc == DN_OK) {
-        n->next_window ^= 1u;
+        n->next_window = (w + 1) % (n->botf_windows ? n->botf_windows
+                                                     : DN1_BOTF_WINDOWS_PAPER);
     }
     return rc;
 }

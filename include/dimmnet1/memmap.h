@@ -30,9 +30,10 @@
  */
 #define DN1_LLCM_HOST_ORDER_BASE 0x11100000u
 
-/* BOTF window memory, shared with the host: two windows used alternately. */
+/* BOTF window memory, shared with the host: 16 BOTF windows, the AOTF
+ * channel table and the RDMA descriptors (shared_mem.h). */
 #define DN1_WINDOW_BASE      0x12000000u
-#define DN1_WINDOW_SIZE      0x00001000u   /* 4 KiB, two 512-byte windows used */
+#define DN1_WINDOW_SIZE      0x00004000u   /* 16 KiB */
 
 /*
  * On-chip SRAM of the Martini chip, reached over its internal bus: barrier

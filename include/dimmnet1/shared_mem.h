@@ -9,10 +9,21 @@
 #include <stdint.h>
 #include "dimmnet1/packet.h"
 
-/* ---- BOTF window memory: two windows used alternately ---- */
-#define DN1_BOTF_WINDOWS        2u
+/* ---- BOTF window memory: 16 windows; the shim uses two alternately (the
+ * paper's), all of them on a board without timing (contract 1.18) ---- */
+#define DN1_BOTF_WINDOWS        16u
+#define DN1_BOTF_WINDOWS_PAPER  2u
 #define DN1_BOTF_WINDOW_STRIDE  512u
 #define DN1_BOTF_PAYLOAD_OFF    32u
+#define DN1_BOTF_HIGH_OFF       0x1000u   /* windows 4..15, after the tables */
+
+/* Offset of window @w in window memory: 0-3 before the AOTF table, the
+ * rest after the RDMA descriptors. */
+static inline uint32_t dn1_botf_window_off(unsigned w)
+{
+    return w < 4 ? w * DN1_BOTF_WINDOW_STRIDE
+                 : DN1_BOTF_HIGH_OFF + (w - 4) * DN1_BOTF_WINDOW_STRIDE;
+}
 
 struct dn1_botf_hdr {          /* at the start of each window */
     uint8_t  type;

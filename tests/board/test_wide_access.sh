@@ -43,13 +43,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-truncate -s 16M "$dir/hostmem" && truncate -s 64K "$dir/llcm" && truncate -s 4K "$dir/window"
+truncate -s 16M "$dir/hostmem" && truncate -s 64K "$dir/llcm" && truncate -s 16K "$dir/window"
 "$qemu" -nodefaults -display none -monitor none \
     -M "dimmnet1,node-id=0,hostmem=hm,llcm=ll,window=win,hostbus=hb" \
     -bios "$probe" \
     -object "memory-backend-file,id=hm,mem-path=$dir/hostmem,size=16M,share=on" \
     -object "memory-backend-file,id=ll,mem-path=$dir/llcm,size=64K,share=on" \
-    -object "memory-backend-file,id=win,mem-path=$dir/window,size=4K,share=on" \
+    -object "memory-backend-file,id=win,mem-path=$dir/window,size=16K,share=on" \
     -chardev "socket,id=hb,path=$dir/hostbus,server=on,wait=off" \
     -serial "file:$dir/console" \
     -icount shift=5,sleep=off \

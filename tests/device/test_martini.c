@@ -456,8 +456,20 @@ static void t_botf_kick(void)
     CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
     CHECK_EQ(r.len, DN1_BOTF_MAX_PAYLOAD);
 
+    /* Window 5 (contract 1.18): after the RDMA descriptors, at 0x1200. */
+    hdr.len = 10;
+    hdr.tag = 55;
+    memcpy(b.window + 0x1200, &hdr, sizeof(hdr));
+    memcpy(b.window + 0x1200 + DN1_BOTF_PAYLOAD_OFF, payload, sizeof(payload));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 5, NULL), 0);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.tag, 55);
+    CHECK_EQ(r.len, 10);
+    CHECK(memcmp(got, payload, sizeof(payload)) == 0);
+    hdr.tag = 5;
+
     /* Refused: no such window, too long, a forged ACK, stray flags, reserved set. */
-    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 2, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, DN1_BOTF_WINDOWS, NULL), DN1_HB_EINVAL);
     hdr.len = DN1_BOTF_MAX_PAYLOAD + 1;
     memcpy(b.window, &hdr, sizeof(hdr));
     CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
@@ -474,7 +486,7 @@ static void t_botf_kick(void)
     memcpy(b.window, &hdr, sizeof(hdr));
     CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
     CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_BOTF), 5);
-    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 2);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 3);
     expect_no_packet();
 }
 
@@ -502,6 +514,44 @@ static void t_hostbus_errors(void)
  * the request (its number), HB_FAILED counting it. Responses and notices
  * keep the requests' order.
  */
+/*
+ * Timing off: the frames that requests of one read make leave in one write
+ * (merged); on the link they are the same frames, in order, each whole.
+ */
+static void t_link_merge(void)
+{
+    struct dn1_hb_req req[8];
+    struct dn1_hdr r;
+    uint8_t got[DN1_PKT_MAX_PAYLOAD];
+
+    for (unsigned i = 0; i < 8; i++) {
+        struct dn1_botf_hdr hdr = {
+            .type = DN1_TYPE_PUSH, .dst = PEER, .len = 8 + i, .seq = i,
+            .tag = 60 + i, .raddr = 0x100 + 64 * i,
+        };
+        uint8_t payload[16];
+        memset(payload, 0xa0 + i, sizeof(payload));
+        memcpy(b.window + dn1_botf_window_off(i), &hdr, sizeof(hdr));
+        memcpy(b.window + dn1_botf_window_off(i) + DN1_BOTF_PAYLOAD_OFF, payload,
+               sizeof(payload));
+        req[i] = (struct dn1_hb_req){ .magic = DN1_HB_MAGIC, .arg0 = i,
+                                      .op = DN1_HB_BOTF_KICK | DN1_HB_POSTED };
+    }
+    CHECK_EQ(write(b.hostbus_fd, req, sizeof(req)), sizeof(req));
+    for (unsigned i = 0; i < 8; i++) {
+        CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+        CHECK_EQ(r.tag, 60 + i);
+        CHECK_EQ(r.seq, i);
+        CHECK_EQ(r.len, 8 + i);
+        CHECK_EQ(r.raddr, 0x100 + 64 * i);
+        CHECK_EQ(got[0], 0xa0 + i);
+        CHECK_EQ(got[7 + i], 0xa0 + i);
+    }
+    expect_no_packet();
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 8);
+    CHECK_EQ(*(volatile uint32_t *)(b.llcm + DN1_LLCM_HB_POSTED), 8);
+}
+
 static void t_hostbus_posted(void)
 {
     volatile uint32_t *taken = (volatile uint32_t *)(b.llcm + DN1_LLCM_HB_POSTED);
@@ -523,7 +573,7 @@ static void t_hostbus_posted(void)
     CHECK_EQ(*taken, 1);                       /* counted once it acted */
     CHECK(qb_hostbus_read(&b, &rsp, 200) != 0);   /* and nothing answered */
 
-    qb_hostbus_send(&b, DN1_HB_BOTF_KICK | DN1_HB_POSTED, 2, 0, 0);   /* #1: no window 2 */
+    qb_hostbus_send(&b, DN1_HB_BOTF_KICK | DN1_HB_POSTED, 2, 0, 0);   /* #1: window 2 empty */
     qb_hostbus_send(&b, DN1_HB_AOTF_STORE | DN1_HB_POSTED,            /* #2: channel closed */
                     DN1_AOTF_ARG0(5, 4, 0), 0x1234, 42);
     hdr.tag = 43;
@@ -1392,6 +1442,7 @@ static const struct test_case cases[] = {
     CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
     CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
     CASE(nic_restart), CASE(flash_ops_without_flash), CASE(hostbus_posted),
+    CASE(link_merge),
     { NULL, NULL },
 };
 

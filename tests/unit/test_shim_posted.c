@@ -82,6 +82,8 @@ int main(void)
     int sv[2];
     dn_xfer x, y;
 
+    /* Each kick written as it is posted (combining: unit.shim_combine). */
+    setenv("DIMMNET_HB_COMBINE", "0", 1);
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     board = sv[1];
     n->hb_fd = sv[0];

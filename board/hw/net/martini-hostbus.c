@@ -37,7 +37,7 @@ static int martini_botf_kick(MartiniState *s, uint64_t w)
         return DN1_HB_EBUSY;
     }
     win = (const uint8_t *)memory_region_get_ram_ptr(s->window) +
-          w * DN1_BOTF_WINDOW_STRIDE;
+          dn1_botf_window_off(w);
     h.type = win[offsetof(struct dn1_botf_hdr, type)];
     h.flags = win[offsetof(struct dn1_botf_hdr, flags)];
     h.dst = lduw_le_p(win + offsetof(struct dn1_botf_hdr, dst));
@@ -238,7 +238,7 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
         return DN1_HOST_LOAD_NS;
     case DN1_HB_BOTF_KICK:
         if (arg0 < DN1_BOTF_WINDOWS) {
-            uint16_t len = lduw_le_p(win + arg0 * DN1_BOTF_WINDOW_STRIDE +
+            uint16_t len = lduw_le_p(win + dn1_botf_window_off(arg0) +
                                      offsetof(struct dn1_botf_hdr, len));
             return DN1_HOST_STORE_NS +
                    DN1_DIMM_NS(sizeof(struct dn1_botf_hdr) +

@@ -76,6 +76,13 @@ int dn_open(const struct dn_config *cfg, dn_node **out);
  * Open the node a launcher (tools/dimmnet-cluster) prepared for this process,
  * from DIMMNET_NODE_ID, DIMMNET_NODES, DIMMNET_HOSTMEM, DIMMNET_LLCM,
  * DIMMNET_WINDOW and DIMMNET_HOSTBUS.
+ *
+ * On a board without timing these tune speed only (with timing every
+ * request is a round trip and the paper's two BOTF windows alternate):
+ * DIMMNET_HB_POSTED=0 makes every host-bus request wait for its answer;
+ * DIMMNET_BOTF_WINDOWS=N (2..16, default 16) sets how many BOTF windows
+ * the shim uses in turn; DIMMNET_HB_COMBINE=0 writes every posted kick of
+ * the message layer at once (see dn_msg_isend).
  */
 int dn_open_env(dn_node **out, int timeout_ms);
 
@@ -331,7 +338,14 @@ struct dn_msg_status {
 /* Non-blocking send of @len bytes of @buf (left untouched until the
  * request completes) to node @dst with @tag: by BOTF in 464-byte packets,
  * or, when @buf lies in this node's receive memory (dn_hostmem), by RDMA in
- * 2048-byte packets that the NIC reads itself. */
+ * 2048-byte packets that the NIC reads itself. On a board without timing
+ * its packets' kicks may wait in the shim, to go to the board in one write
+ * with those of the sends that follow, until the next call into the
+ * library that sends nothing new (dn_msg_test or _wait of a request not
+ * done, dn_msg_progress, dn_msg_irecv, dn_idle, any call that waits for the
+ * board): a program must call into the library to see a send complete
+ * anyway, but not block outside it (on another process) right after
+ * dn_msg_isend. DIMMNET_HB_COMBINE=0 writes every kick at once. */
 int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
                  size_t len, dn_msg_req **req);
 /* Non-blocking receive from @src (or DN_ANY_SOURCE) with @tag (or

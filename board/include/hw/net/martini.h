@@ -55,6 +55,7 @@ typedef struct MartiniFrame {
     QSIMPLEQ_ENTRY(MartiniFrame) next;
     uint32_t size;
     uint32_t sent;
+    uint32_t count;          /* to send: frames in it (merged, timing off) */
     int64_t at;              /* received, timing on: virtual arrival time */
     uint8_t data[];
 } MartiniFrame;
