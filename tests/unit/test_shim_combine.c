@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "../common/check.h"
 #include "../../host-shim/src/internal.h"
+#include "fake_board_node.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/regs.h"
 
@@ -61,24 +62,16 @@ static void ack(uint32_t tag)
 
 int main(void)
 {
-    dn_node *n = calloc(1, sizeof(*n));
-    int sv[2];
+    dn_node *n;
     uint8_t data[8] = { 1 };
     dn_msg_req *m[24];
     struct dn1_hb_req req[3];
 
     unsetenv("DIMMNET_HB_COMBINE");
-    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-    board = sv[1];
-    n->hb_fd = sv[0];
-    n->llcm = llcm;
-    n->llcm_size = sizeof(llcm);
-    n->window = window;
-    n->window_size = sizeof(window);
-    n->hostmem = hostmem;
-    n->hostmem_size = sizeof(hostmem);
-    for (unsigned i = 0; i < DN_ANSWERED; i++) {
-        n->answered[i] = DN_ANSWERED_NONE;
+    n = fake_board_node(&board, llcm, sizeof(llcm), window, sizeof(window), hostmem,
+                        sizeof(hostmem));
+    if (!n) {
+        return 1;
     }
     dn_hb_posted_init(n);
     dn_botf_windows_init(n);
@@ -170,7 +163,7 @@ int main(void)
     CHECK_EQ(dn_msg_isend(n, 0, 20, data, 8, &m[20]), DN_OK);
     CHECK_EQ(dn_msg_isend(n, 0, 21, data, 8, &m[21]), DN_OK);
     CHECK_EQ(n->hb_wcount, 2);
-    close(sv[1]);
+    close(board);
     struct dn_msg_status st;
     CHECK_EQ(dn_msg_test(n, m[20], &done, &st), DN_EIO);
     CHECK(done);
@@ -179,7 +172,7 @@ int main(void)
     CHECK_EQ(n->hb_posted, taken);     /* dn_close need not wait for them */
 
     dn_msg_fini(n);
-    close(sv[0]);
+    close(n->hb_fd);
     free(n);
     return check_failures ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "../common/check.h"
 #include "../../host-shim/src/internal.h"
+#include "fake_board_node.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/regs.h"
 
@@ -78,23 +79,16 @@ static void *link_down_board(void *arg)
 
 int main(void)
 {
-    dn_node *n = calloc(1, sizeof(*n));
+    dn_node *n;
     int sv[2];
     dn_xfer x, y;
 
     /* Each kick written as it is posted (combining: unit.shim_combine). */
     setenv("DIMMNET_HB_COMBINE", "0", 1);
-    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-    board = sv[1];
-    n->hb_fd = sv[0];
-    n->llcm = llcm;
-    n->llcm_size = sizeof(llcm);
-    n->window = window;
-    n->window_size = sizeof(window);
-    n->hostmem = hostmem;
-    n->hostmem_size = sizeof(hostmem);
-    for (unsigned i = 0; i < DN_ANSWERED; i++) {
-        n->answered[i] = DN_ANSWERED_NONE;
+    n = fake_board_node(&board, llcm, sizeof(llcm), window, sizeof(window), hostmem,
+                        sizeof(hostmem));
+    if (!n) {
+        return 1;
     }
     n->first_tag = n->next_tag = 1000;
     taken = failed = 7;                 /* an earlier host posted some */
@@ -190,13 +184,13 @@ int main(void)
     CHECK_EQ(dn_msg_wait(n, m, &st, 5000), DN_ERETRY);
     CHECK(dn_now_ms() - t0 < 5000);
     CHECK(strstr(st.text, "retries") != NULL);
-    shutdown(sv[0], SHUT_WR);                   /* the board reads EOF and stops */
+    shutdown(n->hb_fd, SHUT_WR);                /* the board reads EOF and stops */
     pthread_join(thr, NULL);
     dn_msg_fini(n);
 
     /* The board goes away: the next kick meets a closed host bus. */
-    close(sv[0]);
-    close(sv[1]);
+    close(n->hb_fd);
+    close(board);
     CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
     n->hb_fd = sv[0];
     close(sv[1]);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "../common/check.h"
 #include "../../host-shim/src/internal.h"
+#include "fake_board_node.h"
 #include "dimmnet1/memmap.h"
 
 static uint8_t llcm[DN1_LLCM_SIZE], window[DN1_WINDOW_SIZE];
@@ -69,17 +70,13 @@ static unsigned windows_with(dn_node *n, const char *env, int timed)
 
 int main(void)
 {
-    dn_node *n = calloc(1, sizeof(*n));
-    int sv[2];
+    dn_node *n;
 
     setenv("DIMMNET_HB_COMBINE", "0", 1);    /* each kick written at once */
-    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-    board = sv[1];
-    n->hb_fd = sv[0];
-    n->llcm = llcm;
-    n->llcm_size = sizeof(llcm);
-    n->window = window;
-    n->window_size = sizeof(window);
+    n = fake_board_node(&board, llcm, sizeof(llcm), window, sizeof(window), NULL, 0);
+    if (!n) {
+        return 1;
+    }
     dn_hb_posted_init(n);
     CHECK(n->hb_post);
 
@@ -134,8 +131,8 @@ int main(void)
     check_window(1, 123);
     check_window(2, 102);               /* not used */
 
-    close(sv[0]);
-    close(sv[1]);
+    close(n->hb_fd);
+    close(board);
     free(n);
     return check_failures ? 1 : 0;
 }

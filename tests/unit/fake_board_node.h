@@ -1,0 +1,40 @@
+/*
+ * A FAKE board for the shim's unit tests: a node whose host bus is one end
+ * of a socket pair (the test plays the board on the other) and whose LLCM,
+ * window memory and receive memory are the test's plain buffers.
+ */
+#ifndef TESTS_UNIT_FAKE_BOARD_NODE_H
+#define TESTS_UNIT_FAKE_BOARD_NODE_H
+
+#include <stdlib.h>
+#include <sys/socket.h>
+#include "../../host-shim/src/internal.h"
+
+/* The node (calloc'ed; free it), the board's end of the host bus in
+ * *board; NULL if no socket pair. @hostmem may be NULL. */
+static inline dn_node *fake_board_node(int *board, uint8_t *llcm, size_t llcm_size,
+                                       uint8_t *window, size_t window_size,
+                                       uint8_t *hostmem, size_t hostmem_size)
+{
+    dn_node *n = calloc(1, sizeof(*n));
+    int sv[2];
+
+    if (!n || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        free(n);
+        return NULL;
+    }
+    *board = sv[1];
+    n->hb_fd = sv[0];
+    n->llcm = llcm;
+    n->llcm_size = llcm_size;
+    n->window = window;
+    n->window_size = window_size;
+    n->hostmem = hostmem;
+    n->hostmem_size = hostmem_size;
+    for (unsigned i = 0; i < DN_ANSWERED; i++) {
+        n->answered[i] = DN_ANSWERED_NONE;
+    }
+    return n;
+}
+
+#endif
