@@ -12,48 +12,15 @@
  *
  *   fabric_board_loss          (under dimmnet-cluster -n 3)
  */
-#include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "fabric_util.h"
+#include "../common/board_kill.h"
 
 #define LONG   300000u
 #define BOUND  30000               /* ms: an error must come within this */
 
 static uint8_t sbuf[LONG], rbuf[LONG];
-
-static void board_kill(unsigned node)
-{
-    char path[512];
-    FILE *f;
-    int pid = 0;
-
-    snprintf(path, sizeof(path), "%s/node%u.pid", getenv("DIMMNET_RUN_DIR"), node);
-    f = fopen(path, "r");
-    CHECK_MSG(f && fscanf(f, "%d", &pid) == 1 && pid > 1, "no pid in %s", path);
-    if (f) {
-        fclose(f);
-    }
-    if (pid <= 1) {
-        exit(1);
-    }
-    CHECK(kill(pid, SIGKILL) == 0);
-    for (int i = 0; i < 500 && kill(pid, 0) == 0; i++) {   /* a zombie until reaped */
-        char stat[64], st = 0;
-        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        f = fopen(path, "r");
-        if (!f || fscanf(f, "%*d %63s %c", stat, &st) != 2 || st == 'Z') {
-            if (f) {
-                fclose(f);
-            }
-            break;
-        }
-        fclose(f);
-        usleep(10000);
-    }
-}
 
 /* An error completion for @ctx within BOUND ms: its err. */
 static int expect_error(void *ctx, const char *what)
@@ -118,7 +85,9 @@ int main(void)
     if (me == 1) {
         ssize_t rc;
 
-        board_kill(1);
+        if (board_kill(1)) {
+            return 1;
+        }
         /* Our board is gone: the send fails, now or through the CQ. */
         rc = fi_tsend(ep, sbuf, 100, NULL, node_addr[0], 0x400, &c[0]);
         if (rc == 0) {

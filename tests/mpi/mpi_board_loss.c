@@ -10,27 +10,10 @@
  * launcher fails at once and leaves nothing behind.
  */
 #include <mpi.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static void kill_own_board(void)
-{
-    char path[512];
-    const char *dir = getenv("DIMMNET_RUN_DIR"), *id = getenv("DIMMNET_NODE_ID");
-    FILE *f;
-    int pid = 0;
-
-    snprintf(path, sizeof(path), "%s/node%s.pid", dir ? dir : ".", id ? id : "1");
-    f = fopen(path, "r");
-    if (!f || fscanf(f, "%d", &pid) != 1 || pid <= 1 || kill(pid, SIGKILL) != 0) {
-        fprintf(stderr, "rank 1: cannot kill the board (%s)\n", path);
-        exit(2);
-    }
-    fclose(f);
-    fprintf(stderr, "rank 1: board gone\n");
-}
+#include "../common/board_kill.h"
 
 int main(int argc, char **argv)
 {
@@ -46,7 +29,10 @@ int main(int argc, char **argv)
                  (rank + size - 1) % size, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) {
-        kill_own_board();
+        if (board_kill(1)) {
+            exit(2);
+        }
+        fprintf(stderr, "rank 1: board gone\n");
     } else if (rank == 0) {
         char text[MPI_MAX_ERROR_STRING];
         int len = 0, rc;
