@@ -324,13 +324,15 @@ static void message_written(const struct rx_packet *p)
     s->next_seq++;
     fwstats_inc(DN1_FWST_MSG_PACKETS);
     if (pending.last) {
-        post_notice(pending.src, s);
-        s->active = 0;
-        s->delivered++;
+        /* Counted before the notice: a host that has its message never
+         * reads the counters from before it. */
         fwstats_inc(DN1_FWST_MSG_DELIVERED);
         if (s->user) {
             fwstats_inc(DN1_FWST_MSG_USER);
         }
+        post_notice(pending.src, s);
+        s->active = 0;
+        s->delivered++;
     }
     publish(pending.src, s);
 }
