@@ -324,15 +324,13 @@ static void message_written(const struct rx_packet *p)
     s->next_seq++;
     fwstats_inc(DN1_FWST_MSG_PACKETS);
     if (pending.last) {
-        /* Counted before the notice: a host that has its message never
-         * reads the counters from before it. */
+        post_notice(pending.src, s);
+        s->active = 0;
+        s->delivered++;
         fwstats_inc(DN1_FWST_MSG_DELIVERED);
         if (s->user) {
             fwstats_inc(DN1_FWST_MSG_USER);
         }
-        post_notice(pending.src, s);
-        s->active = 0;
-        s->delivered++;
     }
     publish(pending.src, s);
 }

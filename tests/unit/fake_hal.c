@@ -59,14 +59,9 @@ uint32_t hal_llcm_read32(uint32_t off)
     return fake_nic_get_u32(DN1_RADDR_LLCM + (off & (DN1_LLCM_SIZE - 4u)));
 }
 
-void (*fake_llcm_write_check)(uint32_t off);
-
 void hal_llcm_write32(uint32_t off, uint32_t value)
 {
     fake_nic_put_u32(DN1_RADDR_LLCM + (off & (DN1_LLCM_SIZE - 4u)), value);
-    if (fake_llcm_write_check) {
-        fake_llcm_write_check(off & (DN1_LLCM_SIZE - 4u));
-    }
 }
 
 int hal_nic_read_u32(uint64_t addr, uint32_t *value)

@@ -22,9 +22,6 @@ uint32_t fake_nic_get_u32(uint64_t addr);
 /* Called with every firmware write to the NIC address space (NULL: none),
  * so that a test can check where handlers write. */
 extern void (*fake_nic_write_check)(uint64_t addr);
-/* Called after every firmware write to its own LLCM words
- * (hal_llcm_write32; NULL: none), with the LLCM offset. */
-extern void (*fake_llcm_write_check)(uint32_t off);
 
 /* Queue packets to be "held"; dispatch_service() consumes them. A CONTINUE
  * is checked as the hardware checks it (writable NIC address space) and
