@@ -195,13 +195,6 @@ enum rx_action barrier_handle(struct rx_packet *p)
         return RX_RELEASED;
     }
 
-    /* What the host reads about this group (epoch, releases, the firmware
-     * counters) is brought up to date before any completion leaves: a host
-     * that has seen its barrier complete must never read the older state. */
-    hal_llcm_write32(DESC(g, epoch), epoch + 1);
-    hal_llcm_write32(DESC(g, released), desc_u32(DESC(g, released)) + 1);
-    fwstats_inc(DN1_FWST_BAR_RELEASED);
-
     /* Step 5: the completions, pre-built: one multicast, or one per member
      * in ascending rank order. The mode is read now: the host may change it. */
     uint32_t size = hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
@@ -223,5 +216,8 @@ enum rx_action barrier_handle(struct rx_packet *p)
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_LO), 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_EPOCH), epoch + 1);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), gen_word | DN1_BAR_CNT_RELEASED_ONCE);
+    hal_llcm_write32(DESC(g, epoch), epoch + 1);
+    hal_llcm_write32(DESC(g, released), desc_u32(DESC(g, released)) + 1);
+    fwstats_inc(DN1_FWST_BAR_RELEASED);
     return RX_RELEASED;
 }

@@ -53,9 +53,6 @@ struct fake_send {
 extern struct fake_send fake_sends[FAKE_SENDS];
 extern size_t fake_send_count;
 extern uint32_t fake_tx_result;
-/* Called with every send as it leaves (NULL: none), so that a test can
- * check what the host could read at that moment. */
-extern void (*fake_tx_check)(const struct fake_send *s);
 
 struct fake_decision {
     enum rx_action action;

@@ -74,17 +74,6 @@ static void setup(void)
     dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
 }
 
-/* What the host could read as each completion leaves: group 3's state. */
-static uint32_t seen_epoch[8], seen_released[8], seen_stat[8];
-static void record_host_view(const struct fake_send *s)
-{
-    size_t i = (size_t)(s - fake_sends) % 8;
-
-    seen_epoch[i] = fake_nic_get_u32(DESCW(3, epoch));
-    seen_released[i] = fake_nic_get_u32(DESCW(3, released));
-    seen_stat[i] = fwstats_get(DN1_FWST_BAR_RELEASED);
-}
-
 static void t_per_rank_release(void)
 {
     setup_group(3, 1u << 0 | 1u << 2 | 1u << 5, DONE, DN1_BAR_MODE_RANKS, 0);
@@ -96,9 +85,7 @@ static void t_per_rank_release(void)
     CHECK_EQ(fake_nic_get_u32(DESCW(3, taken_gen)), 1);
 
     size_t before = fake_decision_count;
-    fake_tx_check = record_host_view;
     arrive(2, 3, 1);
-    fake_tx_check = NULL;
     /* Step 3 before steps 4-5: the packet was handed back before any send. */
     CHECK_EQ(fake_send_count, 3);
     CHECK_EQ(fake_decision_count, before + 1);
@@ -110,10 +97,6 @@ static void t_per_rank_release(void)
         CHECK_EQ(fake_sends[i].len, DN1_BAR_DONE_BYTES);
         CHECK_EQ(fake_sends[i].raddr, DN1_RADDR_LLCM + DONE);
         CHECK_EQ(le32(fake_sends[i].payload), 1);
-        /* A host that sees its completion reads the state after it. */
-        CHECK_EQ(seen_epoch[i], 2);
-        CHECK_EQ(seen_released[i], 1);
-        CHECK_EQ(seen_stat[i], 1);
     }
     CHECK_EQ(fake_nic_get_u32(DESCW(3, epoch)), 2);
     CHECK_EQ(fake_nic_get_u32(DESCW(3, released)), 1);
