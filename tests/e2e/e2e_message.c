@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/check.h"
+#include "../common/fw_stat_wait.h"
 #include "dimmnet1/dn.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
@@ -200,7 +201,7 @@ static void zerocopy(void)
         CHECK_EQ(dn_msg_recv(n, 0, 77, mem + OFF, LEN, &st, TIMEOUT_MS), DN_OK);
         CHECK_EQ(st.len, LEN);
         CHECK(same(mem + OFF, LEN, 4));
-        CHECK_EQ(fw_stat(DN1_FWST_MSG_USER), 1);
+        CHECK_EQ(fw_stat_wait(n, DN1_FWST_MSG_USER, 1, TIMEOUT_MS), 1);   /* trails the notice */
         for (size_t i = 0; i < 4096; i++) {
             CHECK_EQ(mem[cfg.sysbuf_off + i], 0);
         }
@@ -237,7 +238,7 @@ static void toolong(void)
         CHECK_EQ(dn_msg_post_buffer(n, 0, OFF, LEN), DN_OK);
         CHECK_EQ(dn_msg_wait(n, r, &st, TIMEOUT_MS), DN_OK);
         CHECK(same(mem + OFF, LEN, 5));
-        CHECK_EQ(fw_stat(DN1_FWST_MSG_USER), 1);
+        CHECK_EQ(fw_stat_wait(n, DN1_FWST_MSG_USER, 1, TIMEOUT_MS), 1);
     }
     CHECK_EQ(dn_rendezvous("end", TIMEOUT_MS), DN_OK);
 }

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../common/check.h"
+#include "../common/fw_stat_wait.h"
 #include "../../host-shim/src/internal.h"
 #include "dimmnet1/dn.h"
 #include "dimmnet1/message.h"
@@ -115,7 +116,7 @@ int main(void)
         CHECK_EQ(fw_stat(DN1_FWST_NACK_SEQUENCE), 1);
         CHECK_EQ(fw_stat(DN1_FWST_MSG_DUPLICATES), 1);
         CHECK_EQ(fw_stat(DN1_FWST_MSG_PACKETS), 5);
-        CHECK_EQ(fw_stat(DN1_FWST_MSG_DELIVERED), 1);
+        CHECK_EQ(fw_stat_wait(n, DN1_FWST_MSG_DELIVERED, 1, T), 1);   /* trails the notice */
     }
     CHECK_EQ(dn_rendezvous("end", T), DN_OK);
     printf("e2e_message_raw: node %u %s\n", dn_node_id(n), check_failures ? "FAILED" : "ok");
