@@ -50,17 +50,20 @@
 /* The header in front of every provider message (host order: the hosts
  * are all little-endian x86). Fields by kind:
  *   FIRST:  tag, seq (this sender's FIRSTs to the peer before it), seen
- *           (highest RREQ id it had taken from the peer), sid, len, data
+ *           (highest RREQ id it had taken from the peer), sid, len, data,
+ *           rid: lfree (every landing of the peer's receives below it is
+ *           finished for good, see below)
  *   CTS:    sid (the FIRST's), rid (shim tag of the chunks), len (bytes taken)
  *   RREQ:   tag, ignore, seq (FIRSTs the receiver had taken from the peer
  *           when it posted), rid, len (capacity); in a mailbox entry
- *   DIRECT: tag, seen (as FIRST), rid, len, data
+ *   DIRECT: tag, seen (as FIRST), rid, len, data, sid: lfree (as FIRST)
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
  * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)           */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
 enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING };
 #define DNF_F_TAGGED    1u
 #define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
+#define DNF_F_LAND      4u                 /* RREQ: a landing waits for it (below) */
 #define DNF_CQ_DATA     8u                 /* cq_data_size */
 struct dnf_hdr {
     uint32_t magic;
@@ -96,6 +99,34 @@ struct dnf_mbox {
     uint32_t check;              /* k ^ DNF_MBOX_CHECK */
 };
 _Static_assert(sizeof(struct dnf_mbox) == 64, "mailbox entry is 64 bytes");
+
+/* Landing (sender-side matching's one remote write): a receive of at most
+ * DNF_LAND_MAX bytes advertised with DNF_F_LAND has a chunk in its own
+ * receive memory, per writer and mailbox slot (the RREQ's k mod
+ * DNF_MBOX_SLOTS) at DNF_LAND_OFF. The sender that matches it writes the
+ * payload and a trailer there with one dn_botf_put (one packet: written
+ * whole), ending at the chunk's end; the trailer's last 8 bytes (rid and
+ * check) land last (contract 1.19), so the receiver polls them. Sent again
+ * until ACKed. A chunk that took a landing is offered again only once the
+ * sender's lfree (on FIRST, DIRECT and trailers) has passed its rid: no
+ * resend of the old landing can come any more. */
+#define DNF_LAND_OFF       (2u << 20)
+#define DNF_LAND_CHUNK     512u
+#define DNF_LAND_PACKET    464u            /* one BOTF packet */
+#define DNF_LAND_CHECK     0x444e414cu     /* "LAND" */
+#define DNF_LAND_TRIES     8u
+struct dnf_land {
+    uint64_t tag, data;
+    uint64_t mlen;               /* the whole message's length */
+    uint16_t sent;               /* payload bytes, in front of the trailer */
+    uint8_t flags;               /* DNF_F_TAGGED, DNF_F_DATA */
+    uint8_t rsvd0;
+    uint32_t seen, lfree;
+    uint32_t rsvd1;
+    uint32_t rid, check;         /* last: rid ^ DNF_LAND_CHECK */
+};
+_Static_assert(sizeof(struct dnf_land) == 48, "landing trailer is 48 bytes");
+#define DNF_LAND_MAX       (DNF_LAND_PACKET - sizeof(struct dnf_land))
 
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
@@ -177,6 +208,7 @@ struct dnf_rx {
      * unknown; REMOTE = the sender took it (only its DIRECT may match). */
     int adv;
     uint32_t rid, expect;
+    unsigned land;               /* landing chunk slot + 1, 0: none */
     dn_msg_req *first;           /* the DIRECT's first part lands in @stage */
     uint8_t *stage;
     /* Once matched: the message, and the shim receives for its rest. */
@@ -214,6 +246,12 @@ struct dnf_tx {
     struct dnf_chunks ch;
     dn_msg_req *ping;            /* liveness probe while waiting for CTS */
     int64_t ping_at;             /* ms */
+    /* A landing (in @buf, @land_size bytes to @land_raddr), until ACKed. */
+    uint32_t land_rid;           /* 0: none, or finished */
+    unsigned land_tries;
+    uint16_t land_size;
+    uint64_t land_raddr, land_sent_us;
+    dn_xfer land_x;
     uint8_t buf[];               /* header + first part */
 };
 
@@ -229,6 +267,7 @@ struct dnf_ctl {
 struct dnf_rreq {
     struct dnf_rreq *next;
     uint8_t flags;
+    unsigned land;               /* its landing chunk's slot + 1, 0: none */
     uint32_t rid;
     uint64_t tag, ignore, cap;
 };
@@ -268,8 +307,16 @@ struct dnf_ep {
     uint32_t mbox_next[DNF_NODES], mbox_k[DNF_NODES], mbox_freed[DNF_NODES];
     uint32_t mbox_rid[DNF_NODES][DNF_MBOX_SLOTS], peer_seen[DNF_NODES];
     struct dnf_mput *mput_head;
+    /* Landing chunks (ours, in our receive memory): per writer and slot the
+     * rid of the receive it belongs to (0: free), and whether it took its
+     * landing (then free once the writer's lfree passed the rid). */
+    int landing;                 /* offer landings (FI_DIMMNET_LANDING) */
+    uint8_t *land;
+    uint32_t land_rid[DNF_NODES][DNF_MBOX_SLOTS], peer_lfree[DNF_NODES];
+    uint8_t land_taken[DNF_NODES][DNF_MBOX_SLOTS];
     struct dnf_ep_stats {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
+        uint64_t landed, land_rewrites;      /* landings taken; written again */
         uint64_t mbox_rewrites, mbox_full;   /* advertisements written again; not made */
     } stats;
 };
@@ -320,7 +367,8 @@ int dnf_tag_matches(uint8_t rflags, uint64_t rtag, uint64_t ignore, uint8_t flag
 void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r);
 void dnf_emx_decide(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
 void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r);
-void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
+void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
+                  unsigned slot);
 struct dnf_rreq *dnf_emx_take(struct dnf_ep *ep, uint32_t node, uint8_t flags,
                               uint64_t tag);
 int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
@@ -328,6 +376,11 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
 void dnf_emx_free(struct dnf_ep *ep);
 int dnf_emx_enable(struct dnf_ep *ep);
 void dnf_emx_progress(struct dnf_ep *ep);
+uint32_t dnf_emx_lfree(struct dnf_ep *ep, uint32_t node);
+int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r);
+void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
+                  const struct dnf_hdr *h, const void *buf, size_t sent);
+int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;

@@ -20,7 +20,11 @@
  *
  * Advertisements go by remote write into the sender's mailbox (dimmnet.h),
  * so the sender's firmware never serves them (as a message it would, in
- * the critical path); the shim's message exchange carries everything else.
+ * the critical path). A receive of at most DNF_LAND_MAX bytes is offered a
+ * landing: the sender writes payload and trailer straight into a chunk of
+ * the receiver's memory with one remote write, which no firmware serves
+ * either; the receiver polls the trailer's stamp and copies the payload
+ * out once. The shim's message exchange carries everything else.
  *
  * Ordering (MPI's non-overtaking rule, receives in posting order): a
  * receive is advertised only if no earlier receive still pending here
@@ -62,6 +66,12 @@ int dnf_emx_enable(struct dnf_ep *ep)
     }
     ep->mbox = mem + DNF_MBOX_OFF;
     memset(ep->mbox, 0, bytes);   /* nothing from an earlier process is taken */
+    bytes = (size_t)DNF_NODES * DNF_MBOX_SLOTS * DNF_LAND_CHUNK;
+    if (size < DNF_LAND_OFF + bytes) {
+        return -FI_ENODEV;
+    }
+    ep->land = mem + DNF_LAND_OFF;
+    memset(ep->land, 0, bytes);   /* no stamp of rid 0 is ever valid */
     return 0;
 }
 
@@ -158,14 +168,23 @@ void dnf_emx_progress(struct dnf_ep *ep)
                 break;            /* still being written: next turn */
             }
             ep->mbox_next[node]++;
-            dnf_emx_rreq(ep, node, &e.h);
+            dnf_emx_rreq(ep, node, &e.h, k % DNF_MBOX_SLOTS);
         }
     }
+}
+
+/* May landing chunk @slot of writer @node be offered again? */
+static int land_free(const struct dnf_ep *ep, uint32_t node, unsigned slot)
+{
+    uint32_t rid = ep->land_rid[node][slot];
+
+    return rid == 0 || (ep->land_taken[node][slot] && ep->peer_lfree[node] > rid);
 }
 
 void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
 {
     uint32_t node;
+    unsigned slot;
     size_t part;
     int rc;
 
@@ -182,6 +201,23 @@ void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
     part = r->len < DNF_EAGER ? r->len : DNF_EAGER;
     r->rid = ++ep->next_rid;
     r->expect = ep->recv_first[node];
+    slot = ep->mbox_k[node] % DNF_MBOX_SLOTS;   /* the entry mbox_post writes */
+    if (ep->landing && r->len <= DNF_LAND_MAX && land_free(ep, node, slot)) {
+        struct dnf_hdr h = { .kind = DNF_K_RREQ, .flags = r->flags | DNF_F_LAND,
+                             .tag = r->tag, .ignore = r->ignore, .seq = r->expect,
+                             .rid = r->rid, .len = r->len };
+
+        r->land = slot + 1;
+        ep->land_rid[node][slot] = r->rid;
+        ep->land_taken[node][slot] = 0;
+        r->adv = DNF_ADV_OPEN;
+        if (mbox_post(ep, node, &h)) {
+            dnf_emx_withdraw(ep, r);
+            return;
+        }
+        ep->stats.advertised++;
+        return;
+    }
     r->stage = malloc(sizeof(struct dnf_hdr) + part);
     rc = r->stage ? dn_msg_irecv(ep->dom->node, (int)node, r->rid, r->stage,
                                  sizeof(struct dnf_hdr) + part, &r->first)
@@ -217,6 +253,10 @@ void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r)
     dnf_chunks_cancel(ep, &r->ch);
     free(r->stage);
     r->stage = NULL;
+    if (r->land) {
+        ep->land_rid[r->src][r->land - 1] = 0;   /* its sender never writes it */
+        r->land = 0;
+    }
     r->adv = DNF_ADV_NONE;
     ep->stats.withdrawn++;
 }
@@ -226,6 +266,9 @@ void dnf_emx_decide(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
 {
     if (h->seen > ep->peer_seen[node]) {
         ep->peer_seen[node] = h->seen;   /* mailbox entries it handled are free */
+    }
+    if (h->rid > ep->peer_lfree[node]) {
+        ep->peer_lfree[node] = h->rid;   /* a FIRST's lfree */
     }
     for (struct dnf_rx *r = ep->rx_head; r; r = r->next) {
         if (r->adv != DNF_ADV_OPEN || r->src != node || r->rid > h->seen) {
@@ -242,7 +285,8 @@ void dnf_emx_decide(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
 }
 
 /* Sender: a peer advertises a receive. */
-void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
+                  unsigned slot)
 {
     struct dnf_rreq *q, **p;
 
@@ -258,8 +302,9 @@ void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
         ep->sent_first[node]++;
         return;
     }
-    *q = (struct dnf_rreq){ .flags = h->flags, .rid = h->rid, .tag = h->tag,
-                            .ignore = h->ignore, .cap = h->len };
+    *q = (struct dnf_rreq){ .flags = h->flags & ~DNF_F_LAND, .rid = h->rid,
+                            .tag = h->tag, .ignore = h->ignore, .cap = h->len,
+                            .land = h->flags & DNF_F_LAND ? slot + 1 : 0 };
     for (p = &ep->rreq[node]; *p; p = &(*p)->next) {
     }
     *p = q;
@@ -307,6 +352,9 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
     if (h.seen > ep->peer_seen[r->node]) {
         ep->peer_seen[r->node] = h.seen;
     }
+    if (h.sid > ep->peer_lfree[r->node]) {
+        ep->peer_lfree[r->node] = h.sid;  /* a DIRECT's lfree */
+    }
     r->mtag = h.tag;
     r->mlen = h.len;
     r->mdata = h.data;
@@ -331,6 +379,139 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
         r->ch.n = (unsigned)need;
     }
     return need == 0;
+}
+
+/* ---- landing ------------------------------------------------------------ */
+
+/* lfree for @node: every rid of its below it is either landed and ACKed, or
+ * will never be landed by this node (not taken, or sent another way): the
+ * lowest of a landing not yet ACKed, a taken receive not yet matched, and
+ * the next RREQ not yet read. Once said, true for good. */
+uint32_t dnf_emx_lfree(struct dnf_ep *ep, uint32_t node)
+{
+    uint32_t lfree = ep->seen_rid[node] + 1;
+
+    for (const struct dnf_rreq *q = ep->rreq[node]; q; q = q->next) {
+        if (q->rid < lfree) {
+            lfree = q->rid;
+        }
+    }
+    for (const struct dnf_tx *t = ep->tx_head; t; t = t->next) {
+        if (t->land_rid && t->node == node && t->land_rid < lfree) {
+            lfree = t->land_rid;
+        }
+    }
+    return lfree;
+}
+
+static void land_write(struct dnf_ep *ep, struct dnf_tx *t)
+{
+    if (t->land_tries++) {
+        ep->stats.land_rewrites++;
+    }
+    t->land_sent_us = now_us(ep);
+    if (dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->buf, t->land_size,
+                    &t->land_x) != DN_OK) {
+        t->land_sent_us = 0;      /* refused at once: again next turn */
+    }
+}
+
+/* Send @t (header @h, @sent bytes of @buf) as a landing into @q's chunk at
+ * its receiver; t->buf holds the packet (DNF_LAND_PACKET bytes). */
+void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
+                  const struct dnf_hdr *h, const void *buf, size_t sent)
+{
+    uint32_t lfree = dnf_emx_lfree(ep, t->node);
+    struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = h->len,
+                           .sent = (uint16_t)sent, .flags = h->flags,
+                           .seen = h->seen, .lfree = lfree < q->rid ? lfree : q->rid,
+                           .rid = q->rid, .check = q->rid ^ DNF_LAND_CHECK };
+    uint64_t chunk = DNF_LAND_OFF + ((uint64_t)dn_node_id(ep->dom->node) * DNF_MBOX_SLOTS +
+                                     q->land - 1) * DNF_LAND_CHUNK;
+
+    if (sent) {
+        memcpy(t->buf, buf, sent);
+    }
+    memcpy(t->buf + sent, &tr, sizeof(tr));
+    t->land_size = (uint16_t)(sent + sizeof(tr));
+    t->land_raddr = chunk + DNF_LAND_CHUNK - t->land_size;
+    t->land_rid = q->rid;
+    t->land_tries = 0;
+    land_write(ep, t);
+}
+
+/* Is @t's landing over? 1: ACKed, or failed for good (t->err set). */
+int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t)
+{
+    uint64_t resend = dn_host_sync(ep->dom->node) ? MBOX_RESEND_US_MODELED
+                                                  : MBOX_RESEND_US_WALL;
+    int rc = t->land_sent_us ? dn_wait(ep->dom->node, &t->land_x, 0) : DN_ETIMEDOUT;
+
+    if (rc == DN_OK) {
+        t->land_rid = 0;
+        return 1;
+    }
+    if (rc == DN_ETIMEDOUT && t->land_sent_us && now_us(ep) - t->land_sent_us < resend) {
+        return 0;
+    }
+    if (t->land_tries >= DNF_LAND_TRIES) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "landing for receive %u of node %u lost: %s\n",
+                t->land_rid, t->node, dn_strerror(rc));
+        if (t->err == DN_OK) {
+            t->err = rc == DN_OK ? DN_EIO : rc;
+        }
+        t->land_rid = 0;
+        return 1;
+    }
+    land_write(ep, t);
+    return 0;
+}
+
+/* Receiver: has advertised receive @r's landing come? 1: filled in (or
+ * failed, r->err), complete it. */
+int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
+{
+    uint32_t node = (uint32_t)r->src;
+    unsigned slot = r->land - 1;
+    const uint8_t *chunk = ep->land + ((size_t)node * DNF_MBOX_SLOTS + slot) * DNF_LAND_CHUNK;
+    const uint8_t *at = chunk + DNF_LAND_CHUNK - sizeof(struct dnf_land);
+    uint64_t stamp = (uint64_t)(r->rid ^ DNF_LAND_CHECK) << 32 | r->rid;
+    struct dnf_land tr;
+
+    if (__atomic_load_n((const uint64_t *)(chunk + DNF_LAND_CHUNK - 8),
+                        __ATOMIC_ACQUIRE) != stamp) {
+        return 0;
+    }
+    memcpy(&tr, at, sizeof(tr));
+    if (r->adv == DNF_ADV_OPEN) {
+        ep->stats.taken++;        /* learnt from the landing itself */
+    }
+    r->adv = DNF_ADV_NONE;
+    r->land = 0;
+    r->node = node;
+    ep->land_taken[node][slot] = 1;
+    if (tr.seen > ep->peer_seen[node]) {
+        ep->peer_seen[node] = tr.seen;
+    }
+    if (tr.lfree > ep->peer_lfree[node]) {
+        ep->peer_lfree[node] = tr.lfree;
+    }
+    r->mflags = tr.flags;
+    r->mtag = tr.tag;
+    r->mlen = tr.mlen;
+    r->mdata = tr.data;
+    r->taken = tr.mlen < r->len ? (size_t)tr.mlen : r->len;
+    if (tr.sent != r->taken || ((tr.flags ^ r->flags) & DNF_F_TAGGED)) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "bad landing for receive %u from node %u\n",
+                r->rid, node);
+        r->err = FI_EIO;
+        return 1;
+    }
+    if (tr.sent) {
+        memcpy(r->buf, at - tr.sent, tr.sent);
+    }
+    ep->stats.landed++;
+    return 1;
 }
 
 void dnf_emx_free(struct dnf_ep *ep)

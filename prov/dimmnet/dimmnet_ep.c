@@ -20,12 +20,14 @@ static int ep_close(struct fid *fid)
 
         fprintf(stderr, "dimmnet: node %u: sender-matching=%s advertised=%llu taken=%llu "
                 "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu "
-                "mailbox-rewrites=%llu mailbox-full=%llu\n",
+                "mailbox-rewrites=%llu mailbox-full=%llu landed=%llu "
+                "landing-rewrites=%llu\n",
                 dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
                 (unsigned long long)s->advertised, (unsigned long long)s->taken,
                 (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
                 (unsigned long long)s->direct, (unsigned long long)s->rendezvous,
-                (unsigned long long)s->mbox_rewrites, (unsigned long long)s->mbox_full);
+                (unsigned long long)s->mbox_rewrites, (unsigned long long)s->mbox_full,
+                (unsigned long long)s->landed, (unsigned long long)s->land_rewrites);
     }
     ep->dom->ep = NULL;
     ep->dom->refs--;
@@ -297,6 +299,8 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     ep->dom = d;
     ep->sender_matching = 1;
     fi_param_get_bool(&dnf_prov, "sender_matching", &ep->sender_matching);
+    ep->landing = 1;
+    fi_param_get_bool(&dnf_prov, "landing", &ep->landing);
     ep->tx_op_flags = info && info->tx_attr ? info->tx_attr->op_flags : 0;
     ep->rx_op_flags = info && info->rx_attr ? info->rx_attr->op_flags : 0;
     ep->rx_tail = &ep->rx_head;

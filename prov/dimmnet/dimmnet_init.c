@@ -24,6 +24,10 @@ FI_EXT_INI
     fi_param_define(&dnf_prov, "sender_matching", FI_PARAM_BOOL,
                     "Advertise directed receives to their senders, which match "
                     "locally and send at once (MPI-EMX; default: yes)");
+    fi_param_define(&dnf_prov, "landing", FI_PARAM_BOOL,
+                    "With sender-side matching, small advertised receives (up to "
+                    "416 bytes) take their message by one remote write into the "
+                    "receiver's memory, no firmware in the path (default: yes)");
     fi_param_define(&dnf_prov, "stats", FI_PARAM_BOOL,
                     "Print the endpoint's protocol counts to stderr when it closes");
     return &dnf_prov;

@@ -405,6 +405,9 @@ static void cts_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *
 /* Done with @t? Then its completion (or error entry) and free. */
 static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
 {
+    if (t->land_rid && !dnf_emx_land_test(ep, t)) {
+        return 0;
+    }
     if (t->req) {
         struct dn_msg_status st;
         int done = 0, rc = req_test(ep, t->req, &done, &st);
@@ -520,6 +523,13 @@ void dnf_progress(struct dnf_ep *ep)
         if (r->adv == DNF_ADV_NONE) {
             continue;
         }
+        if (r->land) {
+            if (dnf_emx_landed(ep, r)) {
+                unlink_rx(&ep->rx_head, &ep->rx_tail, r);
+                rx_complete(ep, r);
+            }
+            continue;
+        }
         rc = req_test(ep, r->first, &done, &st);
         if (!done) {
             continue;
@@ -627,7 +637,8 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     q = dnf_emx_take(ep, node, kflags, h.tag);
     take = q && q->cap < len ? (size_t)q->cap : len;
     part = take < DNF_EAGER ? take : DNF_EAGER;
-    t = calloc(1, sizeof(*t) + sizeof(h) + part);
+    t = calloc(1, sizeof(*t) + (sizeof(h) + part > DNF_LAND_PACKET ? sizeof(h) + part
+                                                                   : DNF_LAND_PACKET));
     if (!t) {
         free(q);
         return -FI_ENOMEM;
@@ -640,14 +651,25 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     t->len = len;
     t->tag = h.tag;
     t->context = context;
+    h.seen = ep->seen_rid[node];
+    if (q && q->land && take <= DNF_LAND_MAX) {
+        /* Its landing chunk at the receiver: one remote write. */
+        h.len = len;
+        dnf_emx_land(ep, t, q, &h, buf, take);
+        ep->stats.direct++;
+        free(q);
+        *ep->tx_tail = t;
+        ep->tx_tail = &t->next;
+        return 0;
+    }
     if (q) {
         h.kind = DNF_K_DIRECT;
         h.rid = q->rid;
-        h.seen = ep->seen_rid[node];
+        h.sid = dnf_emx_lfree(ep, node);
     } else {
         h.kind = DNF_K_FIRST;
         h.seq = ep->sent_first[node];
-        h.seen = ep->seen_rid[node];
+        h.rid = dnf_emx_lfree(ep, node);
         h.sid = t->sid;
         t->wait_cts = len > DNF_EAGER;
         t->ping_at = now_ms() + DNF_PING_MS;

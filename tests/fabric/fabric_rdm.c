@@ -18,6 +18,11 @@
  *     fi_tsendmsg with FI_REMOTE_CQ_DATA), short and long, unexpected,
  *     peeked and to advertised receives: FI_REMOTE_CQ_DATA and all 64 bits
  *     in the receiver's entry, never in one of a send without data;
+ *   - landings (sender-side matching's one remote write into the
+ *     receiver's memory): a ping-pong of 40 rounds, each side posting its
+ *     small directed receive before it sends, lengths 0..416, tagged and
+ *     untagged, remote CQ data, an inject, a truncated one; more rounds
+ *     than landing chunks, so chunks are taken again;
  *   - 300 messages of one tag, short and long mixed, sent as fast as
  *     possible while the receiver posts directed and any-source receives a
  *     few at a time: message k lands in receive k (MPI's non-overtaking
@@ -43,6 +48,131 @@ static void tsend(const void *buf, size_t len, uint64_t tag, void *ctx)
 static uint64_t cq_data(unsigned k)
 {
     return 0xd0d0000000000000ull | ((uint64_t)k << 32) | (0x9abcdef0u + k);
+}
+
+/* Landings: a ping-pong where each side posts its next directed receive
+ * (at most 416 bytes: DNF_LAND_MAX) before it sends, so its peer has the
+ * advertisement when it sends and writes the message straight into a
+ * landing chunk. Round 5 truncates (300 bytes into 100), round 9 is an
+ * inject, every third round carries remote CQ data, every fourth is
+ * untagged. The test's CTest entry checks that landings happened. */
+enum { LAND_ROUNDS = 40, LAND_CAP = 416 };
+
+static size_t land_len(unsigned k, unsigned side)
+{
+    return k == 5 && side == 0 ? 300 : (k * 97 + side * 41) % (LAND_CAP + 1);
+}
+
+static size_t land_cap(unsigned k, unsigned side)
+{
+    return k == 5 && side == 1 ? 100 : LAND_CAP;
+}
+
+static void land_post(uint8_t *b, unsigned k, void *ctx)
+{
+    unsigned side = me;           /* this side receives from the other */
+
+    memset(b, 0, LAND_CAP + 16);
+    if (k % 4 == 3) {
+        CHECK(fi_recv(ep, b, land_cap(k, side), NULL, peer, ctx) == 0);
+    } else {
+        CHECK(fi_trecv(ep, b, land_cap(k, side), NULL, peer, 0x6600 + k, 0, ctx) == 0);
+    }
+}
+
+/* This side's message of round @k (inject: node 0's round 9). */
+static void land_send(uint8_t *b, unsigned k, void *ctx)
+{
+    unsigned side = me == 0 ? 0 : 2;
+    size_t len = land_len(k, side);
+    ssize_t rc;
+
+    fill(b, len, 700 + 4 * k + side);
+    do {
+        if (k == 9 && me == 0) {
+            rc = fi_tinject(ep, b, len, peer, 0x6600 + k);
+        } else if (k % 4 == 3) {
+            rc = fi_send(ep, b, len, NULL, peer, ctx);
+        } else if (k % 3 == 0) {
+            rc = fi_tsenddata(ep, b, len, NULL, cq_data(200 + k), peer, 0x6600 + k, ctx);
+        } else {
+            rc = fi_tsend(ep, b, len, NULL, peer, 0x6600 + k, ctx);
+        }
+        if (rc == -FI_EAGAIN) {
+            struct fi_cq_tagged_entry e;
+            fi_cq_read(cq, &e, 0);
+        }
+    } while (rc == -FI_EAGAIN);
+    CHECK_MSG(rc == 0, "node %u: landing send %u: %zd", me, k, rc);
+}
+
+/* Receive @k completed (entry @e, error @err) into @b: check it. */
+static void land_check(const uint8_t *b, unsigned k, const struct fi_cq_tagged_entry *e,
+                       const struct fi_cq_err_entry *err)
+{
+    unsigned from = me == 0 ? 2 : 0;
+    size_t len = land_len(k, from), cap = land_cap(k, me);
+    size_t got = len < cap ? len : cap;
+    int data = k % 3 == 0 && k % 4 != 3 && !(from == 0 && k == 9);
+
+    if (len > cap) {
+        CHECK_MSG(err->err == FI_ETRUNC && err->olen == len - cap,
+                  "node %u: landing %u: err %d olen %zu", me, k, err->err, err->olen);
+    } else {
+        CHECK_MSG(!err->err && e->len == len, "node %u: landing %u: err %d, %zu bytes", me,
+                  k, err->err, (size_t)e->len);
+        CHECK(e->flags & (k % 4 == 3 ? FI_MSG : FI_TAGGED));
+        if (k % 4 != 3) {
+            CHECK_EQ(e->tag, 0x6600 + k);
+        }
+        CHECK_MSG(!!(e->flags & FI_REMOTE_CQ_DATA) == data &&
+                  (!data || e->data == cq_data(200 + k)),
+                  "node %u: landing %u: CQ data wrong", me, k);
+    }
+    CHECK_MSG(same(b, got, 700 + 4 * k + from), "node %u: landing %u: data differ", me, k);
+    CHECK_EQ(b[got], 0);          /* nothing past what it takes */
+}
+
+static void landings(void)
+{
+    static uint8_t rb[2][LAND_CAP + 16], sb[LAND_ROUNDS][LAND_CAP + 16];
+    static struct fi_context rc[2], sc[LAND_ROUNDS];
+    unsigned next = 0, sends_done = 0, sends_want = 0;
+
+    land_post(rb[0], 0, &rc[0]);
+    CHECK(dn_rendezvous("fi-land-posted", TIMEOUT_MS) == DN_OK);
+    if (me == 0) {
+        land_send(sb[0], 0, &sc[0]);
+        sends_want++;
+    }
+    while (next < LAND_ROUNDS || sends_done < sends_want) {
+        struct fi_cq_err_entry err;
+        struct fi_cq_tagged_entry e = wait_comp(NULL, &err);
+        void *ctx = err.err ? err.op_context : e.op_context;
+
+        if (ctx >= (void *)sc && ctx < (void *)(sc + LAND_ROUNDS)) {
+            CHECK_MSG(!err.err, "node %u: landing send: err %d", me, err.err);
+            sends_done++;
+            continue;
+        }
+        CHECK_MSG(next < LAND_ROUNDS && ctx == &rc[next & 1],
+                  "node %u: landing %u: completion of %p", me, next, ctx);
+        if (next >= LAND_ROUNDS || ctx != &rc[next & 1]) {
+            break;
+        }
+        land_check(rb[next & 1], next, &e, &err);
+        next++;
+        /* The next receive before the next send: its advertisement goes first. */
+        if (next < LAND_ROUNDS) {
+            land_post(rb[next & 1], next, &rc[next & 1]);
+        }
+        unsigned k = me == 0 ? next : next - 1;   /* node 1 answers, node 0 goes on */
+        if (k < LAND_ROUNDS) {
+            land_send(sb[k], k, &sc[k]);
+            sends_want += !(k == 9 && me == 0);
+        }
+    }
+    CHECK(dn_rendezvous("fi-landings", TIMEOUT_MS) == DN_OK);
 }
 
 /* Remote CQ data on every send path. Node 0 sends, node 1 checks. */
@@ -353,6 +483,7 @@ int main(void)
     }
     CHECK(dn_rendezvous("fi-long-trunc", TIMEOUT_MS) == DN_OK);
     remote_cq_data(bs, br, sbuf, rbuf);
+    landings();
 
     /* Non-overtaking under crossing advertisements: 300 messages of one
      * tag, short and long, while the receiver keeps a few receives posted,
@@ -438,7 +569,8 @@ int main(void)
     fab_close();
     check_failures += fab_failures();
     printf("node %u: libfabric dimmnet provider: ping-pong 0 B..1 MiB, unexpected, "
-           "masks, kinds, truncation, probes, remote CQ data, non-overtaking, refusals: %s\n",
+           "masks, kinds, truncation, probes, remote CQ data, landings, non-overtaking, "
+           "refusals: %s\n",
            me,
            check_failures ? "FAILED" : "ok");
     return check_failures ? 1 : 0;

@@ -143,6 +143,16 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
             qatomic_set((uint64_t *)dst, ldq_he_p(src));
         } else if (w.piece[i].len == 4 && !(w.piece[i].off & 3)) {
             qatomic_set((uint32_t *)dst, ldl_he_p(src));
+        } else if (i == w.npieces - 1 && w.piece[i].len > 8 &&
+                   !((w.piece[i].off + w.piece[i].len) & 7)) {
+            /* A packet's last aligned 8 bytes land last, in one store: a
+             * host polling a stamp at the end of a packet (sender-side
+             * matching's landing, mailbox entries) then sees all of it. */
+            uint32_t head = w.piece[i].len - 8;
+
+            memcpy(dst, src, head);
+            smp_wmb();
+            qatomic_set((uint64_t *)(dst + head), ldq_he_p(src + head));
         } else {
             memcpy(dst, src, w.piece[i].len);
         }
