@@ -22,9 +22,13 @@ uint64_t dn_msg_rnr_ns(unsigned code)
     return (uint64_t)rnr_table[code & 31u] * 10u;
 }
 
+/* The clock of message timeouts and RNR backoff: the board's when it keeps
+ * modeled time (--timing, --deterministic), which runs far slower than the
+ * wall clock, so that an ACK the board gives in time is never late;
+ * otherwise the wall clock (no host-bus call per ACK). */
 uint64_t dn_msg_now_ns(dn_node *n)
 {
-    if (n->host_sync) {
+    if (n->timed) {
         uint64_t v = 0;
         dn_clock(n, &v);        /* modeled time: the board's clock */
         return v;
@@ -55,7 +59,7 @@ void dn_msg_config_default(dn_node *n, struct dn_msg_config *cfg)
         .retry = 6,
         .rnr_retry = 7,
         .min_rnr_timer = 12,
-        .timeout_us = n && n->host_sync ? 200 : 200000,
+        .timeout_us = n && n->timed ? 200 : 200000,
         .window = 256,
         .stash_bytes = 64u << 20,
     };

@@ -6,6 +6,15 @@
  * the oldest unACKed packet; so does a SEQUENCE NACK (a packet was lost)
  * and a timeout. Every go-back starts a new round; NACKs of older rounds
  * are answers to packets already resent and change nothing.
+ *
+ * A timeout may only mean that the answers are late: a NIC's receive
+ * pipeline is in order, so an ACK waits behind every packet that arrived
+ * before it and needs the firmware (some 29 us of modeled time each for
+ * a one-packet message). Resending the whole window would add to that
+ * queue at both ends. So, as TCP after a retransmission timeout, a
+ * timeout resends one packet (probe) until an answer comes, and each
+ * further timeout of the same packet doubles the wait, up to 8 times
+ * timeout_us.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +24,7 @@
 /* BOTF pieces (the paper's 464-byte packets); a message whose buffer lies
  * in this node's receive memory goes by RDMA in 2048-byte pieces instead. */
 #define MSG_PKT_MAX DN_BOTF_MAX_PAYLOAD
+#define MSG_RTO_SHIFT_MAX 3     /* the timeout grows to 8 x timeout_us */
 
 static const char *reason_name(uint8_t r)
 {
@@ -373,15 +383,17 @@ void dn_msg_send_progress(dn_node *n)
             p->backoff = 0;
             p->last_progress = now;
         }
+        unsigned shift = p->retries < MSG_RTO_SHIFT_MAX ? p->retries : MSG_RTO_SHIFT_MAX;
         if (!p->backoff && (p->nxt > p->una || p->refused) &&
-            now - p->last_progress > (uint64_t)m->cfg.timeout_us * 1000u) {
-            /* No answer: a packet or its ACK was lost. */
+            now - p->last_progress > ((uint64_t)m->cfg.timeout_us * 1000u) << shift) {
+            /* No answer: a packet or its ACK was lost, or answers are late. */
             m->stats.timeouts++;
             if (++p->retries > m->cfg.retry && m->cfg.retry != 7) {
                 peer_fail(n, p, dst, DN_ERETRY, p->retries - 1);
                 continue;
             }
             go_back(n, p, now);
+            p->probe = 1;       /* one packet until an answer comes */
         }
         assign(n, p);
         transmit(n, p, dst, &now);

@@ -156,6 +156,8 @@ struct dnf_domain {
     struct fid_domain dom;
     dn_node *node;
     unsigned nodes;              /* DIMMNET_NODES */
+    int modeled;                 /* the board keeps modeled time: resend
+                                  * timers on its clock (TIMING register) */
     struct dnf_ep *ep;           /* one endpoint a domain */
     int refs;                    /* AVs, CQs and the endpoint open on it */
 };
@@ -318,6 +320,7 @@ struct dnf_ep {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
         uint64_t landed, land_rewrites;      /* landings taken; written again */
         uint64_t mbox_rewrites, mbox_full;   /* advertisements written again; not made */
+        uint64_t inject_errors;              /* injected sends that failed (no entry) */
     } stats;
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "dimmnet.h"
 #include "fi_dimmnet.h"
+#include "dimmnet1/regs.h"
 
 /* The open domain's node (one a process), for fi_dimmnet_clock. */
 static dn_node *clock_node;
@@ -93,6 +94,9 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
         return -FI_ENODEV;
     }
     d->nodes = nodes ? (unsigned)strtoul(nodes, NULL, 10) : 1;
+    uint32_t timing = 0;
+    d->modeled = dn_reg_read(d->node, DN1_REG_TIMING, &timing) == DN_OK &&
+                 (timing & DN1_TIMING_SYNC);
     clock_node = d->node;
     d->dom.fid.fclass = FI_CLASS_DOMAIN;
     d->dom.fid.context = context;

@@ -41,14 +41,26 @@
 #include "dimmnet.h"
 
 #define MBOX_RESEND_US_WALL    200000u  /* unACKed this long: write it again */
-#define MBOX_RESEND_US_MODELED 200u     /* with host sync (the shim's message timeouts) */
+#define MBOX_RESEND_US_MODELED 200u     /* on a board keeping modeled time (as the
+                                         * shim's message timeouts) */
+
+/* How long a write that was written @tries times waits for its ACK before
+ * it is written again: the base, doubled with every try up to 8 times, as
+ * the shim's message timeout (an ACK waits in its NIC's in-order receive
+ * pipeline behind every packet that needs the firmware). */
+static uint64_t resend_us(const struct dnf_ep *ep, unsigned tries)
+{
+    uint64_t base = ep->dom->modeled ? MBOX_RESEND_US_MODELED : MBOX_RESEND_US_WALL;
+
+    return base << (tries > 4 ? 3 : tries ? tries - 1 : 0);
+}
 
 static uint64_t now_us(struct dnf_ep *ep)
 {
     struct timespec ts;
     uint64_t ns = 0;
 
-    if (dn_host_sync(ep->dom->node) && dn_clock(ep->dom->node, &ns) == DN_OK) {
+    if (ep->dom->modeled && dn_clock(ep->dom->node, &ns) == DN_OK) {
         return ns / 1000u;
     }
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -121,8 +133,6 @@ static int mbox_post(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
 
 void dnf_emx_progress(struct dnf_ep *ep)
 {
-    uint64_t resend = dn_host_sync(ep->dom->node) ? MBOX_RESEND_US_MODELED
-                                                  : MBOX_RESEND_US_WALL;
     uint64_t now = 0;
 
     /* Ours, until ACKed; written again after a loss or a refusal. */
@@ -142,7 +152,7 @@ void dnf_emx_progress(struct dnf_ep *ep)
         if (!now) {
             now = now_us(ep);
         }
-        if (rc != DN_ETIMEDOUT || !m->sent_us || now - m->sent_us >= resend) {
+        if (rc != DN_ETIMEDOUT || !m->sent_us || now - m->sent_us >= resend_us(ep, m->tries)) {
             if (m->tries < DNF_MBOX_TRIES) {
                 mbox_write(ep, m);
             }
@@ -443,15 +453,13 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
 /* Is @t's landing over? 1: ACKed, or failed for good (t->err set). */
 int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t)
 {
-    uint64_t resend = dn_host_sync(ep->dom->node) ? MBOX_RESEND_US_MODELED
-                                                  : MBOX_RESEND_US_WALL;
     int rc = t->land_sent_us ? dn_wait(ep->dom->node, &t->land_x, 0) : DN_ETIMEDOUT;
 
     if (rc == DN_OK) {
         t->land_rid = 0;
         return 1;
     }
-    if (rc == DN_ETIMEDOUT && t->land_sent_us && now_us(ep) - t->land_sent_us < resend) {
+    if (rc == DN_ETIMEDOUT && t->land_sent_us && now_us(ep) - t->land_sent_us < resend_us(ep, t->land_tries)) {
         return 0;
     }
     if (t->land_tries >= DNF_LAND_TRIES) {

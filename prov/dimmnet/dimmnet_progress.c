@@ -444,7 +444,17 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
         return 0;
     }
     tx_fail(t, t->ch.err);
-    if (t->complete || t->err != DN_OK) {
+    if (t->err != DN_OK) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "send of %zu bytes to node %u failed: %s\n",
+                t->len, t->node, dn_strerror(t->err));
+    }
+    if (t->err != DN_OK && !t->complete && !t->context) {
+        /* An injected send (fi_inject, fi_tinject): the application gave
+         * no context and asked for no completion, so an error entry would
+         * name nothing (Open MPI's mtl ofi dereferences it). Logged above
+         * and counted; the peer's later sends fail with entries. */
+        ep->stats.inject_errors++;
+    } else if (t->complete || t->err != DN_OK) {
         struct dnf_comp c = { 0 };
 
         c.e.op_context = t->context;

@@ -4,7 +4,9 @@
  * launcher's DIMMNET_RUN_DIR/node1.pid):
  *   - node 0's sends to node 1 complete with error entries (short, long,
  *     and a long one already waiting for its CTS when the board went),
- *     each within a bound, never a hang;
+ *     each within a bound, never a hang; an injected one (no context, no
+ *     completion) fails without an entry (Open MPI would dereference its
+ *     NULL context);
  *   - node 1's own endpoint, its board gone, fails what it is asked to do
  *     and closes (no SIGPIPE, no hang);
  *   - node 0 and node 2 go on: a ping-pong with the data checked, an
@@ -106,6 +108,9 @@ int main(void)
     CHECK(dn_rendezvous("bl-gone", TIMEOUT_MS) == DN_OK);
 
     if (me == 0) {
+        /* An injected send: no entry, not even an error one; the next
+         * entries are the other sends' errors. */
+        CHECK(fi_tinject(ep, sbuf, 8, node_addr[1], 0x2ff) == 0);
         /* The waiting long send fails (its PING finds no one), then a short
          * and a long one sent now. */
         expect_error(&c[2], "long send waiting for its CTS");

@@ -238,7 +238,9 @@ int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
  * 10 us sleep once many turns in a row saw no new completion record or
  * message notice, leaving the CPU to the emulated boards);
  * dn_delay() lets @ns of host time pass (at most 1 s; at once without host
- * sync) and returns the clock. Timeouts stay in wall-clock time.
+ * sync) and returns the clock. Timeouts given in milliseconds stay in
+ * wall-clock time; the message exchange's own resend timers do not
+ * (dn_msg_config_default).
  */
 int dn_clock(dn_node *n, uint64_t *now_ns);
 int dn_delay(dn_node *n, uint64_t ns, uint64_t *now_ns);
@@ -314,7 +316,9 @@ struct dn_msg_config {
 /* Defaults for this node: the upper half of receive memory split among
  * DIMMNET_NODES senders (1 MiB each at most), 512 notices at LLCM 0xc000,
  * retry 6, rnr_retry 7, min_rnr_timer 12 (0.64 ms), timeout 200 ms of wall
- * clock (200 us of modeled time with host sync), window 256. */
+ * clock, window 256. On a board that keeps modeled time (--timing,
+ * --deterministic) the timeout (200 us) and the RNR backoff run on the
+ * board's clock (dn_clock), which runs far slower than the wall clock. */
 void dn_msg_config_default(dn_node *n, struct dn_msg_config *cfg);
 
 /* Set up message exchange (cfg NULL: defaults). Once per node. */
