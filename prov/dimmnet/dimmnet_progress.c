@@ -604,9 +604,12 @@ void dnf_progress(struct dnf_ep *ep)
 }
 
 /* Does an operation with @flags complete on success? */
-static int wants_completion(int selective, uint64_t flags)
+/* fi_inject and its kin (FI_INJECT and no context) never complete;
+ * fi_sendmsg with FI_INJECT completes as any send (the flag only gives the
+ * buffer back at return). */
+static int wants_completion(int selective, uint64_t flags, const void *context)
 {
-    return !(flags & FI_INJECT) && (!selective || (flags & FI_COMPLETION));
+    return !((flags & FI_INJECT) && !context) && (!selective || (flags & FI_COMPLETION));
 }
 
 ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
@@ -654,7 +657,7 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
         return -FI_ENOMEM;
     }
     t->flags = kflags;
-    t->complete = wants_completion(ep->tx_selective, flags);
+    t->complete = wants_completion(ep->tx_selective, flags, context);
     t->node = node;
     t->sid = ++ep->next_sid;
     t->ubuf = buf;
@@ -800,7 +803,7 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
         return -FI_ENOMEM;
     }
     *r = (struct dnf_rx){ .flags = kflags,
-                          .complete = wants_completion(ep->rx_selective, flags),
+                          .complete = wants_completion(ep->rx_selective, flags, context),
                           .buf = buf, .len = len, .src = node, .tag = tag,
                           .ignore = ignore, .context = context };
     if (flags & (FI_PEEK | FI_CLAIM)) {

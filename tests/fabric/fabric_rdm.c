@@ -320,6 +320,16 @@ int main(void)
         fill(sbuf, 77, 9);
         CHECK(fi_send(ep, sbuf, 77, NULL, peer, &ctx[3]) == 0);     /* untagged */
         expect(&ctx[3], FI_SEND | FI_MSG, NULL);
+        /* fi_sendmsg with FI_INJECT: the buffer is ours again at return
+         * (scribbled at once), and the send still completes (only the
+         * fi_inject calls never do). */
+        struct iovec iov = { sbuf, 60 };
+        struct fi_msg m = { .msg_iov = &iov, .iov_count = 1, .addr = peer,
+                            .context = &ctx[5] };
+        fill(sbuf, 60, 19);
+        CHECK(fi_sendmsg(ep, &m, FI_INJECT | FI_COMPLETION) == 0);
+        memset(sbuf, 0xee, 60);
+        expect(&ctx[5], FI_SEND | FI_MSG, NULL);
     }
     CHECK(dn_rendezvous("fi-unexpected-sent", TIMEOUT_MS) == DN_OK);
     if (me == 1) {
@@ -328,6 +338,10 @@ int main(void)
         struct fi_cq_tagged_entry e = expect(&ctx[4], FI_RECV | FI_MSG, NULL);
         CHECK_EQ(e.len, 77);
         CHECK(same(rbuf, 77, 9));
+        CHECK(fi_recv(ep, rbuf, MAX, NULL, FI_ADDR_UNSPEC, &ctx[5]) == 0);
+        e = expect(&ctx[5], FI_RECV | FI_MSG, NULL);
+        CHECK_EQ(e.len, 60);
+        CHECK(same(rbuf, 60, 19));
         for (uint32_t k = 0; k < 3; k++) {
             /* Any tag 0x77xx: the oldest first. */
             CHECK(fi_trecv(ep, rbuf, MAX, NULL, peer, 0x7700, 0xff, &ctx[k]) == 0);
