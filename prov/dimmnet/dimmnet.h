@@ -55,7 +55,8 @@
  *           finished for good, see below)
  *   CTS:    sid (the FIRST's), rid (shim tag of the chunks), len (bytes taken)
  *   RREQ:   tag, ignore, seq (FIRSTs the receiver had taken from the peer
- *           when it posted), rid, len (capacity); in a mailbox entry
+ *           when it posted), rid, len (capacity), sid (its landing zone,
+ *           with DNF_F_ZONE); in a mailbox entry
  *   DIRECT: tag, seen (as FIRST), rid, len, data, sid: lfree (as FIRST)
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
  * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)           */
@@ -63,7 +64,8 @@
 enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING };
 #define DNF_F_TAGGED    1u
 #define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
-#define DNF_F_LAND      4u                 /* RREQ: a landing waits for it (below) */
+#define DNF_F_LAND      4u                 /* RREQ: a landing chunk waits for it (below) */
+#define DNF_F_ZONE      8u                 /* RREQ: a landing zone (sid) waits for it */
 #define DNF_CQ_DATA     8u                 /* cq_data_size */
 struct dnf_hdr {
     uint32_t magic;
@@ -118,15 +120,30 @@ _Static_assert(sizeof(struct dnf_mbox) == 64, "mailbox entry is 64 bytes");
 struct dnf_land {
     uint64_t tag, data;
     uint64_t mlen;               /* the whole message's length */
-    uint16_t sent;               /* payload bytes, in front of the trailer */
-    uint8_t flags;               /* DNF_F_TAGGED, DNF_F_DATA */
-    uint8_t rsvd0;
+    uint32_t sent;               /* payload bytes (in front of a chunk's trailer,
+                                  * at a zone's start) */
     uint32_t seen, lfree;
-    uint32_t rsvd1;
+    uint8_t flags;               /* DNF_F_TAGGED, DNF_F_DATA */
+    uint8_t rsvd[3];
     uint32_t rid, check;         /* last: rid ^ DNF_LAND_CHECK */
 };
 _Static_assert(sizeof(struct dnf_land) == 48, "landing trailer is 48 bytes");
 #define DNF_LAND_MAX       (DNF_LAND_PACKET - sizeof(struct dnf_land))
+
+/* Larger advertised receives (up to DNF_ZONE_MAX) get a landing zone of the
+ * receiver's memory, from a pool of 32 at 3 MiB. The sender writes the
+ * payload at the zone's start with one dn_botf_put and, once every packet
+ * of it is ACKed (packets of one write may land in any order under
+ * faults), the trailer alone at the zone's end; the receiver polls the
+ * trailer as for a chunk. A zone is taken again under the same lfree rule.
+ * A lost packet costs writing the whole payload again, so zones stay
+ * small: 18 packets (at 2 % loss a write fails 8 times in a row once in
+ * 13,000 landings); larger receives take a DIRECT message. */
+#define DNF_ZONE_OFF         (3u << 20)
+#define DNF_ZONE_SIZE        (8u << 10)
+#define DNF_ZONES            32u
+#define DNF_ZONE_TRAILER     64u            /* room kept at a zone's end */
+#define DNF_ZONE_MAX         (DNF_ZONE_SIZE - DNF_ZONE_TRAILER)
 
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
@@ -211,6 +228,7 @@ struct dnf_rx {
     int adv;
     uint32_t rid, expect;
     unsigned land;               /* landing chunk slot + 1, 0: none */
+    unsigned zone;               /* landing zone + 1, 0: none */
     dn_msg_req *first;           /* the DIRECT's first part lands in @stage */
     uint8_t *stage;
     /* Once matched: the message, and the shim receives for its rest. */
@@ -248,11 +266,16 @@ struct dnf_tx {
     struct dnf_chunks ch;
     dn_msg_req *ping;            /* liveness probe while waiting for CTS */
     int64_t ping_at;             /* ms */
-    /* A landing (in @buf, @land_size bytes to @land_raddr), until ACKed. */
+    /* A landing until ACKed: into a zone, first @land_take bytes of
+     * @land_data at @land_raddr (phase 1); then (phase 2, a chunk's only
+     * one) @land_size bytes of @buf (payload and trailer, or the trailer)
+     * at @land_traddr. */
     uint32_t land_rid;           /* 0: none, or finished */
-    unsigned land_tries;
+    unsigned land_tries, land_phase;
     uint16_t land_size;
-    uint64_t land_raddr, land_sent_us;
+    const uint8_t *land_data;
+    size_t land_take;
+    uint64_t land_raddr, land_traddr, land_sent_us;
     dn_xfer land_x;
     uint8_t buf[];               /* header + first part */
 };
@@ -270,6 +293,7 @@ struct dnf_rreq {
     struct dnf_rreq *next;
     uint8_t flags;
     unsigned land;               /* its landing chunk's slot + 1, 0: none */
+    unsigned zone;               /* its landing zone + 1, 0: none */
     uint32_t rid;
     uint64_t tag, ignore, cap;
 };
@@ -316,9 +340,13 @@ struct dnf_ep {
     uint8_t *land;
     uint32_t land_rid[DNF_NODES][DNF_MBOX_SLOTS], peer_lfree[DNF_NODES];
     uint8_t land_taken[DNF_NODES][DNF_MBOX_SLOTS];
+    uint8_t *mem;                /* our receive memory */
+    uint32_t zone_rid[DNF_ZONES], zone_node[DNF_ZONES];
+    uint8_t zone_taken[DNF_ZONES];
     struct dnf_ep_stats {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
         uint64_t landed, land_rewrites;      /* landings taken; written again */
+        uint64_t zone_landed;                /* of them, into landing zones */
         uint64_t mbox_rewrites, mbox_full;   /* advertisements written again; not made */
         uint64_t inject_errors;              /* injected sends that failed (no entry) */
     } stats;
@@ -383,6 +411,8 @@ uint32_t dnf_emx_lfree(struct dnf_ep *ep, uint32_t node);
 int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r);
 void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                   const struct dnf_hdr *h, const void *buf, size_t sent);
+void dnf_emx_zone_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
+                       const struct dnf_hdr *h, const uint8_t *data, size_t sent);
 int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;

@@ -67,6 +67,11 @@ static uint64_t now_us(struct dnf_ep *ep)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+static size_t zone_base(unsigned z)
+{
+    return DNF_ZONE_OFF + (size_t)z * DNF_ZONE_SIZE;
+}
+
 int dnf_emx_enable(struct dnf_ep *ep)
 {
     size_t size = 0;
@@ -84,6 +89,13 @@ int dnf_emx_enable(struct dnf_ep *ep)
     }
     ep->land = mem + DNF_LAND_OFF;
     memset(ep->land, 0, bytes);   /* no stamp of rid 0 is ever valid */
+    if (size < DNF_ZONE_OFF + (size_t)DNF_ZONES * DNF_ZONE_SIZE) {
+        return -FI_ENODEV;
+    }
+    ep->mem = mem;
+    for (unsigned z = 0; z < DNF_ZONES; z++) {   /* no earlier process's trailer */
+        memset(mem + zone_base(z) + DNF_ZONE_SIZE - DNF_ZONE_TRAILER, 0, DNF_ZONE_TRAILER);
+    }
     return 0;
 }
 
@@ -183,12 +195,43 @@ void dnf_emx_progress(struct dnf_ep *ep)
     }
 }
 
+/* A free landing zone: index, or -1. Free: never taken, withdrawn, or
+ * landed and past its writer's lfree. */
+static int zone_find(const struct dnf_ep *ep)
+{
+    for (unsigned z = 0; z < DNF_ZONES; z++) {
+        uint32_t rid = ep->zone_rid[z];
+
+        if (rid == 0 || (ep->zone_taken[z] && ep->peer_lfree[ep->zone_node[z]] > rid)) {
+            return (int)z;
+        }
+    }
+    return -1;
+}
+
 /* May landing chunk @slot of writer @node be offered again? */
 static int land_free(const struct dnf_ep *ep, uint32_t node, unsigned slot)
 {
     uint32_t rid = ep->land_rid[node][slot];
 
     return rid == 0 || (ep->land_taken[node][slot] && ep->peer_lfree[node] > rid);
+}
+
+/* Advertise @r to @node with its landing (@flag DNF_F_LAND: the chunk of
+ * the RREQ's mailbox slot; DNF_F_ZONE: zone @sid), already set aside. */
+static void advertise_landing(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node,
+                              uint8_t flag, uint32_t sid)
+{
+    struct dnf_hdr h = { .kind = DNF_K_RREQ, .flags = r->flags | flag, .tag = r->tag,
+                         .ignore = r->ignore, .seq = r->expect, .rid = r->rid,
+                         .sid = sid, .len = r->len };
+
+    r->adv = DNF_ADV_OPEN;
+    if (mbox_post(ep, node, &h)) {
+        dnf_emx_withdraw(ep, r);
+        return;
+    }
+    ep->stats.advertised++;
 }
 
 void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
@@ -213,19 +256,20 @@ void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
     r->expect = ep->recv_first[node];
     slot = ep->mbox_k[node] % DNF_MBOX_SLOTS;   /* the entry mbox_post writes */
     if (ep->landing && r->len <= DNF_LAND_MAX && land_free(ep, node, slot)) {
-        struct dnf_hdr h = { .kind = DNF_K_RREQ, .flags = r->flags | DNF_F_LAND,
-                             .tag = r->tag, .ignore = r->ignore, .seq = r->expect,
-                             .rid = r->rid, .len = r->len };
-
         r->land = slot + 1;
         ep->land_rid[node][slot] = r->rid;
         ep->land_taken[node][slot] = 0;
-        r->adv = DNF_ADV_OPEN;
-        if (mbox_post(ep, node, &h)) {
-            dnf_emx_withdraw(ep, r);
-            return;
-        }
-        ep->stats.advertised++;
+        advertise_landing(ep, r, node, DNF_F_LAND, 0);
+        return;
+    }
+    int z = ep->landing && r->len > DNF_LAND_MAX && r->len <= DNF_ZONE_MAX
+            ? zone_find(ep) : -1;
+    if (z >= 0) {
+        r->zone = (unsigned)z + 1;
+        ep->zone_rid[z] = r->rid;
+        ep->zone_node[z] = node;
+        ep->zone_taken[z] = 0;
+        advertise_landing(ep, r, node, DNF_F_ZONE, (uint32_t)z);
         return;
     }
     r->stage = malloc(sizeof(struct dnf_hdr) + part);
@@ -267,6 +311,10 @@ void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r)
         ep->land_rid[r->src][r->land - 1] = 0;   /* its sender never writes it */
         r->land = 0;
     }
+    if (r->zone) {
+        ep->zone_rid[r->zone - 1] = 0;
+        r->zone = 0;
+    }
     r->adv = DNF_ADV_NONE;
     ep->stats.withdrawn++;
 }
@@ -304,7 +352,7 @@ void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
     if (h->seq != ep->sent_first[node]) {
         return;                   /* a FIRST of ours was on its way: ignored */
     }
-    q = malloc(sizeof(*q));
+    q = (h->flags & DNF_F_ZONE) && h->sid >= DNF_ZONES ? NULL : malloc(sizeof(*q));
     if (!q) {
         /* Not taken: skip a FIRST number, so that our next FIRST's seq is
          * past expect and the receiver withdraws the advertisement. */
@@ -314,7 +362,9 @@ void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
     }
     *q = (struct dnf_rreq){ .flags = h->flags & ~DNF_F_LAND, .rid = h->rid,
                             .tag = h->tag, .ignore = h->ignore, .cap = h->len,
-                            .land = h->flags & DNF_F_LAND ? slot + 1 : 0 };
+                            .land = h->flags & DNF_F_LAND ? slot + 1 : 0,
+                            .zone = h->flags & DNF_F_ZONE ? h->sid + 1 : 0 };
+    q->flags &= ~DNF_F_ZONE;
     for (p = &ep->rreq[node]; *p; p = &(*p)->next) {
     }
     *p = q;
@@ -416,14 +466,18 @@ uint32_t dnf_emx_lfree(struct dnf_ep *ep, uint32_t node)
 
 static void land_write(struct dnf_ep *ep, struct dnf_tx *t)
 {
+    int rc;
+
     if (t->land_tries++) {
         ep->stats.land_rewrites++;
     }
-    t->land_sent_us = now_us(ep);
-    if (dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->buf, t->land_size,
-                    &t->land_x) != DN_OK) {
-        t->land_sent_us = 0;      /* refused at once: again next turn */
-    }
+    rc = t->land_phase == 1
+         ? dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->land_data, t->land_take,
+                       &t->land_x)
+         : dn_botf_put(ep->dom->node, t->node, t->land_traddr, t->buf, t->land_size,
+                       &t->land_x);
+    /* The clock starts once the write is out: a long one waits for room. */
+    t->land_sent_us = rc == DN_OK ? now_us(ep) : 0;   /* refused at once: next turn */
 }
 
 /* Send @t (header @h, @sent bytes of @buf) as a landing into @q's chunk at
@@ -444,8 +498,34 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
     }
     memcpy(t->buf + sent, &tr, sizeof(tr));
     t->land_size = (uint16_t)(sent + sizeof(tr));
-    t->land_raddr = chunk + DNF_LAND_CHUNK - t->land_size;
+    t->land_traddr = chunk + DNF_LAND_CHUNK - t->land_size;
     t->land_rid = q->rid;
+    t->land_phase = 2;
+    t->land_tries = 0;
+    land_write(ep, t);
+}
+
+/* Send @t (header @h, @sent bytes at @data, which stay valid until @t is
+ * done) into @q's landing zone at its receiver: the payload, then, once
+ * ACKed, the trailer (kept in t->buf). */
+void dnf_emx_zone_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
+                       const struct dnf_hdr *h, const uint8_t *data, size_t sent)
+{
+    uint32_t lfree = dnf_emx_lfree(ep, t->node);
+    struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = h->len,
+                           .sent = (uint32_t)sent, .flags = h->flags,
+                           .seen = h->seen, .lfree = lfree < q->rid ? lfree : q->rid,
+                           .rid = q->rid, .check = q->rid ^ DNF_LAND_CHECK };
+    unsigned z = q->zone - 1;
+
+    memcpy(t->buf, &tr, sizeof(tr));
+    t->land_size = sizeof(tr);
+    t->land_raddr = zone_base(z);
+    t->land_traddr = zone_base(z) + DNF_ZONE_SIZE - sizeof(tr);
+    t->land_data = data;
+    t->land_take = sent;
+    t->land_rid = q->rid;
+    t->land_phase = sent ? 1 : 2;
     t->land_tries = 0;
     land_write(ep, t);
 }
@@ -453,13 +533,22 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
 /* Is @t's landing over? 1: ACKed, or failed for good (t->err set). */
 int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t)
 {
+    /* A zone's payload may still have up to a completion queue of packets
+     * unanswered when the write returns: more time for more bytes. */
+    uint64_t more = t->land_phase == 1 ? t->land_take / (ep->dom->modeled ? 100 : 10) : 0;
     int rc = t->land_sent_us ? dn_wait(ep->dom->node, &t->land_x, 0) : DN_ETIMEDOUT;
 
+    if (rc == DN_OK && t->land_phase == 1) {
+        t->land_phase = 2;        /* every payload packet is in: the trailer */
+        t->land_tries = 0;
+        land_write(ep, t);
+        return 0;
+    }
     if (rc == DN_OK) {
         t->land_rid = 0;
         return 1;
     }
-    if (rc == DN_ETIMEDOUT && t->land_sent_us && now_us(ep) - t->land_sent_us < resend_us(ep, t->land_tries)) {
+    if (rc == DN_ETIMEDOUT && t->land_sent_us && now_us(ep) - t->land_sent_us < resend_us(ep, t->land_tries) + more) {
         return 0;
     }
     if (t->land_tries >= DNF_LAND_TRIES) {
@@ -480,14 +569,20 @@ int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t)
 int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
 {
     uint32_t node = (uint32_t)r->src;
-    unsigned slot = r->land - 1;
-    const uint8_t *chunk = ep->land + ((size_t)node * DNF_MBOX_SLOTS + slot) * DNF_LAND_CHUNK;
-    const uint8_t *at = chunk + DNF_LAND_CHUNK - sizeof(struct dnf_land);
+    const uint8_t *end, *at, *payload;
     uint64_t stamp = (uint64_t)(r->rid ^ DNF_LAND_CHECK) << 32 | r->rid;
     struct dnf_land tr;
 
-    if (__atomic_load_n((const uint64_t *)(chunk + DNF_LAND_CHUNK - 8),
-                        __ATOMIC_ACQUIRE) != stamp) {
+    if (r->zone) {
+        payload = ep->mem + zone_base(r->zone - 1);
+        end = payload + DNF_ZONE_SIZE;
+    } else {
+        end = ep->land + ((size_t)node * DNF_MBOX_SLOTS + r->land - 1) * DNF_LAND_CHUNK +
+              DNF_LAND_CHUNK;
+        payload = NULL;           /* in front of the trailer */
+    }
+    at = end - sizeof(struct dnf_land);
+    if (__atomic_load_n((const uint64_t *)(end - 8), __ATOMIC_ACQUIRE) != stamp) {
         return 0;
     }
     memcpy(&tr, at, sizeof(tr));
@@ -495,9 +590,15 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
         ep->stats.taken++;        /* learnt from the landing itself */
     }
     r->adv = DNF_ADV_NONE;
-    r->land = 0;
+    if (r->zone) {
+        ep->zone_taken[r->zone - 1] = 1;
+        ep->stats.zone_landed++;
+    } else {
+        ep->land_taken[node][r->land - 1] = 1;
+        payload = at - (tr.sent <= DNF_LAND_MAX ? tr.sent : 0);
+    }
+    r->land = r->zone = 0;
     r->node = node;
-    ep->land_taken[node][slot] = 1;
     if (tr.seen > ep->peer_seen[node]) {
         ep->peer_seen[node] = tr.seen;
     }
@@ -516,7 +617,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
         return 1;
     }
     if (tr.sent) {
-        memcpy(r->buf, at - tr.sent, tr.sent);
+        memcpy(r->buf, payload, tr.sent);
     }
     ep->stats.landed++;
     return 1;

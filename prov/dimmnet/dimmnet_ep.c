@@ -20,14 +20,15 @@ static int ep_close(struct fid *fid)
 
         fprintf(stderr, "dimmnet: node %u: sender-matching=%s advertised=%llu taken=%llu "
                 "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu "
-                "mailbox-rewrites=%llu mailbox-full=%llu landed=%llu "
+                "mailbox-rewrites=%llu mailbox-full=%llu landed=%llu zones=%llu "
                 "landing-rewrites=%llu inject-errors=%llu\n",
                 dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
                 (unsigned long long)s->advertised, (unsigned long long)s->taken,
                 (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
                 (unsigned long long)s->direct, (unsigned long long)s->rendezvous,
                 (unsigned long long)s->mbox_rewrites, (unsigned long long)s->mbox_full,
-                (unsigned long long)s->landed, (unsigned long long)s->land_rewrites,
+                (unsigned long long)s->landed, (unsigned long long)s->zone_landed,
+                (unsigned long long)s->land_rewrites,
                 (unsigned long long)s->inject_errors);
     }
     ep->dom->ep = NULL;

@@ -533,7 +533,7 @@ void dnf_progress(struct dnf_ep *ep)
         if (r->adv == DNF_ADV_NONE) {
             continue;
         }
-        if (r->land) {
+        if (r->land || r->zone) {
             if (dnf_emx_landed(ep, r)) {
                 unlink_rx(&ep->rx_head, &ep->rx_tail, r);
                 rx_complete(ep, r);
@@ -669,6 +669,23 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
         /* Its landing chunk at the receiver: one remote write. */
         h.len = len;
         dnf_emx_land(ep, t, q, &h, buf, take);
+        ep->stats.direct++;
+        free(q);
+        *ep->tx_tail = t;
+        ep->tx_tail = &t->next;
+        return 0;
+    }
+    if (q && q->zone) {
+        /* Its landing zone: the payload from the user's buffer (from a
+         * copy up to DNF_EAGER, as an inject's must be), then the trailer. */
+        const uint8_t *data = buf;
+
+        if (take <= DNF_EAGER && take) {
+            memcpy(t->buf + sizeof(h), buf, take);
+            data = t->buf + sizeof(h);
+        }
+        h.len = len;
+        dnf_emx_zone_land(ep, t, q, &h, data, take);
         ep->stats.direct++;
         free(q);
         *ep->tx_tail = t;

@@ -20,9 +20,9 @@
  *     in the receiver's entry, never in one of a send without data;
  *   - landings (sender-side matching's one remote write into the
  *     receiver's memory): a ping-pong of 40 rounds, each side posting its
- *     small directed receive before it sends, lengths 0..416, tagged and
- *     untagged, remote CQ data, an inject, a truncated one; more rounds
- *     than landing chunks, so chunks are taken again;
+ *     directed receive before it sends, chunks (up to 416 bytes) and zones
+ *     (8000), tagged and untagged, remote CQ data, an inject, truncation
+ *     in both; more rounds than landing chunks, so chunks are taken again;
  *   - 300 messages of one tag, short and long mixed, sent as fast as
  *     possible while the receiver posts directed and any-source receives a
  *     few at a time: message k lands in receive k (MPI's non-overtaking
@@ -51,28 +51,37 @@ static uint64_t cq_data(unsigned k)
 }
 
 /* Landings: a ping-pong where each side posts its next directed receive
- * (at most 416 bytes: DNF_LAND_MAX) before it sends, so its peer has the
- * advertisement when it sends and writes the message straight into a
- * landing chunk. Round 5 truncates (300 bytes into 100), round 9 is an
- * inject, every third round carries remote CQ data, every fourth is
- * untagged. The test's CTest entry checks that landings happened. */
-enum { LAND_ROUNDS = 40, LAND_CAP = 416 };
+ * before it sends, so its peer has the advertisement when it sends and
+ * writes the message straight into the receiver's memory: a landing chunk
+ * (receives up to 416 bytes, DNF_LAND_MAX) or, every fifth round, a
+ * landing zone (8000 bytes). Round 5 truncates in a chunk (300 bytes into
+ * 100), round 14 in a zone (12000 into 8000), round 10 is an inject, every
+ * third round carries remote CQ data, every fourth is untagged. The
+ * test's CTest entry checks that landings happened. */
+enum { LAND_ROUNDS = 40, LAND_CAP = 416, ZONE_CAP = 8000, LAND_BUF = 12000 };
 
 static size_t land_len(unsigned k, unsigned side)
 {
-    return k == 5 && side == 0 ? 300 : (k * 97 + side * 41) % (LAND_CAP + 1);
+    if (k == 5 && side == 0) {
+        return 300;
+    }
+    if (k == 14) {
+        return LAND_BUF;
+    }
+    return k % 5 == 4 ? (k * 1237 + side * 331) % (ZONE_CAP + 1)
+                      : (k * 97 + side * 41) % (LAND_CAP + 1);
 }
 
 static size_t land_cap(unsigned k, unsigned side)
 {
-    return k == 5 && side == 1 ? 100 : LAND_CAP;
+    return k == 5 && side == 1 ? 100 : k % 5 == 4 ? ZONE_CAP : LAND_CAP;
 }
 
 static void land_post(uint8_t *b, unsigned k, void *ctx)
 {
     unsigned side = me;           /* this side receives from the other */
 
-    memset(b, 0, LAND_CAP + 16);
+    memset(b, 0, LAND_BUF + 16);
     if (k % 4 == 3) {
         CHECK(fi_recv(ep, b, land_cap(k, side), NULL, peer, ctx) == 0);
     } else {
@@ -80,7 +89,7 @@ static void land_post(uint8_t *b, unsigned k, void *ctx)
     }
 }
 
-/* This side's message of round @k (inject: node 0's round 9). */
+/* This side's message of round @k (inject: node 0's round 10). */
 static void land_send(uint8_t *b, unsigned k, void *ctx)
 {
     unsigned side = me == 0 ? 0 : 2;
@@ -89,7 +98,7 @@ static void land_send(uint8_t *b, unsigned k, void *ctx)
 
     fill(b, len, 700 + 4 * k + side);
     do {
-        if (k == 9 && me == 0) {
+        if (k == 10 && me == 0) {
             rc = fi_tinject(ep, b, len, peer, 0x6600 + k);
         } else if (k % 4 == 3) {
             rc = fi_send(ep, b, len, NULL, peer, ctx);
@@ -113,7 +122,7 @@ static void land_check(const uint8_t *b, unsigned k, const struct fi_cq_tagged_e
     unsigned from = me == 0 ? 2 : 0;
     size_t len = land_len(k, from), cap = land_cap(k, me);
     size_t got = len < cap ? len : cap;
-    int data = k % 3 == 0 && k % 4 != 3 && !(from == 0 && k == 9);
+    int data = k % 3 == 0 && k % 4 != 3;
 
     if (len > cap) {
         CHECK_MSG(err->err == FI_ETRUNC && err->olen == len - cap,
@@ -135,7 +144,7 @@ static void land_check(const uint8_t *b, unsigned k, const struct fi_cq_tagged_e
 
 static void landings(void)
 {
-    static uint8_t rb[2][LAND_CAP + 16], sb[LAND_ROUNDS][LAND_CAP + 16];
+    static uint8_t rb[2][LAND_BUF + 16], sb[LAND_ROUNDS][LAND_BUF + 16];
     static struct fi_context rc[2], sc[LAND_ROUNDS];
     unsigned next = 0, sends_done = 0, sends_want = 0;
 
@@ -169,7 +178,7 @@ static void landings(void)
         unsigned k = me == 0 ? next : next - 1;   /* node 1 answers, node 0 goes on */
         if (k < LAND_ROUNDS) {
             land_send(sb[k], k, &sc[k]);
-            sends_want += !(k == 9 && me == 0);
+            sends_want += !(k == 10 && me == 0);
         }
     }
     CHECK(dn_rendezvous("fi-landings", TIMEOUT_MS) == DN_OK);
