@@ -480,16 +480,25 @@ static void land_write(struct dnf_ep *ep, struct dnf_tx *t)
     t->land_sent_us = rc == DN_OK ? now_us(ep) : 0;   /* refused at once: next turn */
 }
 
+/* The trailer of @t's landing (header @h, @sent payload bytes) into @q. */
+static struct dnf_land land_trailer(struct dnf_ep *ep, const struct dnf_tx *t,
+                                    const struct dnf_rreq *q, const struct dnf_hdr *h,
+                                    size_t sent)
+{
+    uint32_t lfree = dnf_emx_lfree(ep, t->node);
+
+    return (struct dnf_land){ .tag = h->tag, .data = h->data, .mlen = h->len,
+                              .sent = (uint32_t)sent, .flags = h->flags, .seen = h->seen,
+                              .lfree = lfree < q->rid ? lfree : q->rid, .rid = q->rid,
+                              .check = q->rid ^ DNF_LAND_CHECK };
+}
+
 /* Send @t (header @h, @sent bytes of @buf) as a landing into @q's chunk at
  * its receiver; t->buf holds the packet (DNF_LAND_PACKET bytes). */
 void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                   const struct dnf_hdr *h, const void *buf, size_t sent)
 {
-    uint32_t lfree = dnf_emx_lfree(ep, t->node);
-    struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = h->len,
-                           .sent = (uint16_t)sent, .flags = h->flags,
-                           .seen = h->seen, .lfree = lfree < q->rid ? lfree : q->rid,
-                           .rid = q->rid, .check = q->rid ^ DNF_LAND_CHECK };
+    struct dnf_land tr = land_trailer(ep, t, q, h, sent);
     uint64_t chunk = DNF_LAND_OFF + ((uint64_t)dn_node_id(ep->dom->node) * DNF_MBOX_SLOTS +
                                      q->land - 1) * DNF_LAND_CHUNK;
 
@@ -511,11 +520,7 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
 void dnf_emx_zone_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                        const struct dnf_hdr *h, const uint8_t *data, size_t sent)
 {
-    uint32_t lfree = dnf_emx_lfree(ep, t->node);
-    struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = h->len,
-                           .sent = (uint32_t)sent, .flags = h->flags,
-                           .seen = h->seen, .lfree = lfree < q->rid ? lfree : q->rid,
-                           .rid = q->rid, .check = q->rid ^ DNF_LAND_CHECK };
+    struct dnf_land tr = land_trailer(ep, t, q, h, sent);
     unsigned z = q->zone - 1;
 
     memcpy(t->buf, &tr, sizeof(tr));

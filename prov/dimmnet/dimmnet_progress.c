@@ -665,27 +665,18 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     t->tag = h.tag;
     t->context = context;
     h.seen = ep->seen_rid[node];
-    if (q && q->land && take <= DNF_LAND_MAX) {
-        /* Its landing chunk at the receiver: one remote write. */
+    if (q && (q->zone || (q->land && take <= DNF_LAND_MAX))) {
+        /* Its landing at the receiver: into a chunk, payload and trailer in
+         * one remote write; into a zone, the payload (from a copy, since
+         * the user's buffer is free at return, as an inject's must be),
+         * then the trailer. t->buf holds a header and up to DNF_EAGER. */
         h.len = len;
-        dnf_emx_land(ep, t, q, &h, buf, take);
-        ep->stats.direct++;
-        free(q);
-        *ep->tx_tail = t;
-        ep->tx_tail = &t->next;
-        return 0;
-    }
-    if (q && q->zone) {
-        /* Its landing zone: the payload from the user's buffer (from a
-         * copy up to DNF_EAGER, as an inject's must be), then the trailer. */
-        const uint8_t *data = buf;
-
-        if (take <= DNF_EAGER && take) {
+        if (q->zone) {
             memcpy(t->buf + sizeof(h), buf, take);
-            data = t->buf + sizeof(h);
+            dnf_emx_zone_land(ep, t, q, &h, t->buf + sizeof(h), take);
+        } else {
+            dnf_emx_land(ep, t, q, &h, buf, take);
         }
-        h.len = len;
-        dnf_emx_zone_land(ep, t, q, &h, data, take);
         ep->stats.direct++;
         free(q);
         *ep->tx_tail = t;
