@@ -119,31 +119,33 @@ _Static_assert(sizeof(struct dnf_mbox) == 64, "mailbox entry is 64 bytes");
 #define DNF_LAND_TRIES     8u
 struct dnf_land {
     uint64_t tag, data;
-    uint64_t mlen;               /* the whole message's length */
-    uint32_t sent;               /* payload bytes (in front of a chunk's trailer,
-                                  * at a zone's start) */
+    uint32_t mlen;               /* the whole message's length (<= DNF_MAX_MSG) */
+    uint32_t crc;                /* CRC-32 of the payload (below) */
+    uint32_t sent;               /* payload bytes, in front of the trailer */
     uint32_t seen, lfree;
     uint8_t flags;               /* DNF_F_TAGGED, DNF_F_DATA */
     uint8_t rsvd[3];
     uint32_t rid, check;         /* last: rid ^ DNF_LAND_CHECK */
 };
 _Static_assert(sizeof(struct dnf_land) == 48, "landing trailer is 48 bytes");
+_Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
+               "a send's buffer (header + payload) holds a landing (payload + trailer)");
 #define DNF_LAND_MAX       (DNF_LAND_PACKET - sizeof(struct dnf_land))
 
 /* Larger advertised receives (up to DNF_ZONE_MAX) get a landing zone of the
- * receiver's memory, from a pool of 32 at 3 MiB. The sender writes the
- * payload at the zone's start with one dn_botf_put and, once every packet
- * of it is ACKed (packets of one write may land in any order under
- * faults), the trailer alone at the zone's end; the receiver polls the
- * trailer as for a chunk. A zone is taken again under the same lfree rule.
- * A lost packet costs writing the whole payload again, so zones stay
- * small: 18 packets (at 2 % loss a write fails 8 times in a row once in
- * 13,000 landings); larger receives take a DIRECT message. */
+ * receiver's memory, from a pool of 32 at 3 MiB: written as a chunk is
+ * (payload and trailer with one dn_botf_put, ending at the zone's end),
+ * but in up to 18 packets, which may land in any order under faults (a
+ * lost one comes again with the next write of the whole): the receiver
+ * takes a landing only once the payload's CRC-32 matches the trailer's.
+ * A zone is taken again under the chunks' lfree rule. A lost packet costs
+ * writing the whole payload again, so zones stay small (at 2 % loss a
+ * write fails 8 times in a row once in 13,000 landings); larger receives
+ * take a DIRECT message. */
 #define DNF_ZONE_OFF         (3u << 20)
 #define DNF_ZONE_SIZE        (8u << 10)
 #define DNF_ZONES            32u
-#define DNF_ZONE_TRAILER     64u            /* room kept at a zone's end */
-#define DNF_ZONE_MAX         (DNF_ZONE_SIZE - DNF_ZONE_TRAILER)
+#define DNF_ZONE_MAX         (DNF_ZONE_SIZE - sizeof(struct dnf_land))
 
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
@@ -266,16 +268,11 @@ struct dnf_tx {
     struct dnf_chunks ch;
     dn_msg_req *ping;            /* liveness probe while waiting for CTS */
     int64_t ping_at;             /* ms */
-    /* A landing until ACKed: into a zone, first @land_take bytes of
-     * @land_data at @land_raddr (phase 1); then (phase 2, a chunk's only
-     * one) @land_size bytes of @buf (payload and trailer, or the trailer)
-     * at @land_traddr. */
+    /* A landing (in @buf, @land_size bytes to @land_raddr), until ACKed. */
     uint32_t land_rid;           /* 0: none, or finished */
-    unsigned land_tries, land_phase;
+    unsigned land_tries;
     uint16_t land_size;
-    const uint8_t *land_data;
-    size_t land_take;
-    uint64_t land_raddr, land_traddr, land_sent_us;
+    uint64_t land_raddr, land_sent_us;
     dn_xfer land_x;
     uint8_t buf[];               /* header + first part */
 };
@@ -411,8 +408,6 @@ uint32_t dnf_emx_lfree(struct dnf_ep *ep, uint32_t node);
 int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r);
 void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                   const struct dnf_hdr *h, const void *buf, size_t sent);
-void dnf_emx_zone_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
-                       const struct dnf_hdr *h, const uint8_t *data, size_t sent);
 int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;

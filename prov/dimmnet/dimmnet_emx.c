@@ -20,11 +20,12 @@
  *
  * Advertisements go by remote write into the sender's mailbox (dimmnet.h),
  * so the sender's firmware never serves them (as a message it would, in
- * the critical path). A receive of at most DNF_LAND_MAX bytes is offered a
- * landing: the sender writes payload and trailer straight into a chunk of
- * the receiver's memory with one remote write, which no firmware serves
- * either; the receiver polls the trailer's stamp and copies the payload
- * out once. The shim's message exchange carries everything else.
+ * the critical path). A receive of at most DNF_ZONE_MAX bytes is offered a
+ * landing (a chunk up to DNF_LAND_MAX, else a zone): the sender writes
+ * payload and trailer straight into the receiver's memory with one remote
+ * write, which no firmware serves either; the receiver polls the
+ * trailer's stamp, checks the payload's CRC and copies it out once. The
+ * shim's message exchange carries everything else.
  *
  * Ordering (MPI's non-overtaking rule, receives in posting order): a
  * receive is advertised only if no earlier receive still pending here
@@ -39,6 +40,7 @@
 #include <string.h>
 #include <time.h>
 #include "dimmnet.h"
+#include "dimmnet1/packet_codec.h"
 
 #define MBOX_RESEND_US_WALL    200000u  /* unACKed this long: write it again */
 #define MBOX_RESEND_US_MODELED 200u     /* on a board keeping modeled time (as the
@@ -94,7 +96,8 @@ int dnf_emx_enable(struct dnf_ep *ep)
     }
     ep->mem = mem;
     for (unsigned z = 0; z < DNF_ZONES; z++) {   /* no earlier process's trailer */
-        memset(mem + zone_base(z) + DNF_ZONE_SIZE - DNF_ZONE_TRAILER, 0, DNF_ZONE_TRAILER);
+        memset(mem + zone_base(z) + DNF_ZONE_SIZE - sizeof(struct dnf_land), 0,
+               sizeof(struct dnf_land));
     }
     return 0;
 }
@@ -471,66 +474,36 @@ static void land_write(struct dnf_ep *ep, struct dnf_tx *t)
     if (t->land_tries++) {
         ep->stats.land_rewrites++;
     }
-    rc = t->land_phase == 1
-         ? dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->land_data, t->land_take,
-                       &t->land_x)
-         : dn_botf_put(ep->dom->node, t->node, t->land_traddr, t->buf, t->land_size,
-                       &t->land_x);
+    rc = dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->buf, t->land_size,
+                     &t->land_x);
     /* The clock starts once the write is out: a long one waits for room. */
     t->land_sent_us = rc == DN_OK ? now_us(ep) : 0;   /* refused at once: next turn */
 }
 
-/* The trailer of @t's landing (header @h, @sent payload bytes) into @q. */
-static struct dnf_land land_trailer(struct dnf_ep *ep, const struct dnf_tx *t,
-                                    const struct dnf_rreq *q, const struct dnf_hdr *h,
-                                    size_t sent)
-{
-    uint32_t lfree = dnf_emx_lfree(ep, t->node);
-
-    return (struct dnf_land){ .tag = h->tag, .data = h->data, .mlen = h->len,
-                              .sent = (uint32_t)sent, .flags = h->flags, .seen = h->seen,
-                              .lfree = lfree < q->rid ? lfree : q->rid, .rid = q->rid,
-                              .check = q->rid ^ DNF_LAND_CHECK };
-}
-
-/* Send @t (header @h, @sent bytes of @buf) as a landing into @q's chunk at
- * its receiver; t->buf holds the packet (DNF_LAND_PACKET bytes). */
+/* Send @t (header @h, @sent bytes of @buf) as a landing into @q's chunk or
+ * zone at its receiver: payload and trailer with one write, ending at the
+ * chunk's or zone's end; t->buf holds them (room for a header and the
+ * payload, DNF_LAND_PACKET at least). */
 void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                   const struct dnf_hdr *h, const void *buf, size_t sent)
 {
-    struct dnf_land tr = land_trailer(ep, t, q, h, sent);
-    uint64_t chunk = DNF_LAND_OFF + ((uint64_t)dn_node_id(ep->dom->node) * DNF_MBOX_SLOTS +
-                                     q->land - 1) * DNF_LAND_CHUNK;
+    uint32_t lfree = dnf_emx_lfree(ep, t->node);
+    uint64_t end = q->zone ? zone_base(q->zone - 1) + DNF_ZONE_SIZE
+                           : DNF_LAND_OFF + ((uint64_t)dn_node_id(ep->dom->node) *
+                                             DNF_MBOX_SLOTS + q->land) * DNF_LAND_CHUNK;
+    struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = (uint32_t)h->len,
+                           .crc = dn1_crc32_update(0, buf, sent), .sent = (uint32_t)sent,
+                           .flags = h->flags, .seen = h->seen,
+                           .lfree = lfree < q->rid ? lfree : q->rid, .rid = q->rid,
+                           .check = q->rid ^ DNF_LAND_CHECK };
 
     if (sent) {
         memcpy(t->buf, buf, sent);
     }
     memcpy(t->buf + sent, &tr, sizeof(tr));
     t->land_size = (uint16_t)(sent + sizeof(tr));
-    t->land_traddr = chunk + DNF_LAND_CHUNK - t->land_size;
+    t->land_raddr = end - t->land_size;
     t->land_rid = q->rid;
-    t->land_phase = 2;
-    t->land_tries = 0;
-    land_write(ep, t);
-}
-
-/* Send @t (header @h, @sent bytes at @data, which stay valid until @t is
- * done) into @q's landing zone at its receiver: the payload, then, once
- * ACKed, the trailer (kept in t->buf). */
-void dnf_emx_zone_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
-                       const struct dnf_hdr *h, const uint8_t *data, size_t sent)
-{
-    struct dnf_land tr = land_trailer(ep, t, q, h, sent);
-    unsigned z = q->zone - 1;
-
-    memcpy(t->buf, &tr, sizeof(tr));
-    t->land_size = sizeof(tr);
-    t->land_raddr = zone_base(z);
-    t->land_traddr = zone_base(z) + DNF_ZONE_SIZE - sizeof(tr);
-    t->land_data = data;
-    t->land_take = sent;
-    t->land_rid = q->rid;
-    t->land_phase = sent ? 1 : 2;
     t->land_tries = 0;
     land_write(ep, t);
 }
@@ -538,17 +511,11 @@ void dnf_emx_zone_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rre
 /* Is @t's landing over? 1: ACKed, or failed for good (t->err set). */
 int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t)
 {
-    /* A zone's payload may still have up to a completion queue of packets
-     * unanswered when the write returns: more time for more bytes. */
-    uint64_t more = t->land_phase == 1 ? t->land_take / (ep->dom->modeled ? 100 : 10) : 0;
+    /* A zone's write may still have packets queued when it returns: more
+     * time for more bytes. */
+    uint64_t more = t->land_size / (ep->dom->modeled ? 100u : 10u);
     int rc = t->land_sent_us ? dn_wait(ep->dom->node, &t->land_x, 0) : DN_ETIMEDOUT;
 
-    if (rc == DN_OK && t->land_phase == 1) {
-        t->land_phase = 2;        /* every payload packet is in: the trailer */
-        t->land_tries = 0;
-        land_write(ep, t);
-        return 0;
-    }
     if (rc == DN_OK) {
         t->land_rid = 0;
         return 1;
@@ -574,23 +541,24 @@ int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t)
 int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
 {
     uint32_t node = (uint32_t)r->src;
-    const uint8_t *end, *at, *payload;
+    const uint8_t *end = r->zone ? ep->mem + zone_base(r->zone - 1) + DNF_ZONE_SIZE
+                                 : ep->land + ((size_t)node * DNF_MBOX_SLOTS + r->land) *
+                                              DNF_LAND_CHUNK;
+    const uint8_t *at = end - sizeof(struct dnf_land);
+    size_t max = r->zone ? DNF_ZONE_MAX : DNF_LAND_MAX;
     uint64_t stamp = (uint64_t)(r->rid ^ DNF_LAND_CHECK) << 32 | r->rid;
     struct dnf_land tr;
 
-    if (r->zone) {
-        payload = ep->mem + zone_base(r->zone - 1);
-        end = payload + DNF_ZONE_SIZE;
-    } else {
-        end = ep->land + ((size_t)node * DNF_MBOX_SLOTS + r->land - 1) * DNF_LAND_CHUNK +
-              DNF_LAND_CHUNK;
-        payload = NULL;           /* in front of the trailer */
-    }
-    at = end - sizeof(struct dnf_land);
     if (__atomic_load_n((const uint64_t *)(end - 8), __ATOMIC_ACQUIRE) != stamp) {
         return 0;
     }
     memcpy(&tr, at, sizeof(tr));
+    /* A zone's packets may land in any order under faults: the whole
+     * payload is there once its CRC matches (a lost packet comes again
+     * with the next write). A bad length is refused below. */
+    if (tr.sent <= max && dn1_crc32_update(0, at - tr.sent, tr.sent) != tr.crc) {
+        return 0;
+    }
     if (r->adv == DNF_ADV_OPEN) {
         ep->stats.taken++;        /* learnt from the landing itself */
     }
@@ -600,7 +568,6 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
         ep->stats.zone_landed++;
     } else {
         ep->land_taken[node][r->land - 1] = 1;
-        payload = at - (tr.sent <= DNF_LAND_MAX ? tr.sent : 0);
     }
     r->land = r->zone = 0;
     r->node = node;
@@ -622,7 +589,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
         return 1;
     }
     if (tr.sent) {
-        memcpy(r->buf, payload, tr.sent);
+        memcpy(r->buf, at - tr.sent, tr.sent);
     }
     ep->stats.landed++;
     return 1;

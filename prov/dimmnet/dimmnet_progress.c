@@ -666,17 +666,9 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     t->context = context;
     h.seen = ep->seen_rid[node];
     if (q && (q->zone || (q->land && take <= DNF_LAND_MAX))) {
-        /* Its landing at the receiver: into a chunk, payload and trailer in
-         * one remote write; into a zone, the payload (from a copy, since
-         * the user's buffer is free at return, as an inject's must be),
-         * then the trailer. t->buf holds a header and up to DNF_EAGER. */
+        /* Its landing chunk or zone at the receiver: one remote write. */
         h.len = len;
-        if (q->zone) {
-            memcpy(t->buf + sizeof(h), buf, take);
-            dnf_emx_zone_land(ep, t, q, &h, t->buf + sizeof(h), take);
-        } else {
-            dnf_emx_land(ep, t, q, &h, buf, take);
-        }
+        dnf_emx_land(ep, t, q, &h, buf, take);
         ep->stats.direct++;
         free(q);
         *ep->tx_tail = t;
