@@ -53,6 +53,12 @@ struct msg_peer {
                                  * timeout runs from the first refusal */
     uint64_t resend_at;         /* ns */
     uint64_t last_progress;     /* ns: an ACK moved una, or the round began */
+    /* Answer time, measured on one packet at a time, never on a resent
+     * one (Karn), smoothed as RFC 6298 does. */
+    uint64_t rtt_seq, rtt_sent; /* the packet being timed; when it left */
+    int rtt_timing;
+    uint64_t srtt, rttvar;      /* ns; srtt 0: no sample yet */
+    unsigned rto_shift;         /* timeouts double the wait until a sample comes */
     unsigned retries, rnr_retries;   /* for the packet at una */
     uint8_t last_reason;
     int failed;                 /* retries ran out or a fatal NACK: peer broken */

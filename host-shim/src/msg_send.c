@@ -11,10 +11,11 @@
  * pipeline is in order, so an ACK waits behind every packet that arrived
  * before it and needs the firmware (some 29 us of modeled time each for
  * a one-packet message). Resending the whole window would add to that
- * queue at both ends. So, as TCP after a retransmission timeout, a
- * timeout resends one packet (probe) until an answer comes, and each
- * further timeout of the same packet doubles the wait, up to 8 times
- * timeout_us.
+ * queue at both ends. So, as TCP: the wait is timeout_us or, if longer,
+ * the measured answer time plus four times its variation (RFC 6298); a
+ * timeout resends one packet (probe) until an answer comes and doubles
+ * the wait (up to 8 times), which stays doubled until an answer to a
+ * packet sent once has been timed (Karn).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,7 @@ static void go_back(dn_node *n, struct msg_peer *p, uint64_t now)
 {
     p->round = (p->round + 1) & 0x7fffu;
     p->nxt = p->una;
+    p->rtt_timing = 0;          /* an answer may now be to either copy */
     n->msg->inflight -= p->inflight;
     p->inflight = 0;
     p->last_progress = now;
@@ -231,6 +233,13 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
         if (p->nxt == p->una && !p->refused) {
             *now = dn_msg_now_ns(n);
             p->last_progress = *now;     /* the timeout runs from here */
+        }
+        if (p->nxt == p->hi && !p->rtt_timing) {
+            /* A first transmission: time its answer. *now is this turn's
+             * (read whenever something is in flight, or just above). */
+            p->rtt_timing = 1;
+            p->rtt_seq = p->nxt;
+            p->rtt_sent = *now;
         }
         uint64_t env = DN1_MSG_RADDR(k->m->st.tag, k->m->len);
         int rc = k->m->rdma
@@ -271,6 +280,19 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
 /* Every packet before @upto has landed. */
 static void acked_upto(dn_node *n, struct msg_peer *p, uint64_t upto, uint64_t now)
 {
+    if (p->rtt_timing && upto > p->rtt_seq) {
+        uint64_t r = now - p->rtt_sent;
+
+        if (!p->srtt) {
+            p->srtt = r;
+            p->rttvar = r / 2;
+        } else {
+            p->rttvar = (3 * p->rttvar + (p->srtt > r ? p->srtt - r : r - p->srtt)) / 4;
+            p->srtt = (7 * p->srtt + r) / 8;
+        }
+        p->rtt_timing = 0;
+        p->rto_shift = 0;       /* Karn: the backed-off wait holds until now */
+    }
     p->una = upto;
     if (p->nxt < upto) {
         p->nxt = upto;          /* answers to packets we were about to resend */
@@ -383,9 +405,12 @@ void dn_msg_send_progress(dn_node *n)
             p->backoff = 0;
             p->last_progress = now;
         }
-        unsigned shift = p->retries < MSG_RTO_SHIFT_MAX ? p->retries : MSG_RTO_SHIFT_MAX;
+        uint64_t rto = (uint64_t)m->cfg.timeout_us * 1000u;
+        if (p->srtt + 4 * p->rttvar > rto) {
+            rto = p->srtt + 4 * p->rttvar;
+        }
         if (!p->backoff && (p->nxt > p->una || p->refused) &&
-            now - p->last_progress > ((uint64_t)m->cfg.timeout_us * 1000u) << shift) {
+            now - p->last_progress > rto << p->rto_shift) {
             /* No answer: a packet or its ACK was lost, or answers are late. */
             m->stats.timeouts++;
             if (++p->retries > m->cfg.retry && m->cfg.retry != 7) {
@@ -394,6 +419,9 @@ void dn_msg_send_progress(dn_node *n)
             }
             go_back(n, p, now);
             p->probe = 1;       /* one packet until an answer comes */
+            if (p->rto_shift < MSG_RTO_SHIFT_MAX) {
+                p->rto_shift++;
+            }
         }
         assign(n, p);
         transmit(n, p, dst, &now);
