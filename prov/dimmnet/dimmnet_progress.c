@@ -603,10 +603,9 @@ void dnf_progress(struct dnf_ep *ep)
     }
 }
 
-/* Does an operation with @flags complete on success? */
-/* fi_inject and its kin (FI_INJECT and no context) never complete;
- * fi_sendmsg with FI_INJECT completes as any send (the flag only gives the
- * buffer back at return). */
+/* Does an operation with @flags complete on success? fi_inject and its kin
+ * (FI_INJECT and no context) never do; fi_sendmsg with FI_INJECT does as
+ * any send (the flag only gives the buffer back at return). */
 static int wants_completion(int selective, uint64_t flags, const void *context)
 {
     return !((flags & FI_INJECT) && !context) && (!selective || (flags & FI_COMPLETION));
