@@ -355,11 +355,14 @@ void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
     if (h->seq != ep->sent_first[node]) {
         return;                   /* a FIRST of ours was on its way: ignored */
     }
-    q = (h->flags & DNF_F_ZONE) && h->sid >= DNF_ZONES ? NULL : malloc(sizeof(*q));
+    int bad = (h->flags & DNF_F_ZONE) && (h->sid >= DNF_ZONES || h->len > DNF_ZONE_MAX);
+    q = bad ? NULL : malloc(sizeof(*q));
     if (!q) {
         /* Not taken: skip a FIRST number, so that our next FIRST's seq is
-         * past expect and the receiver withdraws the advertisement. */
-        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "no memory to take a receive of node %u\n", node);
+         * past expect and the receiver withdraws the advertisement. A zone
+         * that does not exist or cannot hold the receive is never written. */
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "%s receive %u of node %u not taken\n",
+                bad ? "bad landing zone for" : "no memory to take", h->rid, node);
         ep->sent_first[node]++;
         return;
     }
