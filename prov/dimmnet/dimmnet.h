@@ -120,7 +120,7 @@ _Static_assert(sizeof(struct dnf_mbox) == 64, "mailbox entry is 64 bytes");
 struct dnf_land {
     uint64_t tag, data;
     uint32_t mlen;               /* the whole message's length (<= DNF_MAX_MSG) */
-    uint32_t crc;                /* CRC-32 of the payload (below) */
+    uint32_t crc;                /* CRC-32 of payload and trailer (crc 0) */
     uint32_t sent;               /* payload bytes, in front of the trailer */
     uint32_t seen, lfree;
     uint8_t flags;               /* DNF_F_TAGGED, DNF_F_DATA */
@@ -137,11 +137,13 @@ _Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
  * (payload and trailer with one dn_botf_put, ending at the zone's end),
  * but in up to 18 packets, which may land in any order under faults (a
  * lost one comes again with the next write of the whole): the receiver
- * takes a landing only once the payload's CRC-32 matches the trailer's.
+ * takes a landing only once the CRC-32 of payload and trailer matches (a
+ * trailer may straddle two packets; dimmnet_emx.c land_crc).
  * A zone is taken again under the chunks' lfree rule. A lost packet costs
- * writing the whole payload again, so zones stay small (at 2 % loss a
- * write fails 8 times in a row once in 13,000 landings); larger receives
- * take a DIRECT message. */
+ * writing the whole payload again, so zones stay small (with 1 % of the
+ * frames dropped on every port, a packet or its ACK: 2 %, a full write
+ * fails 8 times in a row once in 13,000 landings); larger receives take a
+ * DIRECT message. */
 #define DNF_ZONE_OFF         (3u << 20)
 #define DNF_ZONE_SIZE        (8u << 10)
 #define DNF_ZONES            32u

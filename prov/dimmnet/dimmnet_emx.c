@@ -483,6 +483,20 @@ static void land_write(struct dnf_ep *ep, struct dnf_tx *t)
     t->land_sent_us = rc == DN_OK ? now_us(ep) : 0;   /* refused at once: next turn */
 }
 
+/* CRC-32 of a landing: its payload (@tr->sent bytes at @payload), then its
+ * trailer with the crc field 0. The trailer is covered too: a zone's
+ * trailer may straddle two packets, and under reorder the stamp can land
+ * before the rest of the trailer, whose stale bytes (an older landing's
+ * length and CRC) would otherwise vouch for an older payload. */
+static uint32_t land_crc(const void *payload, const struct dnf_land *tr)
+{
+    struct dnf_land t = *tr;
+
+    t.crc = 0;
+    return dn1_crc32_update(dn1_crc32_update(0, payload, tr->sent), (const uint8_t *)&t,
+                            sizeof(t));
+}
+
 /* Send @t (header @h, @sent bytes of @buf) as a landing into @q's chunk or
  * zone at its receiver: payload and trailer with one write, ending at the
  * chunk's or zone's end; t->buf holds them (room for a header and the
@@ -495,10 +509,11 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                            : DNF_LAND_OFF + ((uint64_t)dn_node_id(ep->dom->node) *
                                              DNF_MBOX_SLOTS + q->land) * DNF_LAND_CHUNK;
     struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = (uint32_t)h->len,
-                           .crc = dn1_crc32_update(0, buf, sent), .sent = (uint32_t)sent,
-                           .flags = h->flags, .seen = h->seen,
+                           .sent = (uint32_t)sent, .flags = h->flags, .seen = h->seen,
                            .lfree = lfree < q->rid ? lfree : q->rid, .rid = q->rid,
                            .check = q->rid ^ DNF_LAND_CHECK };
+
+    tr.crc = land_crc(buf, &tr);
 
     if (sent) {
         memcpy(t->buf, buf, sent);
@@ -557,9 +572,10 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
     }
     memcpy(&tr, at, sizeof(tr));
     /* A zone's packets may land in any order under faults: the whole
-     * payload is there once its CRC matches (a lost packet comes again
-     * with the next write). A bad length is refused below. */
-    if (tr.sent <= max && dn1_crc32_update(0, at - tr.sent, tr.sent) != tr.crc) {
+     * landing is there once its CRC matches (a lost packet comes again
+     * with the next write); a length past the zone is an older trailer's
+     * byte not yet overwritten. */
+    if (tr.sent > max || land_crc(at - tr.sent, &tr) != tr.crc) {
         return 0;
     }
     if (r->adv == DNF_ADV_OPEN) {

@@ -220,7 +220,8 @@ static void remote_cq_data(uint8_t *bs, uint8_t *br, uint8_t *sbuf, uint8_t *rbu
         int found = 0;
 
         CHECK(dn_rendezvous("fi-data-sent", TIMEOUT_MS) == DN_OK);
-        for (int i = 0; i < 100000 && !found; i++) {   /* a peek shows the data too */
+        /* A peek shows the data too. */
+        for (int64_t end = now_ms() + TIMEOUT_MS; !found && now_ms() < end;) {
             CHECK(fi_trecvmsg(ep, &m, FI_PEEK) == 0);
             e = wait_comp(NULL, &err);
             found = !err.err;
@@ -432,7 +433,7 @@ int main(void)
 
         CHECK(dn_rendezvous("fi-probe-sent", TIMEOUT_MS) == DN_OK);
         /* FI_PEEK until the first part is here: length and tag of the whole. */
-        for (int i = 0; i < 100000 && !found; i++) {
+        for (int64_t end = now_ms() + TIMEOUT_MS; !found && now_ms() < end;) {
             m.tag = 0x6600;
             m.context = &pctx[0];
             CHECK(fi_trecvmsg(ep, &m, FI_PEEK) == 0);
@@ -464,7 +465,7 @@ int main(void)
         /* Discard a short and a long one (found by peeking first). */
         for (uint64_t tag = 0x6602; tag <= 0x6603; tag++) {
             found = 0;
-            for (int i = 0; i < 100000 && !found; i++) {
+            for (int64_t end = now_ms() + TIMEOUT_MS; !found && now_ms() < end;) {
                 m.tag = tag;
                 m.context = &pctx[3];
                 CHECK(fi_trecvmsg(ep, &m, FI_PEEK | FI_DISCARD) == 0);

@@ -34,7 +34,7 @@ int same(const uint8_t *p, size_t n, uint32_t seed)
     return 1;
 }
 
-static int64_t now_ms(void)
+int64_t now_ms(void)
 {
     struct timespec ts;
 

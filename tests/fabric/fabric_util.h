@@ -54,6 +54,8 @@ int same(const uint8_t *p, size_t n, uint32_t seed);
  * after @timeout_ms without one. */
 struct fi_cq_tagged_entry wait_comp_for(fi_addr_t *src, struct fi_cq_err_entry *err,
                                         int timeout_ms);
+/* Monotonic ms, for loops bounded in time (a part may wait for a resend). */
+int64_t now_ms(void);
 struct fi_cq_tagged_entry wait_comp(fi_addr_t *src, struct fi_cq_err_entry *err);
 /* Wait for the completion of @ctx (others of the same kind must not come). */
 struct fi_cq_tagged_entry expect(void *ctx, uint64_t flags, fi_addr_t *src);
