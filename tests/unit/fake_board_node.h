@@ -7,8 +7,10 @@
 #define TESTS_UNIT_FAKE_BOARD_NODE_H
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include "../../host-shim/src/internal.h"
+#include "dimmnet1/memmap.h"
 
 /* The node (calloc'ed; free it), the board's end of the host bus in
  * *board; NULL if no socket pair. @hostmem may be NULL. */
@@ -35,6 +37,19 @@ static inline dn_node *fake_board_node(int *board, uint8_t *llcm, size_t llcm_si
         n->answered[i] = DN_ANSWERED_NONE;
     }
     return n;
+}
+
+/* The NIC posts a completion record (ACK or NACK of the packet with @tag,
+ * answered by node @src) into the completion queue of @llcm. */
+static inline void fake_cq_post(uint8_t *llcm, uint32_t tag, uint8_t kind, uint16_t src)
+{
+    uint32_t produced;
+    memcpy(&produced, llcm + DN1_LLCM_CQ_PRODUCED, 4);
+    struct dn1_cq_rec rec = { .tag = tag, .kind = kind, .src = src, .index = produced };
+    memcpy(llcm + DN1_LLCM_CQ_RING + (produced % DN1_LLCM_CQ_ENTRIES) * sizeof(rec),
+           &rec, sizeof(rec));
+    __atomic_store_n((uint32_t *)(llcm + DN1_LLCM_CQ_PRODUCED), produced + 1,
+                     __ATOMIC_RELEASE);
 }
 
 #endif

@@ -50,14 +50,7 @@ static void take_kicks(unsigned count)
 
 static void ack(uint32_t tag)
 {
-    uint32_t produced;
-    memcpy(&produced, llcm + DN1_LLCM_CQ_PRODUCED, 4);
-    struct dn1_cq_rec rec = { .tag = tag, .kind = DN1_CQ_KIND_ACK, .src = 1,
-                              .index = produced };
-    memcpy(llcm + DN1_LLCM_CQ_RING + (produced % DN1_LLCM_CQ_ENTRIES) * sizeof(rec),
-           &rec, sizeof(rec));
-    __atomic_store_n((uint32_t *)(llcm + DN1_LLCM_CQ_PRODUCED), produced + 1,
-                     __ATOMIC_RELEASE);
+    fake_cq_post(llcm, tag, DN1_CQ_KIND_ACK, 1);
 }
 
 int main(void)
