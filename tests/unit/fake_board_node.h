@@ -39,6 +39,16 @@ static inline dn_node *fake_board_node(int *board, uint8_t *llcm, size_t llcm_si
     return n;
 }
 
+/* Message exchange settings for such a node: the defaults, with system
+ * buffers for 2 senders that fit a test's 1 MiB receive memory. */
+static inline void fake_msg_config(dn_node *n, struct dn_msg_config *cfg)
+{
+    dn_msg_config_default(n, cfg);
+    cfg->sysbuf_off = 0x80000;
+    cfg->sysbuf_bytes = 0x1000;
+    cfg->senders = 2;
+}
+
 /* The NIC posts a completion record (ACK or NACK of the packet with @tag,
  * answered by node @src) into the completion queue of @llcm. */
 static inline void fake_cq_post(uint8_t *llcm, uint32_t tag, uint8_t kind, uint16_t src)

@@ -70,10 +70,7 @@ int main(void)
     dn_botf_windows_init(n);
     CHECK(n->hb_combine);
     struct dn_msg_config cfg;
-    dn_msg_config_default(n, &cfg);
-    cfg.sysbuf_off = 0x80000;
-    cfg.sysbuf_bytes = 0x1000;
-    cfg.senders = 2;
+    fake_msg_config(n, &cfg);
     CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
 
     /* Sends in a row wait; a call that sends nothing writes them in one. */

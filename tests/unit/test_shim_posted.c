@@ -131,10 +131,7 @@ int main(void)
     /* A message whose packet's posted kick is refused for good fails with
      * that error and says why; nothing is left waiting. */
     struct dn_msg_config cfg;
-    dn_msg_config_default(n, &cfg);
-    cfg.sysbuf_off = 0x80000;
-    cfg.sysbuf_bytes = 0x1000;
-    cfg.senders = 2;
+    fake_msg_config(n, &cfg);
     CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
     dn_msg_req *m;
     CHECK_EQ(dn_msg_isend(n, 1, 5, data, 8, &m), DN_OK);

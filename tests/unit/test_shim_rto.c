@@ -83,10 +83,7 @@ int main(void)
     n->first_tag = n->next_tag = 1000;
     dn_hb_posted_init(n);
     CHECK(n->hb_post);
-    dn_msg_config_default(n, &cfg);
-    cfg.sysbuf_off = 0x80000;
-    cfg.sysbuf_bytes = 0x1000;
-    cfg.senders = 2;
+    fake_msg_config(n, &cfg);
     cfg.timeout_us = TIMEOUT_US;
     cfg.retry = 7;                              /* forever: only timing here */
     CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
