@@ -32,8 +32,10 @@ int main(void)
         }
     }
     printf("node %lu: handlers: indirect-write=0x%02x message=0x%02x "
-           "barrier=0x%02x\n", (unsigned long)hal_node_id(),
-           DN1_TYPE_INDIRECT_WRITE, DN1_TYPE_MESSAGE, DN1_TYPE_BARRIER);
+           "barrier=0x%02x control=0x%02x soft-indirect=0x%02x\n",
+           (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE,
+           DN1_TYPE_MESSAGE, DN1_TYPE_BARRIER, DN1_TYPE_CONTROL,
+           DN1_TYPE_SOFT_INDIRECT);
 
     fwstats_init();
     /* After a host-asked restart, conversations and barriers carry on. */
@@ -55,11 +57,14 @@ int main(void)
     dispatch_register_fast(DN1_TYPE_INDIRECT_WRITE);
     dispatch_register_fast(DN1_TYPE_MESSAGE);
 
+    /* READY before the first interrupt: a held CONTROL that turns on
+     * POLL keeps that interrupt polling for good, so nothing after the
+     * unmask is sure to run. */
     hal_rx_irq_enable(1);
     hal_restart_irq_enable();
-    cpu_irq_unmask(DN1_IRQ_MARTINI);
     hal_fw_ready(FW_VERSION_CODE);
     printf("ready\n");
+    cpu_irq_unmask(DN1_IRQ_MARTINI);
 
     for (;;) {
         cpu_idle();

@@ -13,6 +13,7 @@ packages=(
     python3 meson libglib2.0-dev libpixman-1-dev zlib1g-dev
     dpkg-dev patch xz-utils procps util-linux
     tshark
+    man-db      # tests/install reads the installed pages as a user would
     clang libclang-rt-14-dev
     libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
 )

@@ -10,7 +10,9 @@
  * next number, an older one is a duplicate (ACKed again, not written) and
  * a newer one means one was lost (NACK SEQUENCE; the sender goes back).
  * Without FSEQ the firmware trusts the network's order and only counts
- * bytes, so a duplicate would be counted twice: what f_seq is for.
+ * bytes, so a duplicate would be counted twice: what f_seq is for. Either
+ * way a packet past offset 0 continues only a transfer in progress of the
+ * same sender, slot and kind; one that continues nothing is refused.
  */
 #include <stddef.h>
 #include "soft_indirect.h"
@@ -28,29 +30,73 @@ _Static_assert(DN1_SOFT_SRAM_ACK >= DN1_BAR_SRAM_LISTS + 64u * DN1_BAR_GROUPS &&
 
 #define SLOT(off, field) (DN1_RADDR_LLCM + (uint64_t)(off) + \
                           offsetof(struct dn1_soft_slot, field))
-#define SENDERS 64u
+
+/*
+ * Transfers, keyed by sender and slot (any node id, any slot): a set of
+ * WAYS per hash of the key. A transfer's entry stays after it completes
+ * (f_seq duplicates of its packets are still recognised) until its way is
+ * needed; a new key takes a free way, else the one idle longest, ending a
+ * transfer in progress only when all its set's are (counted; its next
+ * packet is refused). 256 keys hold 8 KiB at most of the firmware's data.
+ */
+#define SETS 64u
+#define WAYS 4u
 
 struct transfer {
-    uint32_t slot;          /* LLCM offset of its slot; 0: none yet */
+    uint32_t slot;          /* LLCM offset of its slot */
     uint32_t total, got;    /* bytes of the transfer, bytes written */
+    uint32_t stamp;         /* n_written when a packet of it was last written */
+    uint16_t src;
     uint16_t first_seq, next_seq;
+    uint8_t used;           /* the entry holds a key */
     uint8_t active, fseq;
 };
 
-static struct transfer transfers[SENDERS];
+static struct transfer transfers[SETS][WAYS];
+static uint32_t n_written;  /* packets written: the idle order's clock */
 
 /* What the packet being written commits once it is in memory (a refused
  * packet changes nothing). */
 static struct {
     struct transfer *t;
-    struct transfer start;  /* the transfer it starts, if start.active */
+    struct transfer start;  /* the transfer it starts, if start.used */
 } pending;
 
 void soft_indirect_init(void)
 {
-    for (unsigned i = 0; i < SENDERS; i++) {
-        transfers[i] = (struct transfer){ 0 };
+    for (unsigned i = 0; i < SETS; i++) {
+        for (unsigned w = 0; w < WAYS; w++) {
+            transfers[i][w] = (struct transfer){ 0 };
+        }
     }
+    n_written = 0;
+}
+
+static struct transfer *set_of(uint16_t src, uint32_t slot)
+{
+    /* Slots are 16-aligned; node ids and slots both mostly differ low. */
+    return transfers[(src ^ src >> 6 ^ slot >> 4 ^ slot >> 10) & (SETS - 1)];
+}
+
+/* The key's entry, or NULL; *victim: where a new one of this key goes. */
+static struct transfer *lookup(uint16_t src, uint32_t slot, struct transfer **victim)
+{
+    struct transfer *set = set_of(src, slot), *v = &set[0];
+
+    for (unsigned w = 0; w < WAYS; w++) {
+        struct transfer *t = &set[w];
+        if (t->used && t->src == src && t->slot == slot) {
+            *victim = t;
+            return t;
+        }
+        /* Free before finished before in progress; then idle longest. */
+        if (!t->used || (v->used && (t->active < v->active ||
+            (t->active == v->active && n_written - t->stamp > n_written - v->stamp)))) {
+            v = t;
+        }
+    }
+    *victim = v;
+    return NULL;
 }
 
 static enum rx_action refuse(struct rx_packet *p, uint8_t reason)
@@ -84,11 +130,15 @@ static void soft_indirect_written(const struct rx_packet *p)
     struct transfer *t = pending.t;
     uint32_t done;
 
-    if (pending.start.active) {
-        *t = pending.start;     /* one in progress from this sender is dropped */
+    if (pending.start.used) {
+        if (t->active && (t->src != pending.start.src || t->slot != pending.start.slot)) {
+            fwstats_inc(DN1_FWST_SOFT_ENDED);      /* its way was the last free */
+        }
+        *t = pending.start;
     }
     t->got += p->hdr.len;
     t->next_seq++;
+    t->stamp = ++n_written;
     fwstats_inc(DN1_FWST_SOFT_PACKETS);
     if (t->active && t->got >= t->total) {
         t->active = 0;
@@ -106,11 +156,11 @@ enum rx_action soft_indirect_handle(struct rx_packet *p)
     uint32_t off = DN1_SOFT_SLOT(h->raddr), total = DN1_SOFT_TOTAL(h->raddr);
     uint32_t capacity;
     uint64_t target;
-    struct transfer *t;
+    struct transfer *t, *way;
     int fseq = (h->flags & DN1_FLAG_FSEQ) != 0;
 
     if ((h->flags & (DN1_FLAG_OTF | DN1_FLAG_VA)) || !(h->flags & DN1_FLAG_ACK_REQ) ||
-        h->dst >= DN1_MCAST_BASE || h->src >= SENDERS) {
+        h->dst >= DN1_MCAST_BASE) {
         return refuse(p, DN1_NACK_BAD_PATH);
     }
     if (off < DN1_LLCM_NIC_RESERVED || (off & (DN1_SOFT_SLOT_ALIGN - 1)) ||
@@ -119,33 +169,30 @@ enum rx_action soft_indirect_handle(struct rx_packet *p)
         hal_nic_read_u32(SLOT(off, capacity), &capacity)) {
         return refuse(p, DN1_NACK_BAD_POINTER);
     }
-    t = &transfers[h->src];
-    if (fseq) {
-        if (t->fseq && t->slot == off) {
-            int16_t ahead = (int16_t)(h->seq - t->next_seq);
+    t = lookup(h->src, off, &way);
+    if (fseq && t && t->fseq) {
+        int16_t ahead = (int16_t)(h->seq - t->next_seq);
 
-            if (ahead < 0 && (int16_t)(h->seq - t->first_seq) >= 0) {
-                /* Landed already: answer again, write nothing (the
-                 * hardware's DONE would answer too; DISCARD does not). */
-                fwstats_inc(DN1_FWST_SOFT_DUPLICATES);
-                send_ack(h);
-                return RX_DISCARD;
-            }
-            if (ahead != 0 && h->xoff != 0) {
-                return refuse(p, DN1_NACK_SEQUENCE);
-            }
-        } else if (h->xoff != 0) {
-            return refuse(p, DN1_NACK_SEQUENCE);   /* its first packet is missing */
+        if (ahead < 0 && (int16_t)(h->seq - t->first_seq) >= 0) {
+            /* Landed already: answer again, write nothing (the
+             * hardware's DONE would answer too; DISCARD does not). */
+            fwstats_inc(DN1_FWST_SOFT_DUPLICATES);
+            send_ack(h);
+            return RX_DISCARD;
+        }
+        if (ahead != 0 && h->xoff != 0) {
+            return refuse(p, DN1_NACK_SEQUENCE);
         }
     }
-    pending.start.active = 0;
-    if (h->xoff == 0 || !t->active || t->slot != off) {
-        if (fseq && h->xoff != 0) {
-            return refuse(p, DN1_NACK_SEQUENCE);   /* a transfer's first is lost */
-        }
-        pending.start = (struct transfer){ .slot = off, .total = total,
+    pending.start.used = 0;
+    if (h->xoff == 0) {
+        pending.start = (struct transfer){ .slot = off, .total = total, .src = h->src,
                                            .first_seq = h->seq, .next_seq = h->seq,
-                                           .active = 1, .fseq = (uint8_t)fseq };
+                                           .used = 1, .active = 1, .fseq = (uint8_t)fseq };
+    } else if (!t || !t->active || t->fseq != fseq) {
+        /* Its first packet never came, or a NIC restart or a new
+         * transfer ended it: it continues nothing. */
+        return refuse(p, DN1_NACK_SEQUENCE);
     } else if (total != t->total || (fseq && h->xoff != t->got)) {
         return refuse(p, DN1_NACK_BAD_MESSAGE);
     }
@@ -156,7 +203,7 @@ enum rx_action soft_indirect_handle(struct rx_packet *p)
     if (h->len > capacity || h->xoff > capacity - h->len) {
         return refuse(p, DN1_NACK_TOO_LONG);
     }
-    pending.t = t;
+    pending.t = way;
     p->raddr = target + h->xoff;
     p->written = soft_indirect_written;
     return RX_WRITE;

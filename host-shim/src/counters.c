@@ -99,6 +99,7 @@ static const char *const fw_stat_names[DN1_FWST_COUNT] = {
     [DN1_FWST_SOFT_DUPLICATES] = "soft_duplicates",
     [DN1_FWST_SOFT_REFUSED] = "soft_refused",
     [DN1_FWST_SOFT_TX_ERRORS] = "soft_tx_errors",
+    [DN1_FWST_SOFT_ENDED] = "soft_ended",
 };
 
 unsigned dn_fw_stat_count(void)

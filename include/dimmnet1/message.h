@@ -75,7 +75,9 @@
 #define DN1_FWST_SOFT_DUPLICATES  28 /* f_seq behind: ACKed again, not written */
 #define DN1_FWST_SOFT_REFUSED     29 /* NACKed (any reason) */
 #define DN1_FWST_SOFT_TX_ERRORS   30 /* ACK sends the NIC refused (link down) */
-#define DN1_FWST_COUNT            31
+#define DN1_FWST_SOFT_ENDED       31 /* transfers in progress ended for a new one
+                                        (no free entry): their next packet is refused */
+#define DN1_FWST_COUNT            32
 
 /*
  * Message control block (LLCM, NIC-reserved part): the receiving host sets

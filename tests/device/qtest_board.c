@@ -124,15 +124,19 @@ int qb_start(struct qtest_board *b, const char *qemu, unsigned node)
     return qb_start_opts(b, qemu, node, "");
 }
 
-int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
-                  const char *machine_opts)
+/* Start the board: under qtest (@image NULL: the test is the processor)
+ * or running @image on its processor (the test is host and link peer). */
+static int start(struct qtest_board *b, const char *qemu, unsigned node,
+                 const char *machine_opts, const char *image)
 {
     char qsock[96], hb[96], link[96], hm[96], ll[96], win[96];
     char machine[300], o_hm[400], o_ll[400], o_win[400], c_hb[400], c_link[400];
-    char qtest_arg[320];
+    char qtest_arg[320], serial[160];
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int lfd = -1;
 
     memset(b, 0, sizeof(*b));
+    b->qtest_fd = -1;
     snprintf(b->dir, sizeof(b->dir), "/tmp/dimmnet1-qtest.XXXXXX");
     if (!mkdtemp(b->dir)) {
         die("mkdtemp: %s", strerror(errno));
@@ -143,14 +147,17 @@ int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
     snprintf(hm, sizeof(hm), "%s/hostmem", b->dir);
     snprintf(ll, sizeof(ll), "%s/llcm", b->dir);
     snprintf(win, sizeof(win), "%s/window", b->dir);
+    snprintf(serial, sizeof(serial), "file:%s/console", b->dir);
     b->hostmem = make_shared(hm, DN1_HOSTMEM_SIZE);
     b->llcm = make_shared(ll, DN1_LLCM_SIZE);
     b->window = make_shared(win, DN1_WINDOW_SIZE);
 
-    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", qsock);
-    if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
-        die("qtest socket: %s", strerror(errno));
+    if (!image) {
+        lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", qsock);
+        if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1)) {
+            die("qtest socket: %s", strerror(errno));
+        }
     }
     snprintf(machine, sizeof(machine),
              "dimmnet1,node-id=%u,hostmem=hm,llcm=ll,window=win,hostbus=hb,link=link%s",
@@ -169,30 +176,43 @@ int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
     if (b->pid == 0) {
         char log[96];
         snprintf(log, sizeof(log), "%s/qemu.log", b->dir);
-        execl(qemu, qemu, "-qtest", qtest_arg, "-accel", "qtest", "-nodefaults",
-              "-display", "none", "-monitor", "none", "-M", machine,
-              "-object", o_hm, "-object", o_ll, "-object", o_win,
-              "-chardev", c_hb, "-chardev", c_link,
-              "-d", "guest_errors", "-D", log, (char *)NULL);
+        if (image) {
+            execl(qemu, qemu, "-bios", image, "-serial", serial, "-nodefaults",
+                  "-display", "none", "-monitor", "none", "-M", machine,
+                  "-object", o_hm, "-object", o_ll, "-object", o_win,
+                  "-chardev", c_hb, "-chardev", c_link,
+                  "-d", "guest_errors", "-D", log, (char *)NULL);
+        } else {
+            execl(qemu, qemu, "-qtest", qtest_arg, "-accel", "qtest", "-nodefaults",
+                  "-display", "none", "-monitor", "none", "-M", machine,
+                  "-object", o_hm, "-object", o_ll, "-object", o_win,
+                  "-chardev", c_hb, "-chardev", c_link,
+                  "-d", "guest_errors", "-D", log, (char *)NULL);
+        }
         _exit(127);
     }
-    struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-    if (poll(&pfd, 1, 20000) <= 0) {
-        die("QEMU did not connect to the qtest socket (%s)", qemu);
+    if (!image) {
+        struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+        if (poll(&pfd, 1, 20000) <= 0) {
+            die("QEMU did not connect to the qtest socket (%s)", qemu);
+        }
+        b->qtest_fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        close(lfd);
     }
-    b->qtest_fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-    close(lfd);
     b->hostbus_fd = connect_unix(hb, 10000);
     b->link_fd = connect_unix(link, 10000);
-    if (b->qtest_fd < 0 || b->hostbus_fd < 0 || b->link_fd < 0) {
+    if ((!image && b->qtest_fd < 0) || b->hostbus_fd < 0 || b->link_fd < 0) {
         die("cannot connect to the board's sockets");
     }
-    /* Intercepting the IRQ also proves the device has an output line. */
     char reply[64];
-    command(b, reply, sizeof(reply), "irq_intercept_out /machine/martini\n");
+    if (!image) {
+        /* Intercepting the IRQ also proves the device has an output line. */
+        command(b, reply, sizeof(reply), "irq_intercept_out /machine/martini\n");
+    }
     /* Wait for the link to be seen as up before tests send on it. */
     int64_t deadline = now_ms() + 10000;
-    while (!(qb_reg(b, DN1_REG_LINK_STATUS) & DN1_LINK_UP)) {
+    while (!((image ? qb_hb_reg(b, DN1_REG_LINK_STATUS)
+                    : qb_reg(b, DN1_REG_LINK_STATUS)) & DN1_LINK_UP)) {
         if (now_ms() > deadline) {
             die("link never came up");
         }
@@ -201,11 +221,35 @@ int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
     return 0;
 }
 
+int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
+                  const char *machine_opts)
+{
+    return start(b, qemu, node, machine_opts, NULL);
+}
+
+int qb_start_firmware(struct qtest_board *b, const char *qemu, unsigned node,
+                      const char *image)
+{
+    return start(b, qemu, node, "", image);
+}
+
+uint32_t qb_hb_reg(struct qtest_board *b, uint32_t off)
+{
+    uint64_t v = 0;
+
+    if (qb_hostbus(b, DN1_HB_REG_READ, off, &v) != 0) {
+        die("host bus: register 0x%x unreadable", (unsigned)off);
+    }
+    return (uint32_t)v;
+}
+
 void qb_stop(struct qtest_board *b)
 {
     char cmd[96];
 
-    close(b->qtest_fd);
+    if (b->qtest_fd >= 0) {
+        close(b->qtest_fd);
+    }
     close(b->hostbus_fd);
     if (b->link_fd >= 0) {
         close(b->link_fd);

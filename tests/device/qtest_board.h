@@ -30,6 +30,11 @@ int qb_start(struct qtest_board *b, const char *qemu, unsigned node);
 /* The same with more machine options, e.g. ",sync=on" (leading comma). */
 int qb_start_opts(struct qtest_board *b, const char *qemu, unsigned node,
                   const char *machine_opts);
+/* Start a board whose processor runs the firmware @image (-bios): no
+ * qtest, the test is the board's host and link peer; the console is
+ * b->dir/console. Registers through the host bus (qb_hb_reg). */
+int qb_start_firmware(struct qtest_board *b, const char *qemu, unsigned node,
+                      const char *image);
 void qb_stop(struct qtest_board *b);
 /* Is the QEMU process still there (it did not crash)? */
 int qb_alive(struct qtest_board *b);
@@ -45,6 +50,8 @@ void qb_write(struct qtest_board *b, uint32_t pa, const void *buf, size_t len);
 uint32_t qb_reg(struct qtest_board *b, uint32_t off);           /* Martini register */
 void qb_set_reg(struct qtest_board *b, uint32_t off, uint32_t v);
 uint32_t qb_counter(struct qtest_board *b, unsigned idx);
+/* A Martini register read as the host reads it (host-bus REG_READ). */
+uint32_t qb_hb_reg(struct qtest_board *b, uint32_t off);
 
 /* Send a sealed packet (hdr + payload) to the board over its link. */
 void qb_link_send(struct qtest_board *b, const struct dn1_hdr *h,
