@@ -25,6 +25,11 @@
  *   soft-indirect  "MP by soft indirect": every packet taken in firmware
  *                  (write started by it, flow control, notice, its own ACK)
  *   soft-indirect-fseq  the same with f_seq on each packet
+ *   S-batched      for S one of soft-indirect, soft-indirect-fseq,
+ *                  rvatlb-miss-continue, patlb-miss-continue: the same with
+ *                  the receiver's firmware serving every held packet in one
+ *                  interrupt (variant BATCH, ours); without the suffix one
+ *                  interrupt a packet, as the paper's firmware
  *
  * --sysbuf gives each sender a system buffer of BYTES at the receiver and
  * --slow-receiver makes the receiver let US microseconds of host time pass
@@ -86,8 +91,17 @@ static int usage(void)
 {
     fprintf(stderr, "usage: fig2_bench --series botf-direct|rdma-direct|indirect|"
             "rvatlb-miss-continue|patlb-miss-continue|patlb-miss-continue-nonintr|"
-            "soft-indirect|soft-indirect-fseq|message|message-rdma [--count N] SIZE... (under dimmnet-cluster -n 2)\n");
+            "soft-indirect|soft-indirect-fseq|message|message-rdma [--count N] SIZE... (under dimmnet-cluster -n 2)\n"
+            "       (soft-indirect, soft-indirect-fseq, rvatlb-miss-continue and "
+            "patlb-miss-continue also as NAME-batched)\n");
     return 2;
+}
+
+/* Series whose firmware work the variant BATCH changes. */
+static int batchable(int s)
+{
+    return s == SOFT_INDIRECT || s == SOFT_INDIRECT_FSEQ || s == RVATLB_MISS ||
+           s == PATLB_MISS;
 }
 
 /* One blocking transfer of @len bytes from node 0 to node 1. */
@@ -155,15 +169,19 @@ static int miss_variant(int s)
     return s >= RVATLB_MISS && s <= PATLB_MISS_POLL;
 }
 
-/* Receiver: the paper's miss-continue, the pointer kept in LLCM. */
-static int set_variant(dn_node *n, enum series s)
+/* Receiver: the paper's miss-continue, the pointer kept in LLCM; soft
+ * indirect sets its variant too (the same CONTROL either way, so that a
+ * batched run and the paper's differ in BATCH alone). */
+static int set_variant(dn_node *n, enum series s, int batched)
 {
     struct dn_fw_variant v = {
-        .miss_mode = DN_MISS_CONTINUE, .patlb = s != RVATLB_MISS,
+        .miss_mode = miss_variant(s) ? DN_MISS_CONTINUE : DN_MISS_NACK,
+        .patlb = miss_variant(s) && s != RVATLB_MISS,
         .poll = s == PATLB_MISS_POLL,
         .window_base = s == RVATLB_MISS ? RVA_BASE : WINDOW,
         .window_size = 1u << 20,
         .pointer_off = (uint32_t)(POINTER_SLOT - DN1_RADDR_LLCM),
+        .batch = batched,
     };
     return dn_fw_variant_set(n, &v);
 }
@@ -171,7 +189,8 @@ static int set_variant(dn_node *n, enum series s)
 int main(int argc, char **argv)
 {
     unsigned long count = 20, sysbuf = 0, slow_us = 0, gap_us = 0;
-    int s = -1;
+    int s = -1, batched = 0;
+    char name[64] = "";
     size_t sizes[MAX_SIZES];
     int nsizes = 0;
     dn_node *n;
@@ -186,12 +205,21 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--slow-receiver") && i + 1 < argc) {
             slow_us = strtoul(argv[++i], NULL, 0);
         } else if (!strcmp(argv[i], "--series") && i + 1 < argc) {
-            i++;
+            size_t len = strlen(argv[++i]);
+            snprintf(name, sizeof(name), "%s", argv[i]);
+            if (len > 8 && len < sizeof(name) && !strcmp(name + len - 8, "-batched")) {
+                name[len - 8] = '\0';
+                batched = 1;
+            }
             for (unsigned k = 0; k < sizeof(series_names) / sizeof(*series_names); k++) {
-                if (!strcmp(argv[i], series_names[k])) {
+                if (!strcmp(name, series_names[k])) {
                     s = (int)k;
                 }
             }
+            if (s >= 0 && batched && !batchable(s)) {
+                s = -1;
+            }
+            snprintf(name, sizeof(name), "%s", argv[i]);
         } else if (nsizes < MAX_SIZES && argv[i][0] >= '0' && argv[i][0] <= '9') {
             sizes[nsizes++] = strtoul(argv[i], NULL, 0);
         } else {
@@ -252,9 +280,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "fig2_bench: the other node never came\n");
         return 1;
     }
-    if (miss_variant(s)) {
+    if (miss_variant(s) || batchable(s)) {
         /* The sender starts once the receiver's firmware runs the variant. */
-        rc = me == 1 ? set_variant(n, (enum series)s) : DN_OK;
+        rc = me == 1 ? set_variant(n, (enum series)s, batched) : DN_OK;
         if (rc == DN_OK && me <= 1) {
             rc = me == 1 ? send_flag(n, 0, READY_FLAG, READY_VALUE)
                          : wait_flag(n, READY_FLAG, READY_VALUE);
@@ -283,14 +311,14 @@ int main(int argc, char **argv)
                 dn_delay(n, gap_us * 1000u, NULL);
             }
             if ((rc = transfer(n, (enum series)s, buf, sizes[k], (uint32_t)i)) != DN_OK) {
-                fprintf(stderr, "fig2_bench: %s, %zu bytes: %s\n", series_names[s],
+                fprintf(stderr, "fig2_bench: %s, %zu bytes: %s\n", name,
                         sizes[k], dn_strerror(rc));
                 return 1;
             }
         }
         double ns = (double)(now_ns(n, modeled) - t0);
         printf("fig2: series=%s bytes=%zu count=%lu %s us_per_xfer=%.3f mb_per_s=%.3f\n",
-               series_names[s], sizes[k], count, modeled ? "modeled" : "wall-clock",
+               name, sizes[k], count, modeled ? "modeled" : "wall-clock",
                ns / count / 1e3, sizes[k] * (double)count / (ns / 1e9) / 1e6);
         fflush(stdout);
     }

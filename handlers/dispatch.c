@@ -2,6 +2,7 @@
 #include "dispatch.h"
 #include "fwstats.h"
 
+int dispatch_batch;
 static rx_handler_fn handler_table[256];
 static rx_handler_fn miss_handler;
 static uint8_t fast_type[256];
@@ -63,8 +64,11 @@ uint32_t dispatch_service(void)
             rx_action_writes(a) && p.written) {
             p.written(&p);
         }
-        if (fast_type[hal_rx_type()]) {
-            break;      /* the next one is the fast path's (0: none held) */
+        /* The paper's firmware: one interrupt a packet (the next enters
+         * at the vector again). Batched: on, unless the next one is a
+         * fast path's (type 0: none held). */
+        if (!dispatch_batch || fast_type[hal_rx_type()]) {
+            break;
         }
     }
     return st;

@@ -42,13 +42,16 @@ enum rx_action dispatch_packet(struct rx_packet *p);
 void dispatch_register_fast(uint8_t type);
 
 /*
- * Serve the packets held in the pipeline (the Martini interrupt): decide,
+ * Serve a packet held in the pipeline (the Martini interrupt): decide,
  * hand the decision to the hardware, and once a CONTINUE's payload is in
- * memory, call the handler's p->written. Returns when nothing is held, or
- * when the next packet's type has a fast path: the interrupt, still
- * asserted, then enters again at the vector, where the fast path takes it.
- * Returns IRQ_STATUS as last read (its RESTART bit for the caller).
+ * memory, call the handler's p->written. Returns after that one packet, as
+ * the paper's firmware takes one interrupt a packet (the interrupt, still
+ * asserted if another is held, enters again at the vector); with
+ * dispatch_batch (variant flag BATCH) it goes on until nothing is held or
+ * the next packet's type has a fast path, which the vector takes. Returns
+ * IRQ_STATUS as last read (its RESTART bit for the caller).
  */
+extern int dispatch_batch;
 uint32_t dispatch_service(void);
 
 #endif

@@ -25,6 +25,7 @@ void variant_init(void)
     v.size = 0;
     patlb_next = 0;
     variant_polling = 0;
+    dispatch_batch = 0;
 }
 
 static enum rx_action refuse(struct rx_packet *p)
@@ -58,6 +59,7 @@ enum rx_action variant_control_handle(struct rx_packet *p)
     v.size = w[4];
     v.pointer = DN1_RADDR_LLCM + ptr;
     hal_mmu_patlb_enable(v.flags & DN1_VAR_F_PATLB);
+    dispatch_batch = (v.flags & DN1_VAR_F_BATCH) != 0;
     /* variant_poll() switches the interrupt, once this packet is done. */
     variant_polling = (v.flags & DN1_VAR_F_POLL) != 0;
     hal_nic_write_u32(BLOCK + DN1_VAR_TAKEN, w[6]);

@@ -22,7 +22,8 @@ int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v)
     uint32_t gen = dn_get_le(VAR(DN1_VAR_GEN), 4) + 1;
     dn_put_le(VAR(DN1_VAR_MISS_MODE), v->miss_mode, 4);
     dn_put_le(VAR(DN1_VAR_FLAGS), (v->patlb ? DN1_VAR_F_PATLB : 0) |
-                                  (v->poll ? DN1_VAR_F_POLL : 0), 4);
+                                  (v->poll ? DN1_VAR_F_POLL : 0) |
+                                  (v->batch ? DN1_VAR_F_BATCH : 0), 4);
     dn_put_le(VAR(DN1_VAR_WINDOW_BASE), v->window_base, 8);
     dn_put_le(VAR(DN1_VAR_WINDOW_SIZE), v->window_size, 4);
     dn_put_le(VAR(DN1_VAR_POINTER_OFF), v->pointer_off, 4);

@@ -24,6 +24,8 @@
 #define DN1_VAR_F_PATLB         0x1u  /* MMU_CTRL.PATLB_EN on; pages outside the window are
                                          entered on their first miss and retried */
 #define DN1_VAR_F_POLL          0x2u  /* "non-intr": Martini interrupt off, the firmware polls */
-#define DN1_VAR_F_ALL           0x3u
+#define DN1_VAR_F_BATCH         0x4u  /* ours: one interrupt serves every packet held; without
+                                         it one interrupt a packet, as the paper's firmware */
+#define DN1_VAR_F_ALL           0x7u
 
 #endif

@@ -1,6 +1,7 @@
 /* FAKE HAL implementation (see fake_hal.h). */
 #include <string.h>
 #include "fake_hal.h"
+#include "dispatch.h"
 #include "hal/nicmem.h"
 #include "hal/sram.h"
 #include "dimmnet1/regs.h"
@@ -264,3 +265,14 @@ void hal_restart_irq_enable(void)
 {
 }
 
+
+unsigned fake_interrupts(void)
+{
+    unsigned n = 0;
+
+    while (fake_rx_held()) {
+        dispatch_service();
+        n++;
+    }
+    return n;
+}

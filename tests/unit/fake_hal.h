@@ -30,6 +30,9 @@ void fake_rx_reset(void);
 int fake_rx_held(void);                                     /* a packet still queued */
 void fake_rx_push(const struct dn1_hdr *h);                 /* held: type */
 void fake_rx_push_held(const struct dn1_hdr *h, uint8_t reason);
+/* The Martini interrupt as the processor takes it, level-triggered: entered
+ * again (dispatch_service) while a packet is held. Returns how many times. */
+unsigned fake_interrupts(void);
 
 /* The same with a payload (up to 64 bytes; hal_rx_payload32 reads it). */
 void fake_rx_push_payload(const struct dn1_hdr *h, const void *data, unsigned len);

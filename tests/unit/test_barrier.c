@@ -47,7 +47,7 @@ static void arrive_as(unsigned src, unsigned g, uint32_t epoch, uint8_t flags,
     uint8_t le[8] = { (uint8_t)epoch, (uint8_t)(epoch >> 8), (uint8_t)(epoch >> 16),
                       (uint8_t)(epoch >> 24) };
     fake_rx_push_payload(&h, le, sizeof(le));
-    dispatch_service();
+    fake_interrupts();
 }
 
 static void arrive(unsigned src, unsigned g, uint32_t epoch)
@@ -178,7 +178,7 @@ static void t_refusals(void)
     fake_rx_push_payload(&h, one, 4);
     h.raddr = DN1_BAR_RADDR(2) + 4;
     fake_rx_push_payload(&h, one, 4);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[fake_decision_count - 2].nack_reason, DN1_NACK_BARRIER_SETUP);
     CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
     /* Not a member. */

@@ -85,7 +85,7 @@ static void t_dispatch_by_type(void)
     fake_rx_push(&a);
     fake_rx_push(&c);
     fake_rx_push(&b);
-    dispatch_service();                           /* serves all held packets */
+    CHECK_EQ(fake_interrupts(), 3);               /* one interrupt a packet */
     CHECK_EQ(fake_decision_count, 3);
     CHECK_EQ(fake_decisions[0].action, RX_CONTINUE);
     CHECK_EQ(fake_decisions[0].raddr, 0x4000);
@@ -100,13 +100,32 @@ static void t_dispatch_by_type(void)
                               4 * DN1_FWST_NO_HANDLER), no_handler + 1);
 }
 
-/* A type with a fast path at the vector: the C loop serves the packet it
- * was entered for, then leaves the next one of that type held for the
- * vector (other types it goes on serving). */
+/* Batched (variant BATCH): one interrupt serves every packet held. */
+static void t_batched(void)
+{
+    struct dn1_hdr a = iw(0x100, 0, 4), b = iw(0x100, 464, 4), c = iw(0x100, 928, 4);
+
+    fake_hostmem_put_u64(0x100, 0x4000);
+    fake_rx_push(&a);
+    fake_rx_push(&b);
+    fake_rx_push(&c);
+    dispatch_service();                           /* the paper's way: one */
+    CHECK_EQ(fake_decision_count, 1);
+    dispatch_batch = 1;
+    CHECK_EQ(fake_interrupts(), 1);               /* the other two in one */
+    dispatch_batch = 0;
+    CHECK_EQ(fake_decision_count, 3);
+    CHECK_EQ(fake_decisions[2].raddr, 0x4000 + 928);
+}
+
+/* A type with a fast path at the vector: batched, the C loop serves the
+ * packet it was entered for, then leaves the next one of that type held
+ * for the vector (other types it goes on serving). */
 static void t_fast_type_left_held(void)
 {
     struct dn1_hdr a = iw(0x100, 0, 4), f = iw(0x100, 0, 4), b = iw(0x100, 464, 4);
 
+    dispatch_batch = 1;
     fake_hostmem_put_u64(0x100, 0x4000);
     f.type = 0x7e;
     dispatch_register(0x7e, indirect_write_handle);
@@ -123,6 +142,7 @@ static void t_fast_type_left_held(void)
     CHECK(!fake_rx_held());
     CHECK_EQ(hal_rx_type(), 0);
     dispatch_register(0x7e, NULL);
+    dispatch_batch = 0;
 }
 
 static void t_unregister(void)
@@ -150,7 +170,7 @@ static void t_tlb_miss_routing(void)
     push.type = DN1_TYPE_PUSH;
     fake_rx_push_held(&push, DN1_HOLD_RVATLB_MISS);
     fake_rx_push_held(&push, DN1_HOLD_PATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[0].action, RX_NACK);
     CHECK_EQ(fake_decisions[0].nack_reason, DN1_NACK_NO_TRANSLATION);
     CHECK_EQ(fake_decisions[1].nack_reason, DN1_NACK_NO_TRANSLATION);
@@ -161,7 +181,7 @@ static void t_tlb_miss_routing(void)
     struct dn1_hdr w = iw(0x100, 0, 8);
     fake_hostmem_put_u64(0x100, 0x9999);
     fake_rx_push_held(&w, DN1_HOLD_RVATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[2].action, RX_CONTINUE);
     CHECK_EQ(fake_decisions[2].raddr, 0x7000);
     CHECK_EQ(fwstats_get(DN1_FWST_TLB_MISSES), misses + 3);
@@ -177,6 +197,7 @@ static const struct test_case cases[] = {
     { "wrapping_target_nacked", t_wrapping_target_nacked },
     { "dispatch_by_type", t_dispatch_by_type },
     { "unregister", t_unregister },
+    { "batched", t_batched },
     { "fast_type_left_held", t_fast_type_left_held },
     { NULL, NULL },
 };

@@ -57,7 +57,7 @@ static enum rx_action take(uint16_t src, uint16_t dst)
     struct dn1_hdr h = control(src, dst);
     size_t k = fake_decision_count;
     fake_rx_push(&h);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decision_count, k + 1);
     return fake_decisions[k].action;
 }
@@ -68,7 +68,7 @@ static void t_default_nacks(void)
     uint32_t none = fwstats_get(DN1_FWST_NO_TRANSLATION);
     struct dn1_hdr h = push(RVA(1, 0x10000000), 0, DN1_FLAG_VA);
     fake_rx_push_held(&h, DN1_HOLD_RVATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[0].action, RX_NACK);
     CHECK_EQ(fake_decisions[0].nack_reason, DN1_NACK_NO_TRANSLATION);
     CHECK_EQ(fwstats_get(DN1_FWST_NO_TRANSLATION), none + 1);
@@ -89,7 +89,7 @@ static void t_rvatlb_continue(void)
     struct dn1_hdr out = push(base + 0x10000, 0, DN1_FLAG_VA);   /* one past */
     fake_rx_push_held(&in, DN1_HOLD_RVATLB_MISS);
     fake_rx_push_held(&out, DN1_HOLD_RVATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[1].action, RX_CONTINUE);
     CHECK_EQ(fake_decisions[1].raddr, 0x100000 + 928);
     CHECK_EQ(fake_decisions[2].action, RX_NACK);
@@ -98,7 +98,7 @@ static void t_rvatlb_continue(void)
     /* The pointer is read at every miss: the host may move it. */
     fake_hostmem_put_u64(DN1_RADDR_LLCM + 0x2100, 0x200000);
     fake_rx_push_held(&in, DN1_HOLD_RVATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[3].raddr, 0x200000 + 928);
 }
 
@@ -114,7 +114,7 @@ static void t_patlb_continue_and_refill(void)
     struct dn1_hdr other = push(DN1_RADDR_LLCM + 0x2200, 0, 0);
     fake_rx_push_held(&in, DN1_HOLD_PATLB_MISS);
     fake_rx_push_held(&other, DN1_HOLD_PATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[1].action, RX_CONTINUE);
     CHECK_EQ(fake_decisions[1].raddr, 0x100000 + 4096);
     CHECK_EQ(fake_decisions[2].action, RX_RETRY);
@@ -123,7 +123,7 @@ static void t_patlb_continue_and_refill(void)
     /* A bad pointer slot is the pointer's fault: BAD_POINTER. */
     fake_hostmem_put_u64(DN1_RADDR_LLCM + 0x2100, 0xfffffffffffffff0ull);
     fake_rx_push_held(&in, DN1_HOLD_PATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[3].action, RX_NACK);
     CHECK_EQ(fake_decisions[3].nack_reason, DN1_NACK_BAD_POINTER);
 }
@@ -153,6 +153,29 @@ static void t_poll_switch(void)
     CHECK_EQ(fake_patlb_enabled, 0);
 }
 
+/* BATCH: one interrupt serves every held packet, until switched off;
+ * a restarted firmware (init) takes one interrupt a packet again. */
+static void t_batch(void)
+{
+    CHECK_EQ(dispatch_batch, 0);
+    block(DN1_VAR_MISS_NACK, DN1_VAR_F_BATCH, 0, 0, 0x2100, 30);
+    CHECK_EQ(take(ME, ME), RX_DONE);
+    CHECK_EQ(dispatch_batch, 1);
+    CHECK_EQ(fake_nic_get_u32(BLOCK + DN1_VAR_TAKEN), 30);
+    for (unsigned i = 0; i < 3; i++) {
+        struct dn1_hdr h = push(0x10, 0, DN1_FLAG_VA);
+        fake_rx_push_held(&h, DN1_HOLD_RVATLB_MISS);
+    }
+    CHECK_EQ(fake_interrupts(), 1);
+    block(DN1_VAR_MISS_NACK, 0, 0, 0, 0x2100, 31);
+    CHECK_EQ(take(ME, ME), RX_DONE);
+    CHECK_EQ(dispatch_batch, 0);
+    block(DN1_VAR_MISS_NACK, DN1_VAR_F_BATCH, 0, 0, 0x2100, 32);
+    CHECK_EQ(take(ME, ME), RX_DONE);
+    variant_init();
+    CHECK_EQ(dispatch_batch, 0);
+}
+
 /* Only the node's own host may switch it; a bad block changes nothing. */
 static void t_refusals(void)
 {
@@ -163,7 +186,7 @@ static void t_refusals(void)
     CHECK_EQ(variant_polling, 0);
     const uint32_t bad[][3] = {
         { 2, 0, 0x2100 },                 /* mode */
-        { 1, 0x4, 0x2100 },               /* flags */
+        { 1, 0x8, 0x2100 },               /* flags */
         { 1, 0, 0x2104 },                 /* pointer unaligned */
         { 1, 0, DN1_LLCM_SIZE },          /* pointer outside LLCM */
     };
@@ -180,12 +203,13 @@ static void t_refusals(void)
     struct dn1_hdr h = push(0x10, 0, DN1_FLAG_VA);
     size_t k = fake_decision_count;
     fake_rx_push_held(&h, DN1_HOLD_RVATLB_MISS);
-    dispatch_service();
+    fake_interrupts();
     CHECK_EQ(fake_decisions[k].nack_reason, DN1_NACK_NO_TRANSLATION);
 }
 
 static const struct test_case cases[] = {
     { "default_nacks", t_default_nacks },
+    { "batch", t_batch },
     { "rvatlb_continue", t_rvatlb_continue },
     { "patlb_continue_and_refill", t_patlb_continue_and_refill },
     { "poll_switch", t_poll_switch },

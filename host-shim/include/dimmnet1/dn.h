@@ -258,7 +258,8 @@ const char *dn_strerror(int status);
  * at every miss) plus the offset in the window. @patlb turns the PATLB on
  * (pages outside the window are entered on their first miss); @poll is
  * the paper's "non-intr": the NIC processor polls instead of taking the
- * interrupt. Applies to this node's own firmware, in order with its
+ * interrupt; @batch lets one interrupt serve every packet held (the
+ * default, as the paper's firmware, takes one interrupt a packet). Applies to this node's own firmware, in order with its
  * traffic (a CONTROL packet through the switch and back, so the node needs
  * its link). DN_EINVAL for a bad setting, DN_ENACK if the firmware
  * refused it.
@@ -271,6 +272,8 @@ struct dn_fw_variant {
     uint64_t window_base;
     uint32_t window_size;
     uint32_t pointer_off;     /* 8-aligned offset in this node's LLCM */
+    int batch;                /* one interrupt serves every held packet (ours);
+                                 0: one interrupt a packet, as the paper's */
 };
 int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v);
 
