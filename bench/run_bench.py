@@ -12,6 +12,17 @@ tools/dimmnet-cluster --deterministic (modeled virtual time: 32 ns an
 instruction, 500 MB/s links; docs/hardware.md section 9). --quick runs a
 few sizes and node counts (the CTest label `paper`); the full run is not
 part of CI.
+
+Each part (fig2, handlers, fig4) that fails is run once more; a part's CSV
+is written as soon as it has succeeded, and a part that failed twice leaves
+its files in OUT as they were. The plots and report.md are made from the
+CSVs: this run's, and with --only PART (repeatable: fig2, handlers, fig4)
+the other parts' CSVs already in OUT, which are kept as they are. A part
+that failed in this run is named in the report as failed, never filled in
+from an earlier CSV. The failed parts are named last on stderr; the exit
+status is 1 if any part (or the plots) failed, 2 for a usage error (--only
+mpi: no MPI part exists yet). DIMMNET_BENCH_CLUSTER names another launcher
+(tests/paper uses a fake one).
 """
 import argparse
 import csv
@@ -21,10 +32,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, "build")
-CLUSTER = os.path.join(TOP, "tools", "dimmnet-cluster")
+CLUSTER = os.environ.get("DIMMNET_BENCH_CLUSTER") or os.path.join(TOP, "tools", "dimmnet-cluster")
+
+# The parts, in the order a full run makes them, and their CSVs (names and
+# columns are read by other scripts: keep them).
+PARTS = ["fig2", "handlers", "fig4"]
+CSV_HEADER = {"fig2": ["series", "bytes", "mb_per_s"],
+              "handlers": ["path", "instructions", "modeled_ns"],
+              "fig4": ["algorithm", "nodes", "latency_us"]}
+# Parts --only knows of whose benchmark does not exist yet.
+NOT_BUILT = {"mpi": "bench/ has no MPI benchmark"}
 
 # Series of fig2.csv in the paper's order. Those whose firmware variant is
 # not built yet are listed in the report as missing, never filled in.
@@ -58,6 +79,11 @@ def log(msg):
     print("bench: " + msg, file=sys.stderr, flush=True)
 
 
+class PartFailed(Exception):
+    """A part could not measure what it measures (the launcher failed, or a
+    figure is missing from its output)."""
+
+
 def cluster(nodes, program, plugin_dir=None, timeout=900):
     """Run PROGRAM on NODES boards in deterministic modeled time; its output."""
     cmd = [CLUSTER, "--qemu", os.path.join(BUILD, "qemu-system-mips"),
@@ -71,7 +97,8 @@ def cluster(nodes, program, plugin_dir=None, timeout=900):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stdout)
-        raise SystemExit("bench: failed: " + " ".join(program))
+        raise PartFailed("launcher exited with status %d on %d nodes: %s"
+                         % (r.returncode, nodes, " ".join(program)))
     return r.stdout
 
 
@@ -174,8 +201,7 @@ def handlers(tmp):
             t = typical(entries, label)
             polled = name.endswith("-nonintr")   # one interrupt that never returns
             if t is None or (not polled and (entry is None or exit_ is None)):
-                raise SystemExit("bench: no %s packet (%s) in the plugin's count"
-                                 % (name, label))
+                raise PartFailed("no %s packet (%s) in the plugin's count" % (name, label))
             if polled:
                 # Polled: no interrupt; the loop's read to the next read.
                 paths.append((name, t[0], t[1]))
@@ -197,55 +223,101 @@ def fig4(node_counts):
             mean = {int(m.group(1)): int(m.group(2)) for m in re.finditer(
                 r"soak-barrier-node: node=(\d+) .*?mean_ns=(\d+) modeled=1", out)}
             if n - 1 not in mean:
-                raise SystemExit("bench: no modeled figure from node %d (%s)" % (n - 1, alg))
+                raise PartFailed("no modeled figure from node %d (%s)" % (n - 1, alg))
             rows.append((alg, n, mean[n - 1] / 1000.0))
     return rows
 
 
 def write_csv(path, header, rows):
-    with open(path, "w", newline="") as f:
+    """Whole or not at all: a run stopped while writing leaves the old file."""
+    with open(path + ".tmp", "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(header)
         w.writerows(rows)
+    os.replace(path + ".tmp", path)
+
+
+def csv_rows(part, measured):
+    """What a part measured, as its CSV's rows (in its order and format)."""
+    if part == "fig2":
+        return [(s, b, "%.3f" % v) for (s, b), v in sorted(
+                    measured.items(), key=lambda kv: (FIG2_SERIES.index(kv[0][0])
+                                                      if kv[0][0] in FIG2_SERIES else 99,
+                                                      kv[0][1]))
+                if s in FIG2_SERIES]
+    if part == "fig4":
+        return [(x, n, "%.3f" % v) for x, n, v in measured]
+    return measured
+
+
+def read_csv(part, path):
+    """A part's CSV read back, in the form the plots and report take: fig2 a
+    dict (series, bytes) -> MB/s, fig4 (algorithm, nodes, us) and handlers
+    (path, instructions, ns) lists. Raises ValueError if it is not one."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows or rows[0] != CSV_HEADER[part]:
+        raise ValueError("%s: header is not %s" % (path, ",".join(CSV_HEADER[part])))
+    try:
+        if part == "fig2":
+            return {(r[0], int(r[1])): float(r[2]) for r in rows[1:]}
+        if part == "fig4":
+            return [(r[0], int(r[1]), float(r[2])) for r in rows[1:]]
+        return [(r[0], int(r[1]), int(r[2])) for r in rows[1:]]
+    except (IndexError, ValueError) as e:
+        raise ValueError("%s: %s" % (path, e))
 
 
 def plot(out, fig2_rows, fig4_rows):
+    """fig2.png and fig4.png from the rows there are (None: that plot not
+    made); the names of the plots written."""
     gp = shutil.which("gnuplot")
     if not gp:
-        raise SystemExit("bench: gnuplot is missing (scripts/setup.sh installs gnuplot-nox)")
-    d = tempfile.mkdtemp()
-    series = [s for s in FIG2_SERIES if any(k[0] == s for k in fig2_rows)]
-    lines = ["set terminal pngcairo size 900,600", "set output '%s/fig2.png'" % out,
-             "set title 'Bandwidth on DIMMnet-1 (modeled; cf. paper Fig. 2)'",
-             "set logscale x 2", "set xlabel 'message size (bytes)'",
-             "set ylabel 'bandwidth (MB/s)'", "set key top left", "set grid"]
-    plots = []
-    for s in series:
-        f = os.path.join(d, s + ".dat")
-        with open(f, "w") as fh:
-            for (name, size), v in sorted(fig2_rows.items(), key=lambda kv: kv[0][1]):
-                if name == s:
-                    fh.write("%d %f\n" % (size, v))
-        plots.append("'%s' using 1:2 with linespoints title '%s'" % (f, s))
-    lines.append("plot " + ", ".join(plots))
-    lines += ["set output '%s/fig4.png'" % out,
-              "set title 'Barrier latency on DIMMnet-1 (modeled; cf. paper Fig. 4)'",
-              "unset logscale x", "set logscale y", "set xlabel 'nodes'",
-              "set ylabel 'latency (us)'"]
-    plots = []
-    for alg in FIG4_ALGORITHMS:
-        f = os.path.join(d, alg + ".dat")
-        with open(f, "w") as fh:
-            for a, n, v in fig4_rows:
-                if a == alg:
-                    fh.write("%d %f\n" % (n, v))
-        plots.append("'%s' using 1:2 with linespoints title '%s'" % (f, alg))
-    lines.append("plot " + ", ".join(plots))
-    script = os.path.join(d, "plots.gp")
-    with open(script, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    subprocess.run([gp, script], check=True)
-    shutil.rmtree(d)
+        raise PartFailed("gnuplot is missing (scripts/setup.sh installs gnuplot-nox)")
+    made = []
+    with tempfile.TemporaryDirectory() as d:
+        lines = ["set terminal pngcairo size 900,600", "set grid", "set key top left"]
+        if fig2_rows:
+            series = [s for s in FIG2_SERIES if any(k[0] == s for k in fig2_rows)]
+            lines += ["set output '%s/fig2.png'" % out,
+                      "set title 'Bandwidth on DIMMnet-1 (modeled; cf. paper Fig. 2)'",
+                      "set logscale x 2", "set xlabel 'message size (bytes)'",
+                      "set ylabel 'bandwidth (MB/s)'"]
+            plots = []
+            for s in series:
+                f = os.path.join(d, s + ".dat")
+                with open(f, "w") as fh:
+                    for (name, size), v in sorted(fig2_rows.items(), key=lambda kv: kv[0][1]):
+                        if name == s:
+                            fh.write("%d %f\n" % (size, v))
+                plots.append("'%s' using 1:2 with linespoints title '%s'" % (f, s))
+            lines.append("plot " + ", ".join(plots))
+            made.append("fig2.png")
+        if fig4_rows:
+            lines += ["set output '%s/fig4.png'" % out,
+                      "set title 'Barrier latency on DIMMnet-1 (modeled; cf. paper Fig. 4)'",
+                      "unset logscale x", "set logscale y", "set xlabel 'nodes'",
+                      "set ylabel 'latency (us)'"]
+            plots = []
+            for alg in FIG4_ALGORITHMS:
+                f = os.path.join(d, alg + ".dat")
+                with open(f, "w") as fh:
+                    for a, n, v in sorted(fig4_rows, key=lambda x: x[1]):
+                        if a == alg:
+                            fh.write("%d %f\n" % (n, v))
+                plots.append("'%s' using 1:2 with linespoints title '%s'" % (f, alg))
+            lines.append("plot " + ", ".join(plots))
+            made.append("fig4.png")
+        if made:
+            script = os.path.join(d, "plots.gp")
+            with open(script, "w") as fh:
+                fh.write("\n".join(lines) + "\n")
+            r = subprocess.run([gp, script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+            if r.returncode != 0:
+                sys.stderr.write(r.stdout)
+                raise PartFailed("gnuplot exited with status %d" % r.returncode)
+    return made
 
 
 def level(measured, paper):
@@ -256,15 +328,39 @@ def level(measured, paper):
              abs(gap) * 100, "above" if gap > 0 else "below"))
 
 
-def report(out, fig2_rows, fig4_rows, paths, quick):
+def report(out, data, sources, quick):
+    """report.md from each part's rows (data[part], None when there are
+    none), saying where each part's figures come from (sources[part])."""
+    r = ["# Paper figures in the model (%s run)" % ("quick" if quick else "full"), "",
+         "All figures are **modeled** (QEMU icount, 32 ns an instruction, 500 MB/s "
+         "links, deterministic host sync), produced by `scripts/bench.sh`.", ""]
+    r += ["- %s: %s" % (part, sources[part]) for part in PARTS]
+    r += ["- %s: not built yet (%s)" % kv for kv in sorted(NOT_BUILT.items())]
+    r += ["", "## Fig. 2: bandwidth, blocking send (MB/s, 10^6 bytes)", ""]
+    if data["fig2"]:
+        r += report_fig2(data["fig2"])
+    else:
+        r.append("No figures: fig2 %s." % sources["fig2"])
+    r += ["", "## Fig. 4: barrier latency at the highest rank (us)", ""]
+    if data["fig4"]:
+        r += report_fig4(data["fig4"])
+    else:
+        r.append("No figures: fig4 %s." % sources["fig4"])
+    r += ["", "## Handler paths (guest instructions, interrupt entry to return)", ""]
+    if data["handlers"]:
+        r += report_handlers(data["handlers"])
+    else:
+        r.append("No figures: handlers %s." % sources["handlers"])
+    with open(os.path.join(out, "report.md.tmp"), "w") as fh:
+        fh.write("\n".join(r) + "\n")
+    os.replace(os.path.join(out, "report.md.tmp"), os.path.join(out, "report.md"))
+
+
+def report_fig2(fig2_rows):
     sizes = sorted({k[1] for k in fig2_rows})
     series = [s for s in FIG2_SERIES if any(k[0] == s for k in fig2_rows)]
     missing = [s for s in FIG2_SERIES if s not in series]
-    r = ["# Paper figures in the model (%s run)" % ("quick" if quick else "full"), "",
-         "All figures are **modeled** (QEMU icount, 32 ns an instruction, 500 MB/s "
-         "links, deterministic host sync), produced by `scripts/bench.sh`.", "",
-         "## Fig. 2: bandwidth, blocking send (MB/s, 10^6 bytes)", "",
-         "| bytes | " + " | ".join(series) + " |",
+    r = ["| bytes | " + " | ".join(series) + " |",
          "|---|" + "---|" * len(series)]
     for s in sizes:
         r.append("| %d | " % s + " | ".join(
@@ -318,12 +414,17 @@ def report(out, fig2_rows, fig4_rows, paths, quick):
                  "paper's 52 MB/s miss-continue (target: at least 250 MB/s); fully in "
                  "firmware (`message`) %.1f MB/s, %.1fx the paper's 22 MB/s (target: at "
                  "least 100 MB/s)." % (fastest, big, fastest / 52, msg, msg / 22))
-    r += ["", "## Fig. 4: barrier latency at the highest rank (us)", "",
-          "| algorithm | " + " | ".join("%d nodes" % n for n in sorted({x[1] for x in fig4_rows})) + " |",
-          "|---|" + "---|" * len({x[1] for x in fig4_rows})]
+    return r
+
+
+def report_fig4(fig4_rows):
+    counts = sorted({x[1] for x in fig4_rows})
+    value = {(a, n): v for a, n, v in fig4_rows}
+    r = ["| algorithm | " + " | ".join("%d nodes" % n for n in counts) + " |",
+         "|---|" + "---|" * len(counts)]
     for alg in FIG4_ALGORITHMS:
         r.append("| %s | " % alg + " | ".join(
-            "%.2f" % v for a, n, v in sorted(fig4_rows, key=lambda x: x[1]) if a == alg) + " |")
+            "%.2f" % value[(alg, n)] if (alg, n) in value else "-" for n in counts) + " |")
     fw = [v for a, n, v in fig4_rows if a == "firmware"]
     host = [v for a, n, v in fig4_rows if a in ("host", "host-mcast")]
     if fw and host:
@@ -336,46 +437,107 @@ def report(out, fig2_rows, fig4_rows, paths, quick):
                "re-derived (at least an order of magnitude)" if ratio >= 10 else
                "re-derived (the same direction, less than an order of magnitude)"
                if ratio > 1 else "not re-derived")]
-    r += ["", "## Handler paths (guest instructions, interrupt entry to return)", "",
-          "| path | instructions | modeled ns |", "|---|---|---|"]
+    return r
+
+
+def report_handlers(paths):
+    r = ["| path | instructions | modeled ns |", "|---|---|---|"]
     r += ["| %s | %d | %d |" % p for p in paths]
     iw = [p for p in paths if p[0] == "indirect-write-continue"]
     if iw:
         r += ["", "The indirect write's continue takes %d instructions from the vector to "
               "`eret` on its assembly fast path (target: at most 40); a message's middle "
               "packets take the other fast path (`message-continue-middle`)." % iw[0][1]]
-    with open(os.path.join(out, "report.md"), "w") as fh:
-        fh.write("\n".join(r) + "\n")
+    return r
+
+
+def run_part(part, fn):
+    """FN's rows, tried twice; None if both tries failed."""
+    for attempt in (1, 2):
+        try:
+            return fn()
+        except PartFailed as e:
+            why = str(e)
+        except Exception:                   # a bug: said whole, and the part failed
+            why = traceback.format_exc().rstrip()
+        log("%s: failed (try %d of 2): %s" % (part, attempt, why))
+        if attempt == 1:
+            log("%s: once more" % part)
+    return None
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a few sizes and node counts")
     ap.add_argument("--out", default=os.path.join(BUILD, "bench"))
+    ap.add_argument("--only", action="append", metavar="PART",
+                    choices=PARTS + sorted(NOT_BUILT),
+                    help="run only this part (repeatable: %s; mpi is not built yet); "
+                    "the other parts' CSVs in OUT are kept and the plots and report "
+                    "made from them" % ", ".join(PARTS))
     a = ap.parse_args()
+    for part in a.only or []:
+        if part in NOT_BUILT:
+            log("part %s is not built yet: %s; nothing run" % (part, NOT_BUILT[part]))
+            return 2
+    run = [p for p in PARTS if not a.only or p in a.only]
     os.makedirs(a.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="dn1-bench-")
+    runners = {
+        "fig2": lambda: fig2(QUICK_SIZES if a.quick else FULL_SIZES),
+        "handlers": lambda: handlers(tempfile.mkdtemp(dir=tmp)),
+        "fig4": lambda: fig4([2, 4] if a.quick else [2, 3, 4, 5, 6, 7, 8]),
+    }
+    failed, written = [], []
     try:
-        sizes = QUICK_SIZES if a.quick else FULL_SIZES
-        fig2_rows = fig2(sizes)
-        write_csv(os.path.join(a.out, "fig2.csv"), ["series", "bytes", "mb_per_s"],
-                  [(s, b, "%.3f" % v) for (s, b), v in sorted(
-                      fig2_rows.items(), key=lambda kv: (FIG2_SERIES.index(kv[0][0])
-                                                         if kv[0][0] in FIG2_SERIES else 99,
-                                                         kv[0][1]))
-                   if s in FIG2_SERIES])
-        paths = handlers(tmp)
-        write_csv(os.path.join(a.out, "handlers.csv"), ["path", "instructions", "modeled_ns"],
-                  paths)
-        fig4_rows = fig4([2, 4] if a.quick else [2, 3, 4, 5, 6, 7, 8])
-        write_csv(os.path.join(a.out, "fig4.csv"), ["algorithm", "nodes", "latency_us"],
-                  [(x, n, "%.3f" % v) for x, n, v in fig4_rows])
-        plot(a.out, fig2_rows, fig4_rows)
-        report(a.out, fig2_rows, fig4_rows, paths, a.quick)
-        log("wrote %s/{fig2,fig4,handlers}.csv, fig2.png, fig4.png, report.md" % a.out)
+        for part in run:
+            rows = run_part(part, runners[part])
+            if rows is None:
+                failed.append(part)
+                continue
+            # Written at once: what a part measured survives a later part.
+            write_csv(os.path.join(a.out, part + ".csv"), CSV_HEADER[part], csv_rows(part, rows))
+            written.append(part + ".csv")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+    # The plots and the report from the CSVs: this run's, and the others' in OUT.
+    data, sources = {}, {}
+    for part in PARTS:
+        path = os.path.join(a.out, part + ".csv")
+        data[part] = None
+        if part in failed:
+            sources[part] = ("failed in this run, twice (see the bench's log)" +
+                             ("; the earlier %s.csv in OUT is left as it was and not used "
+                              "here" % part if os.path.exists(path) else ""))
+            continue
+        if not os.path.exists(path):
+            sources[part] = "not run (no %s.csv in OUT)" % part
+            continue
+        try:
+            data[part] = read_csv(part, path)
+        except (OSError, ValueError) as e:
+            sources[part] = "not used: %s" % e
+            log("%s: %s.csv not used: %s" % (part, part, e))
+            continue
+        sources[part] = ("measured in this run" if part in run else
+                         "from %s.csv in OUT (an earlier run; not rerun)" % part)
+    try:
+        written += plot(a.out, data["fig2"], data["fig4"])
+    except PartFailed as e:
+        log("plots: failed: %s" % e)
+        failed.append("plots")
+    report(a.out, data, sources, a.quick)
+    written.append("report.md")
+    log("wrote %s: %s" % (a.out, ", ".join(written)))
+    parts = [p for p in failed if p in PARTS]
+    if parts:
+        log("FAILED: %s (tried twice each; the other parts' CSVs are written); rerun "
+            "them with %s" % (", ".join(parts), " ".join("--only " + p for p in parts)))
+    if "plots" in failed:
+        log("FAILED: plots")
+    return 1 if failed else 0
+
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A stand-in for tools/dimmnet-cluster that bench/run_bench.py runs when
+DIMMNET_BENCH_CLUSTER names it (tests/paper/test_bench_keeps.sh): no boards,
+it answers as the bench's programs would, in their output formats, with
+made-up figures. Each call is logged to FAKE_CLUSTER_LOG as
+"PART NODES PROGRAM...". FAKE_CLUSTER_FAIL=PART[:N][,...] makes the calls of
+PART (fig2, handlers or fig4) fail as a launcher does (status 1), every call
+or only its first N; a failed call is logged as "fail PART ...".
+"""
+import os
+import sys
+
+
+def main(argv):
+    sep = argv.index("--")
+    opts, program = argv[:sep], argv[sep + 1:]
+    nodes = int(opts[opts.index("-n") + 1]) if "-n" in opts else 2
+    qemu_args = [opts[i + 1] for i, o in enumerate(opts) if o == "--qemu-arg"]
+    plugin = [a for a in qemu_args if ",out=" in a]
+    name = os.path.basename(program[0])
+    part = "handlers" if plugin else "fig2" if name == "fig2_bench" else "fig4"
+    log = os.environ["FAKE_CLUSTER_LOG"]
+    calls = []
+    if os.path.exists(log):
+        with open(log) as f:
+            calls = f.read().splitlines()
+    line = "%s %d %s" % (part, nodes, " ".join(program))
+    for spec in filter(None, os.environ.get("FAKE_CLUSTER_FAIL", "").split(",")):
+        what, _, times = spec.partition(":")
+        done = sum(1 for c in calls if c.startswith("fail %s " % part))
+        if what == part and (not times or done < int(times)):
+            with open(log, "a") as f:
+                f.write("fail " + line + "\n")
+            print("dimmnet-cluster: board 0 not ready after 1 s (fake): waited for nothing")
+            return 1
+    with open(log, "a") as f:
+        f.write(line + "\n")
+
+    if part == "fig2":
+        series = program[program.index("--series") + 1]
+        count = program[program.index("--count") + 1]
+        for s in program[program.index("--count") + 2:]:     # the sizes, last
+            print("fig2: series=%s bytes=%s count=%s modeled us_per_xfer=1.000 mb_per_s=%.3f"
+                  % (series, s, count, 10 + len(series) + int(s) / 1000.0))
+    elif part == "handlers":
+        out = plugin[0].split(",out=", 1)[1]
+        for node in range(nodes):
+            with open(out.replace("{node}", str(node)), "w") as f:
+                # LABEL INSNS WIDE NS SEEN, as bench/plugins/handler_cost.c writes them
+                for label, insns in (("entry", 20), ("exit", 12), ("irq:cmd1+raddr", 30),
+                                     ("cmd1+raddr", 200), ("cmd1+nack", 150),
+                                     ("cmd1+raddr+tx", 260), ("cmd1", 120), ("cmd1+tx", 180)):
+                    f.write("%s %d 2 %d 12\n" % (label, insns, insns * 32 + 40))
+    else:
+        for node in range(nodes):
+            print("soak-barrier-node: node=%d rounds=20 mean_ns=%d modeled=1"
+                  % (node, 1000 * nodes + len(program[2]) * 100))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
