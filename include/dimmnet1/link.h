@@ -25,6 +25,21 @@
 #define DN1_AOTF_TX_NS         105u
 #define DN1_OTF_RX_NS          90u
 /*
+ * The conservative paths (paper, seed 002: every packet but AOTF's goes
+ * to the receive circuit made for RHiNET, which is why the prototype
+ * missed low latency). The send circuit: a packet built in on-chip memory
+ * (a BOTF window, the firmware's SRAM image, a remote read's answer, RDMA
+ * after its start-up) leaves this long after its kick; the receive
+ * circuit: a packet without OTF (ACKs and NACKs too) enters the receive
+ * pipeline this long after it arrived. Assumptions, from RHiNET-2/NI's
+ * 1.74 us host to host (Martini on 64-bit/66 MHz PCI, RDMA in hardwired
+ * logic): less what this model charges on the same path (750 ns) and two
+ * PCI crossings the DIMM avoids (240 ns), split evenly
+ * (docs/hardware.md section 9).
+ */
+#define DN1_BOTF_TX_NS         375u
+#define DN1_RHINET_RX_NS       375u
+/*
  * The DIMM (paper, Table 1: 100 MHz, 64 bits wide): 8 bytes every 10 ns,
  * so bytes cost 1.25 ns each. At that rate the host fills a BOTF window or
  * an RDMA descriptor through the slot, the NIC reads what RDMA sends from

@@ -1345,9 +1345,13 @@ static void t_botf_busy(void)
     CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 1);
     CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 1, NULL), 0);  /* the other one */
     CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 3);
-    /* Two 496-byte packets at 2 ns a byte, the second after the first. */
-    qb_clock_step(&b, 2 * (DN1_PKT_HDR_SIZE + DN1_BOTF_MAX_PAYLOAD + DN1_LINK_FRAME_HDR) *
-                      DN1_LINK_NS_PER_BYTE + 100);
+    /* The send circuit's start, then two 496-byte packets at 2 ns a byte,
+     * the second after the first. */
+    qb_clock_step(&b, DN1_BOTF_TX_NS - 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 2);
+    CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 3);        /* not left yet */
+    qb_clock_step(&b, 1 + 2 * (DN1_PKT_HDR_SIZE + DN1_BOTF_MAX_PAYLOAD + DN1_LINK_FRAME_HDR) *
+                          DN1_LINK_NS_PER_BYTE + 100);
     CHECK_EQ(qb_reg(&b, DN1_REG_BOTF_STATUS), 0);
     CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), 0);
     CHECK_EQ(qb_counter(&b, DN1_CNT_TX_PACKETS), 3);

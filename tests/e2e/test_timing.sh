@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Modeled time (--timing): boards in separate processes share one virtual
-# timeline. From the traces: every packet arrives exactly its modeled link
-# delay after it left (2 x 50 ns wire + 140 ns switch + 2 ns a byte; one
+# timeline. From the traces: every packet enters its receiver's pipeline
+# exactly its modeled delay after it left (2 x 50 ns wire + 140 ns switch +
+# 2 ns a byte + 375 ns of the RHiNET receive circuit, DN1_RHINET_RX_NS; one
 # 32 ns instruction of slack at the receiver), never before; a board's link
 # sends one packet after another (500 MB/s); the run's virtual duration is
 # printed (modeled; not asserted).
@@ -32,7 +33,7 @@ check_arrivals() {   # arrivals file, type
     while read -r type xoff len at; do
         dep=$(awk -v t="$type" -v x="$xoff" '$1 == t && $2 == x { print $4; exit }' "$work/dep")
         [ -n "$dep" ] || { fail "$type/$xoff arrived but never left"; continue; }
-        delay=$((2 * 50 + 140 + (32 + len) * 2))
+        delay=$((2 * 50 + 140 + (32 + len) * 2 + 375))
         [ "$at" -ge $((dep + delay)) ] || fail "$type/$xoff arrived at $at, before $dep + $delay"
         [ "$at" -le $((dep + delay + 32)) ] || fail "$type/$xoff arrived at $at, late for $dep + $delay"
     done <"$1"

@@ -179,7 +179,7 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
         memcpy(pkt + DN1_PKT_HDR_SIZE, mem + local + done, h.len);
         /* A packet leaves once the NIC has read it from the DIMM side:
          * start-up, then the bytes up to its end at the DIMM's rate. */
-        if (martini_link_send_after(s, pkt, &h, DN1_RDMA_START_NS +
+        if (martini_link_send_after(s, pkt, &h, DN1_RDMA_START_NS + DN1_BOTF_TX_NS +
                                     DN1_DIMM_NS(done + h.len)) != 0) {
             return DN1_HB_ELINKDOWN;
         }

@@ -152,9 +152,10 @@ void martini_link_release_unless(MartiniState *s, bool busy)
 /* Seal @h into @pkt (payload already in place) and queue it, framed. */
 int martini_link_send(MartiniState *s, uint8_t *pkt, const struct dn1_hdr *h)
 {
-    /* An AOTF packet leaves its modeled on-the-fly delay after the store. */
-    return martini_link_send_after(s, pkt, h,
-                                   h->flags & DN1_FLAG_OTF ? DN1_AOTF_TX_NS : 0);
+    /* An AOTF packet leaves its on-the-fly delay after the store; any
+     * other packet its send circuit's start after the kick. */
+    return martini_link_send_after(s, pkt, h, h->flags & DN1_FLAG_OTF ?
+                                   DN1_AOTF_TX_NS : DN1_BOTF_TX_NS);
 }
 
 int martini_link_send_after(MartiniState *s, uint8_t *pkt,

@@ -76,8 +76,9 @@ static void martini_sync_arrive(void *opaque)
 /*
  * A data frame from the link: into the pipeline now (timing off) or at its
  * modeled arrival. The receive pipeline is in order, so a frame never enters
- * it before the one ahead of it on the link; an OTF packet's data lands its
- * on-the-fly receive delay after arrival.
+ * it before the one ahead of it on the link; a packet enters it its receive
+ * circuit's delay after arrival (the Mini-OTF receiver's for OTF, the
+ * RHiNET circuit's for the rest).
  */
 void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
 {
@@ -89,9 +90,10 @@ void martini_sync_receive(MartiniState *s, const uint8_t *frame, uint32_t size)
         return;
     }
     at = (int64_t)dn1_get_be64(frame + 8) + martini_link_delay(size);
-    if (size >= DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE &&
-        frame[DN1_LINK_FRAME_HDR + DN1_OFF_FLAGS] & DN1_FLAG_OTF) {
-        at += DN1_OTF_RX_NS;
+    if (size >= DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE) {
+        /* The Mini-OTF receiver, or the RHiNET receive circuit. */
+        at += frame[DN1_LINK_FRAME_HDR + DN1_OFF_FLAGS] & DN1_FLAG_OTF ?
+              DN1_OTF_RX_NS : DN1_RHINET_RX_NS;
     }
     at = MAX(at, s->rx_last);
     s->rx_last = at;
