@@ -15,7 +15,9 @@ python3 "$top/bench/run_bench.py" --quick --out "$out" || fail "bench run failed
 
 head -1 "$out/fig2.csv" | grep -qx 'series,bytes,mb_per_s' || fail "fig2.csv header"
 for s in botf-direct rdma-direct soft-indirect-fseq soft-indirect rvatlb-miss-continue \
-         patlb-miss-continue patlb-miss-continue-nonintr message fastest; do
+         patlb-miss-continue patlb-miss-continue-nonintr message fastest \
+         soft-indirect-batched soft-indirect-fseq-batched rvatlb-miss-continue-batched \
+         patlb-miss-continue-batched; do
     for b in 8 464 4096; do
         grep -Eq "^$s,$b,[0-9]+\.[0-9]+$" "$out/fig2.csv" || fail "fig2.csv: no $s at $b bytes"
     done
