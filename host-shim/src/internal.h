@@ -61,10 +61,20 @@ struct dn_xfer_rec {
 /* Host sync: virtual time one turn of a polling loop costs (an LLCM load). */
 #define DN_POLL_NS DN1_HOST_LOAD_NS
 
+/* A host profile (host_cost.c): what the host's own work costs. */
+struct dn_host_profile {
+    const char *name;
+    uint32_t ps_insn;          /* picoseconds an instruction */
+    uint32_t ps_copy_byte;     /* a byte copied in host memory */
+};
+
 struct dn_node {
     unsigned node_id;
     int hb_fd;
     int host_sync;             /* requests take effect in virtual time */
+    const struct dn_host_profile *host;
+    uint64_t host_ps;          /* work charged, not yet sent with a request */
+    uint64_t host_charged_ns;  /* sent so far */
     int timed;                 /* the board keeps modeled time (TIMING_SYNC) */
     uint8_t *hostmem;
     size_t hostmem_size;
@@ -148,6 +158,13 @@ static inline volatile uint32_t *dn_llcm32(dn_node *n, uint32_t off)
 
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
                uint64_t arg2, uint64_t *value);
+/* Host profile (host_cost.c): pick it from DIMMNET_HOST_PROFILE (DN_EINVAL
+ * for an unknown name); charge work; the op bits that carry the charge
+ * to the next request (and take it off what waits). */
+int dn_host_profile_init(dn_node *n);
+void dn_host_charge(dn_node *n, int kind, uint64_t count);
+uint32_t dn_host_take(dn_node *n);
+
 /* Send @op posted (n->hb_post must be set): no response awaited. A failure
  * reaches the owner of (@dst, @tag) later: dn_msg_on_post_error for a
  * message packet, else the transfer whose packet it was (dn_wait). *num:

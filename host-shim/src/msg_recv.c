@@ -70,6 +70,7 @@ static void complete(dn_node *n, struct dn_msg_req *r, unsigned src, uint32_t ta
 
     if (k && r->rbuf != data) {
         memcpy(r->rbuf, data, k);       /* equal: it landed in place */
+        dn_host_charge(n, DN_HOST_COPY, k);
     }
     r->st.src = src;
     r->st.tag = tag;
@@ -106,6 +107,7 @@ static void arrive(dn_node *n, unsigned src, uint32_t tag, const uint8_t *data,
     if (alloc != NO_ALLOC && m->stash_heap_bytes + len <= m->cfg.stash_bytes &&
         (a->heap = malloc(len ? len : 1))) {
         memcpy(a->heap, data, len);
+        dn_host_charge(n, DN_HOST_COPY, len);
         a->data = a->heap;
         m->stash_heap_bytes += len;
         release(n, src, alloc);

@@ -127,6 +127,9 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         return DN_ENOMEM;
     }
     n->hb_fd = -1;
+    if ((rc = dn_host_profile_init(n)) != DN_OK) {
+        goto fail;          /* DIMMNET_HOST_PROFILE names no profile */
+    }
     for (unsigned i = 0; i < DN_ANSWERED; i++) {
         n->answered[i] = DN_ANSWERED_NONE;
     }

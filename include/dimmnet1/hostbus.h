@@ -18,6 +18,17 @@
 
 /* Op flag: posted, no response; its value (if any) is dropped. */
 #define DN1_HB_POSTED     0x80000000u
+/*
+ * Op bits 8-30: the host's own work (ns) since its previous request: with
+ * host sync the request takes effect that much later (added to its cost);
+ * otherwise ignored. The shim charges its host profile's costs so
+ * (docs/hardware.md section 9, "Host profile"); more than the field holds
+ * goes with the next requests.
+ */
+#define DN1_HB_OP_MASK        0xffu
+#define DN1_HB_HOST_NS_SHIFT  8
+#define DN1_HB_HOST_NS_MAX    0x7fffffu
+#define DN1_HB_HOST_NS(op)    (((op) >> DN1_HB_HOST_NS_SHIFT) & DN1_HB_HOST_NS_MAX)
 
 enum dn1_hb_op {
     DN1_HB_NOP        = 0,  /* no action; response proves the NIC is there */

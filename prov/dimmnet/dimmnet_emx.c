@@ -431,6 +431,7 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
     }
     if (plen) {
         memcpy(r->buf, r->stage + sizeof(h), plen);
+        dn_host_work(ep->dom->node, DN_HOST_COPY, plen);
     }
     free(r->stage);
     r->stage = NULL;
@@ -488,10 +489,11 @@ static void land_write(struct dnf_ep *ep, struct dnf_tx *t)
  * trailer may straddle two packets, and under reorder the stamp can land
  * before the rest of the trailer, whose stale bytes (an older landing's
  * length and CRC) would otherwise vouch for an older payload. */
-static uint32_t land_crc(const void *payload, const struct dnf_land *tr)
+static uint32_t land_crc(struct dnf_ep *ep, const void *payload, const struct dnf_land *tr)
 {
     struct dnf_land t = *tr;
 
+    dn_host_work(ep->dom->node, DN_HOST_CRC, tr->sent + sizeof(t));
     t.crc = 0;
     return dn1_crc32_update(dn1_crc32_update(0, payload, tr->sent), (const uint8_t *)&t,
                             sizeof(t));
@@ -513,12 +515,13 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                            .lfree = lfree < q->rid ? lfree : q->rid, .rid = q->rid,
                            .check = q->rid ^ DNF_LAND_CHECK };
 
-    tr.crc = land_crc(buf, &tr);
+    tr.crc = land_crc(ep, buf, &tr);
 
     if (sent) {
         memcpy(t->buf, buf, sent);
     }
     memcpy(t->buf + sent, &tr, sizeof(tr));
+    dn_host_work(ep->dom->node, DN_HOST_COPY, sent + sizeof(tr));
     t->land_size = (uint16_t)(sent + sizeof(tr));
     t->land_raddr = end - t->land_size;
     t->land_rid = q->rid;
@@ -575,7 +578,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
      * landing is there once its CRC matches (a lost packet comes again
      * with the next write); a length past the zone is an older trailer's
      * byte not yet overwritten. */
-    if (tr.sent > max || land_crc(at - tr.sent, &tr) != tr.crc) {
+    if (tr.sent > max || land_crc(ep, at - tr.sent, &tr) != tr.crc) {
         return 0;
     }
     if (r->adv == DNF_ADV_OPEN) {
@@ -609,6 +612,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
     }
     if (tr.sent) {
         memcpy(r->buf, at - tr.sent, tr.sent);
+        dn_host_work(ep->dom->node, DN_HOST_COPY, tr.sent);
     }
     ep->stats.landed++;
     return 1;

@@ -267,6 +267,7 @@ static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node,
     }
     if (plen) {
         memcpy(r->buf, part, plen);
+        dn_host_work(ep->dom->node, DN_HOST_COPY, plen);
     }
     if (len <= DNF_EAGER) {
         rx_complete(ep, r);
@@ -342,6 +343,7 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
     }
     *u = (struct dnf_unexp){ .node = node, .h = *h, .part = plen };
     memcpy(u->data, part, plen);
+    dn_host_work(ep->dom->node, DN_HOST_COPY, plen);
     *ep->ux_tail = u;
     ep->ux_tail = &u->next;
 }
@@ -690,6 +692,7 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     if (part) {
         memcpy(t->buf + sizeof(h), buf, part);
     }
+    dn_host_work(ep->dom->node, DN_HOST_COPY, sizeof(h) + part);
     rc = dn_msg_isend(ep->dom->node, node, q ? q->rid : 0, t->buf, sizeof(h) + part, &t->req);
     if (rc != DN_OK) {
         /* Nothing left: a taken RREQ stays taken, FIRST numbering unchanged. */

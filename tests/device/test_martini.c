@@ -500,9 +500,14 @@ static void t_hostbus_errors(void)
     CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REGS_SIZE, NULL), DN1_HB_EINVAL);
     CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_RX_CMD, NULL), DN1_HB_EINVAL);
     CHECK_EQ(qb_hostbus(&b, 99, 0, NULL), DN1_HB_EBADOP);
+    /* Op bits 8-30 are the host's work (host sync): the op acts as itself. */
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ | 1234u << DN1_HB_HOST_NS_SHIFT, DN1_REG_ID, &v), 0);
+    CHECK_EQ(v, DN1_ID_VALUE);
+    CHECK_EQ(qb_hostbus(&b, 99 | DN1_HB_HOST_NS_MAX << DN1_HB_HOST_NS_SHIFT, 0, NULL),
+             DN1_HB_EBADOP);
     struct dn1_hb_req bad = { .magic = 0x12345678, .op = DN1_HB_NOP };
     CHECK_EQ(qb_hostbus_raw(&b, &bad, sizeof(bad)), DN1_HB_EINVAL);
-    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_HOSTBUS), 5);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_HOSTBUS), 6);
     /* Still in step after the errors. */
     CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_NODE_ID, &v), 0);
     CHECK_EQ(v, ME);

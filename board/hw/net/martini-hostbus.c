@@ -223,17 +223,10 @@ static int32_t martini_flash_access(MartiniState *s, bool write, uint64_t off,
     return 0;
 }
 
-/*
- * Modeled host time to issue @req (host sync): what the host writes into
- * NIC memory first (a BOTF window, an RDMA descriptor) and the access that
- * reaches the NIC. CLOCK asks for its own amount.
- */
-int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
+/* What issuing op @op itself costs the host. */
+static int64_t martini_hostbus_op_cost(uint32_t op, uint64_t arg0, const uint8_t *win)
 {
-    uint64_t arg0 = le64_to_cpu(req->arg0);
-    const uint8_t *win = memory_region_get_ram_ptr(s->window);
-
-    switch (le32_to_cpu(req->op) & ~DN1_HB_POSTED) {
+    switch (op) {
     case DN1_HB_REG_READ:
         return DN1_HOST_LOAD_NS;
     case DN1_HB_BOTF_KICK:
@@ -252,6 +245,21 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
     default:
         return DN1_HOST_STORE_NS;
     }
+}
+
+/*
+ * Modeled host time to issue @req (host sync): the host's own work since
+ * its previous request (op bits 8-30), what it writes into NIC memory
+ * first (a BOTF window, an RDMA descriptor) and the access that reaches
+ * the NIC. CLOCK asks for its own amount.
+ */
+int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
+{
+    uint64_t arg0 = le64_to_cpu(req->arg0);
+    const uint8_t *win = memory_region_get_ram_ptr(s->window);
+    uint32_t op = le32_to_cpu(req->op);
+
+    return DN1_HB_HOST_NS(op) + martini_hostbus_op_cost(op & DN1_HB_OP_MASK, arg0, win);
 }
 
 static void martini_hostbus_flush(MartiniState *s)
@@ -316,7 +324,7 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
         status = DN1_HB_EINVAL;   /* answered: its op cannot be trusted */
     } else {
         posted = op & DN1_HB_POSTED;
-        op &= ~DN1_HB_POSTED;
+        op &= DN1_HB_OP_MASK;       /* bits 8-30: host time, its cost only */
         switch (op) {
         case DN1_HB_NOP:
             break;

@@ -247,6 +247,26 @@ int dn_delay(dn_node *n, uint64_t ns, uint64_t *now_ns);
 int dn_idle(dn_node *n);
 int dn_host_sync(dn_node *n);
 
+/*
+ * The host's own work in modeled time (docs/hardware.md section 9, "Host
+ * profile"). With host sync the host's computation is charged as the
+ * profile says, not as fast as this machine runs it: the shim charges its
+ * own data-path work, and a layer above (a libfabric provider, an MPI
+ * library) charges its own with dn_host_work(): @count instructions
+ * (DN_HOST_INSNS: a code path's count, measured once), or bytes copied in
+ * host memory (DN_HOST_COPY) or checksummed with CRC-32 (DN_HOST_CRC). The
+ * charge goes with the next request to the NIC, which takes effect that
+ * much later; without host sync nothing is charged. The profile comes from
+ * DIMMNET_HOST_PROFILE at dn_open: "paper-host" (the default: the paper's
+ * Pentium III 850 MHz on a 100 MHz bus), "modern" or "free" (hardware
+ * only); another name fails dn_open with DN_EINVAL. dn_host_profile()
+ * names it; dn_host_charged() gives the ns charged since dn_open.
+ */
+enum dn_host_work_kind { DN_HOST_INSNS = 0, DN_HOST_COPY = 1, DN_HOST_CRC = 2 };
+int dn_host_work(dn_node *n, int kind, uint64_t count);
+const char *dn_host_profile(dn_node *n);
+uint64_t dn_host_charged(dn_node *n);
+
 const char *dn_strerror(int status);
 
 /*
