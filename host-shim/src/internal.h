@@ -66,7 +66,12 @@ struct dn_host_profile {
     const char *name;
     uint32_t ps_insn;          /* picoseconds an instruction */
     uint32_t ps_copy_byte;     /* a byte copied in host memory */
+    uint32_t ps_pio_byte;      /* a byte the host writes into NIC memory */
 };
+/* dn_host_charge's kinds past the public ones: bytes written into window
+ * memory (a BOTF window, an RDMA descriptor); the board charges the DIMM's
+ * rate for them, the shim what the profile's host takes beyond it. */
+#define DN_HOST_PIO 3
 
 struct dn_node {
     unsigned node_id;

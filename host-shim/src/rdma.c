@@ -30,6 +30,7 @@ static int rdma_post(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     dn_put_le(e + offsetof(struct dn1_rdma_desc, first_tag), first_tag, 4);
     dn_put_le(e + offsetof(struct dn1_rdma_desc, xoff), xoff, 4);
     dn_put_le(e + offsetof(struct dn1_rdma_desc, seq), seq, 2);
+    dn_host_charge(n, DN_HOST_PIO, sizeof(struct dn1_rdma_desc));
     __atomic_thread_fence(__ATOMIC_RELEASE);
     *sent = 0;
     int rc = dn_hb_call(n, DN1_HB_RDMA_POST, d, 0, 0, sent);

@@ -73,6 +73,7 @@ static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     if (len) {
         memcpy(win + DN1_BOTF_PAYLOAD_OFF, payload, len);
     }
+    dn_host_charge(n, DN_HOST_PIO, DN1_BOTF_PAYLOAD_OFF + len);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     int rc;
     if (post && n->hb_post) {

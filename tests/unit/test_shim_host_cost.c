@@ -61,6 +61,9 @@ static void t_paper_host(void)
     dn_host_work(n, DN_HOST_CRC, 100);              /* 1058.4 + 0.76 */
     CHECK_EQ(next_request_ns(), 1059);
     CHECK_EQ(dn_host_charged(n), 1176 + 3011 + 1059);
+    /* Window memory: 2.5 ns a byte, less the DIMM's 1.25 the board charges. */
+    dn_host_charge(n, DN_HOST_PIO, 496);
+    CHECK_EQ(next_request_ns(), 620);
 }
 
 /* More than a request's field holds goes with the following ones. */
@@ -79,6 +82,7 @@ static void t_profiles(void)
     CHECK_EQ(dn_host_profile_init(n), DN_OK);
     dn_host_work(n, DN_HOST_INSNS, 1000);
     dn_host_work(n, DN_HOST_COPY, 1000);
+    dn_host_charge(n, DN_HOST_PIO, 1000);          /* at the DIMM's rate */
     CHECK_EQ(next_request_ns(), 111 + 100);
     setenv("DIMMNET_HOST_PROFILE", "free", 1);
     CHECK_EQ(dn_host_profile_init(n), DN_OK);
