@@ -181,6 +181,10 @@ struct dnf_domain {
                                   * timers on its clock (TIMING register) */
     struct dnf_ep *ep;           /* one endpoint a domain */
     int refs;                    /* AVs, CQs and the endpoint open on it */
+    /* The caller's own instructions (an MPI library's), charged as host
+     * work under host sync: per data call in, per completion-queue read
+     * (FI_DIMMNET_CALLER_CALL_INSNS, _POLL_INSNS; 0 by default). */
+    int caller_call_insns, caller_poll_insns;
 };
 
 struct dnf_av {

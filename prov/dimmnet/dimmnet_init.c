@@ -28,6 +28,14 @@ FI_EXT_INI
                     "With sender-side matching, small advertised receives (up to "
                     "416 bytes) take their message by one remote write into the "
                     "receiver's memory, no firmware in the path (default: yes)");
+    fi_param_define(&dnf_prov, "caller_call_insns", FI_PARAM_INT,
+                    "Instructions the caller (an MPI library) runs per data call "
+                    "into the provider, charged as host work in deterministic "
+                    "modeled time (docs/hardware.md, \"Host profile\"; "
+                    "dimmnet-cluster --mpi sets Open MPI 4.1.4's; default 0)");
+    fi_param_define(&dnf_prov, "caller_poll_insns", FI_PARAM_INT,
+                    "The same per completion-queue read (a turn of the caller's "
+                    "progress loop; default 0)");
     fi_param_define(&dnf_prov, "stats", FI_PARAM_BOOL,
                     "Print the endpoint's protocol counts to stderr when it closes");
     return &dnf_prov;
