@@ -12,6 +12,7 @@
 #include "indirect_write/indirect_write.h"
 #include "message/message.h"
 #include "barrier/barrier.h"
+#include "barrier/barrier_paper.h"
 #include "variant/variant.h"
 #include "soft_indirect/soft_indirect.h"
 #include "dimmnet1/memmap.h"
@@ -32,15 +33,17 @@ int main(void)
         }
     }
     printf("node %lu: handlers: indirect-write=0x%02x message=0x%02x "
-           "barrier=0x%02x control=0x%02x soft-indirect=0x%02x\n",
+           "barrier=0x%02x control=0x%02x soft-indirect=0x%02x "
+           "barrier-paper=0x%02x\n",
            (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE,
            DN1_TYPE_MESSAGE, DN1_TYPE_BARRIER, DN1_TYPE_CONTROL,
-           DN1_TYPE_SOFT_INDIRECT);
+           DN1_TYPE_SOFT_INDIRECT, DN1_TYPE_BARRIER_PAPER);
 
     fwstats_init();
     /* After a host-asked restart, conversations and barriers carry on. */
     int resumed = message_init();
     barrier_init(resumed);
+    barrier_paper_init(resumed);
     if (resumed) {
         printf("resumed: message conversations and barrier counters kept "
                "across the NIC restart\n");
@@ -52,6 +55,7 @@ int main(void)
     dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
     dispatch_register(DN1_TYPE_CONTROL, variant_control_handle);
     dispatch_register(DN1_TYPE_SOFT_INDIRECT, soft_indirect_handle);
+    dispatch_register(DN1_TYPE_BARRIER_PAPER, barrier_paper_handle);
     dispatch_register_miss(variant_miss_handle);
     /* Served at the vector in their common case (handlers/fast_path.S). */
     dispatch_register_fast(DN1_TYPE_INDIRECT_WRITE);

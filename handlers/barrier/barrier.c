@@ -7,6 +7,7 @@
  */
 #include <stddef.h>
 #include "barrier.h"
+#include "barrier_paper.h"
 #include "dispatch.h"
 #include "fwstats.h"
 #include "hal/byteorder.h"
@@ -47,8 +48,10 @@ void barrier_init(int resume)
     }
 }
 
-/* A completion image: a PUSH of 8 bytes to @dst's done word. */
-static void build_image(uint32_t off, uint16_t dst, uint32_t done_off)
+/* A completion image: a PUSH of 8 bytes to @dst's done word, the payload's
+ * first word @word0, little-endian as the host reads it (this barrier
+ * writes its epoch there at each release). */
+void barrier_image(uint32_t off, uint16_t dst, uint32_t done_off, uint32_t word0)
 {
     hal_sram_write32(off + 0, 1u << 24 | (uint32_t)DN1_TYPE_PUSH << 16);
     hal_sram_write32(off + 4, dst);
@@ -58,7 +61,7 @@ static void build_image(uint32_t off, uint16_t dst, uint32_t done_off)
     hal_sram_write32(off + 20, done_off);
     hal_sram_write32(off + 24, 0);                        /* xoff */
     hal_sram_write32(off + 28, 0);                        /* crc: the NIC's */
-    hal_sram_write32(off + 32, 0);                        /* epoch, at release */
+    hal_sram_write32(off + 32, hal_swap32(word0));        /* epoch, at release; LE */
     hal_sram_write32(off + 36, 0);
 }
 
@@ -78,10 +81,11 @@ static int take_setup(unsigned g, uint32_t gen, uint32_t mode_word)
         done < DN1_LLCM_NIC_RESERVED || done > DN1_LLCM_SIZE - DN1_BAR_DONE_BYTES) {
         return -1;
     }
+    barrier_paper_withdraw(g);   /* the images are this kind's now */
     uint32_t list = 0, k = 0;
     for (unsigned i = 0; i < DN1_BAR_MAX_NODE; i++) {
         if ((i < 32 ? lo >> i : hi >> (i - 32)) & 1u) {
-            build_image(DN1_BAR_IMAGE(g, i), (uint16_t)i, done);
+            barrier_image(DN1_BAR_IMAGE(g, i), (uint16_t)i, done, 0);
             list = list << 8 | i;
             if ((++k & 3) == 0) {
                 hal_sram_write32(DN1_BAR_MEMBER_LIST(g) + k - 4, list);
@@ -91,8 +95,8 @@ static int take_setup(unsigned g, uint32_t gen, uint32_t mode_word)
     if (k & 3) {
         hal_sram_write32(DN1_BAR_MEMBER_LIST(g) + (k & ~3u), list << (8 * (4 - (k & 3))));
     }
-    build_image(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE),
-                (uint16_t)(DN1_MCAST_BASE + (mode_word >> 8 & 0xffu)), done);
+    barrier_image(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE),
+                  (uint16_t)(DN1_MCAST_BASE + (mode_word >> 8 & 0xffu)), done, 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_MEMBERS_HI), hi);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_MEMBERS_LO), lo);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_SIZE), popcount32(lo) + popcount32(hi));

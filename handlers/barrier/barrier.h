@@ -19,4 +19,9 @@ void barrier_init(int resume);
  */
 enum rx_action barrier_handle(struct rx_packet *p);
 
+/* A completion image at SRAM @off: a PUSH of DN1_BAR_DONE_BYTES to LLCM
+ * @done_off of node (or group) @dst, payload @word0 (as the host reads it)
+ * and 4 zero bytes. Shared with the paper's barrier (barrier_paper.c). */
+void barrier_image(uint32_t off, uint16_t dst, uint32_t done_off, uint32_t word0);
+
 #endif

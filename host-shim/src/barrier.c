@@ -14,7 +14,8 @@
 #define BAR_CHANNEL_BASE 16u
 
 static const char *const names[DN_BARRIER_ALGORITHMS] = {
-    "auto", "firmware", "firmware-mcast", "host", "host-mcast",
+    "auto", "firmware", "firmware-mcast", "host", "host-mcast", "firmware-paper",
+    "firmware-paper-mcast",
 };
 
 const char *dn_barrier_algorithm_name(enum dn_barrier_algorithm a)
@@ -65,7 +66,8 @@ static int check_config(dn_node *n, const struct dn_barrier_config *c,
         return DN_EINVAL;
     }
     if (c->mcast_group < 0 && (c->algorithm == DN_BARRIER_FIRMWARE_MCAST ||
-                               c->algorithm == DN_BARRIER_HOST_MCAST)) {
+                               c->algorithm == DN_BARRIER_HOST_MCAST ||
+                               c->algorithm == DN_BARRIER_FIRMWARE_PAPER_MCAST)) {
         return DN_EINVAL;   /* no switch group to release through */
     }
     for (unsigned i = 0; i < c->nmembers; i++) {
@@ -110,7 +112,8 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
     b->channel = BAR_CHANNEL_BASE + cfg->id;
     b->fw_mode = -1;
     uint32_t base = (uint32_t)n->barrier_created[cfg->id]++ << BAR_EPOCH_SHIFT;
-    b->fw_epoch = b->dis_epoch = b->cen_epoch = b->red_epoch = base;
+    b->fw_epoch = b->dis_epoch = b->cen_epoch = b->red_epoch = b->paper_epoch = base;
+    b->incarnation = (uint32_t)n->barrier_created[cfg->id];
     /* Resend after a wait well above the slowest normal barrier: spurious
      * resends cost traffic, never correctness. */
     uint64_t us = cfg->resend_us ? cfg->resend_us : (n->host_sync ? 2000 : 5000);
@@ -127,7 +130,10 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
         }
     }
     b->current = cfg->algorithm;
-    if (rank == root_rank && (rc = bar_fw_setup(b)) != DN_OK) {
+    /* The paper's barrier is set up at the root's first wait: a set-up
+     * packet needs the network, and with host sync no board moves while
+     * the members are still on their way (a rendezvous after create). */
+    if (rank == root_rank && !bar_is_paper(cfg->algorithm) && (rc = bar_fw_setup(b)) != DN_OK) {
         free(b);
         return rc;
     }
@@ -196,6 +202,15 @@ int bar_store_counter(struct dn_barrier *b, uint32_t epoch)
     return rc != DN_OK ? rc : store(b, 4, epoch, epoch);
 }
 
+/* The paper's step 1: one AOTF store of type BARRIER_PAPER to the root's
+ * counter (the payload is not read; the epoch only tags the packet). */
+int bar_store_paper(struct dn_barrier *b, uint32_t epoch)
+{
+    int rc = channel(b, DN1_TYPE_BARRIER_PAPER, b->cfg.members[b->root_rank],
+                     DN1_BARP_RADDR(b->cfg.id));
+    return rc != DN_OK ? rc : store(b, 4, epoch, epoch);
+}
+
 uint64_t bar_word(struct dn_barrier *b, uint32_t off)
 {
     return __atomic_load_n((uint64_t *)(b->n->llcm + b->llcm + off), __ATOMIC_ACQUIRE);
@@ -218,6 +233,9 @@ static void resend_rounds(struct dn_barrier *b, uint32_t base, const uint64_t *l
 
 void bar_resend(struct dn_barrier *b)
 {
+    if (bar_is_paper(b->cfg.algorithm)) {
+        return;   /* the paper's barrier has nothing to resend: no epochs */
+    }
     resend_rounds(b, BAR_ROUNDS, b->dis_last, b->dis_sent);
     resend_rounds(b, BAR_REDUCE, b->red_last, b->red_sent);
     if (b->cen_released) {
@@ -338,6 +356,17 @@ void dn_barrier_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason
     }
     b->nacks++;
     b->last_nack = reason;
+    if (bar_is_paper(b->cfg.algorithm)) {
+        /* The paper's barrier refuses only what will never change (a
+         * counter address it does not know, an old firmware). */
+        if ((tag & 0xffffffu) == (b->paper_epoch & 0xffffffu)) {
+            b->fatal = 1;
+            snprintf(b->text, sizeof(b->text),
+                     "barrier %u (%s): node %u refused this node's arrival (NACK reason %u)",
+                     b->cfg.id, dn_barrier_algorithm_name(b->cfg.algorithm), from, reason);
+        }
+        return;
+    }
     /* Not set up yet, or an epoch of an earlier set-up: the root's host
      * may still be on its way; the resend will find it ready. A member it
      * does not know, or a malformed packet, will never change. */
@@ -362,6 +391,9 @@ static int run(struct dn_barrier *b, enum dn_barrier_algorithm a)
         return bar_dissemination(b, 0, NULL, 0);
     case DN_BARRIER_HOST_MCAST:
         return bar_central_wait(b);
+    case DN_BARRIER_FIRMWARE_PAPER:
+    case DN_BARRIER_FIRMWARE_PAPER_MCAST:
+        return bar_paper_wait(b);
     default:
         return DN_EINVAL;
     }

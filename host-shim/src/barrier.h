@@ -1,6 +1,7 @@
 /*
  * Barrier internals, shared by barrier.c (objects, AUTO's choice, the
- * report, resending), barrier_fw.c (the firmware counting barrier) and
+ * report, resending), barrier_fw.c (the firmware counting barriers: ours
+ * and the paper's as the paper built it) and
  * barrier_host.c (the host-assisted ones and the max-reduction AUTO uses).
  * Design: docs/barriers.md; contract: docs/hardware.md section 11.
  */
@@ -21,6 +22,8 @@
 #define BAR_ARRIVE       0x010u   /* HOST_MCAST, at the root: member r's arrival at + 8 r */
 #define BAR_ROUNDS       0x210u   /* HOST: dissemination round k at + 8 k */
 #define BAR_REDUCE       0x240u   /* AUTO's max-reduction, round k at + 8 k */
+#define BAR_PAPER_READY  0x280u   /* FIRMWARE_PAPER*: the root set up incarnation e */
+#define BAR_PAPER_DONE   0x288u   /* FIRMWARE_PAPER*: its completions land here */
 #define BAR_REPORT       0x300u   /* the report, for dnctl (host-written) */
 #define BAR_MAX_ROUNDS   6u       /* ceil(log2 64) */
 #define BAR_REPORT_MAGIC 0x52524142u   /* "BARR" */
@@ -48,6 +51,10 @@ struct dn_barrier {
     uint64_t dis_last[BAR_MAX_ROUNDS], red_last[BAR_MAX_ROUNDS];
     uint32_t cen_released;        /* root: last epoch released (0: none) */
     int fw_mode;                  /* root: mode last written in the descriptor */
+    uint32_t incarnation;         /* barriers created with this id here so far, this one
+                                     included: the same on every member */
+    uint32_t paper_epoch;         /* FIRMWARE_PAPER*: calls so far (only tags packets) */
+    int paper_ready;              /* FIRMWARE_PAPER*: the root's set-up was seen */
 
     enum dn_barrier_algorithm current;   /* chosen (AUTO while trying) */
     unsigned cand[4], ncand;      /* AUTO's candidates */
@@ -65,6 +72,11 @@ struct dn_barrier {
 int bar_store_word(struct dn_barrier *b, unsigned dst, uint32_t off, uint32_t epoch,
                    uint32_t value);
 int bar_store_counter(struct dn_barrier *b, uint32_t epoch);
+int bar_store_paper(struct dn_barrier *b, uint32_t epoch);
+static inline int bar_is_paper(enum dn_barrier_algorithm a)
+{
+    return a == DN_BARRIER_FIRMWARE_PAPER || a == DN_BARRIER_FIRMWARE_PAPER_MCAST;
+}
 
 /* The word @off of this node's block: epoch and value. */
 uint64_t bar_word(struct dn_barrier *b, uint32_t off);
@@ -82,6 +94,8 @@ uint32_t bar_tag(const struct dn_barrier *b, uint32_t epoch);
 
 int bar_fw_setup(struct dn_barrier *b);
 int bar_fw_wait(struct dn_barrier *b, int mcast);
+int bar_paper_setup(struct dn_barrier *b);
+int bar_paper_wait(struct dn_barrier *b);
 int bar_dissemination(struct dn_barrier *b, uint32_t value, uint32_t *max_out, int reduce);
 int bar_central_wait(struct dn_barrier *b);
 

@@ -1,9 +1,12 @@
 /*
- * The firmware counting barrier from the host's side (paper, steps 1 and
+ * The firmware counting barriers from the host's side (paper, steps 1 and
  * 6's "the host polls LLCM"): the root's host describes the group to its
  * firmware (docs/hardware.md section 11); every member's host makes one
- * AOTF store to the root's counter and polls its own done word.
+ * AOTF store to the root's counter and polls its own done word. Ours
+ * (FIRMWARE, FIRMWARE_MCAST) first, then the paper's as the paper built it
+ * (FIRMWARE_PAPER*).
  */
+#include <stdio.h>
 #include "barrier.h"
 
 #define DESC(b, field) ((b)->n->llcm + DN1_LLCM_BAR_GROUPS + 32u * (b)->cfg.id + \
@@ -60,4 +63,87 @@ int bar_fw_wait(struct dn_barrier *b, int mcast)
     }
     b->in_fw = 0;
     return rc;
+}
+
+/*
+ * The paper's counting barrier as the paper built it (docs/hardware.md
+ * section 11, "The paper's barrier"). The root, at its first wait:
+ * withdraw our barrier's group (its descriptor: its images are about to be
+ * replaced), send its own firmware the set-up (members, done word, release
+ * kind) and wait for the ACK, then tell every other member with one AOTF
+ * store each, which their first wait waits for: an arrival that came
+ * before the set-up would be lost (the firmware counts whatever comes, and
+ * the set-up arms the counter afresh).
+ */
+int bar_paper_setup(struct dn_barrier *b)
+{
+    uint64_t members = 0;
+    uint8_t p[DN1_BARP_SETUP_BYTES] = { 0 };
+    dn_xfer x;
+
+    for (unsigned i = 0; i < b->cfg.nmembers; i++) {
+        members |= 1ull << b->cfg.members[i];
+    }
+    int mcast = b->cfg.algorithm == DN_BARRIER_FIRMWARE_PAPER_MCAST;
+    uint16_t gen = (uint16_t)dn_get_le(DESC(b, setup_gen), 2);
+    dn_put_le(DESC(b, setup_gen), 0, 2);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    dn_put_le(p + offsetof(struct dn1_barp_setup, members_lo), (uint32_t)members, 4);
+    dn_put_le(p + offsetof(struct dn1_barp_setup, members_hi), (uint32_t)(members >> 32), 4);
+    dn_put_le(p + offsetof(struct dn1_barp_setup, done_off), b->llcm + BAR_PAPER_DONE, 4);
+    p[offsetof(struct dn1_barp_setup, mode)] = mode_of(mcast);
+    p[offsetof(struct dn1_barp_setup, mcast_group)] =
+        (uint8_t)(b->cfg.mcast_group >= 0 ? b->cfg.mcast_group : 0);
+    int rc = dn_send_typed(b->n, DN1_TYPE_BARRIER_PAPER, dn_node_id(b->n),
+                           DN1_BARP_SETUP_RADDR(b->cfg.id), p, sizeof(p), &x);
+    if (rc == DN_OK) {
+        rc = dn_wait(b->n, &x, b->cfg.timeout_ms);
+    }
+    if (rc != DN_OK) {
+        dn_put_le(DESC(b, setup_gen), gen, 2);   /* not taken: ours stays as it was */
+        snprintf(b->text, sizeof(b->text), "barrier %u (%s): set-up refused by the firmware: %s",
+                 b->cfg.id, dn_barrier_algorithm_name(b->cfg.algorithm),
+                 rc == DN_ENACK ? "NACK" : dn_strerror(rc));
+        return rc;
+    }
+    for (unsigned i = 0; i < b->cfg.nmembers && rc == DN_OK; i++) {
+        if (i != b->root_rank) {
+            rc = bar_store_word(b, b->cfg.members[i], BAR_PAPER_READY, b->incarnation, 0);
+        }
+    }
+    return rc;
+}
+
+static int paper_ready(struct dn_barrier *b, void *arg)
+{
+    (void)arg;
+    return bar_epoch_reached(bar_word(b, BAR_PAPER_READY), b->incarnation);
+}
+
+static int paper_done(struct dn_barrier *b, void *arg)
+{
+    (void)arg;
+    return (uint32_t)bar_word(b, BAR_PAPER_DONE) == DN1_BARP_DONE_VALUE;
+}
+
+/* A member: clear the done word, one store to the root's counter (step 1),
+ * poll the done word (the paper's "the host polls LLCM"). */
+int bar_paper_wait(struct dn_barrier *b)
+{
+    int rc = DN_OK;
+
+    if (!b->paper_ready) {
+        /* The first call: the root sets up; the others wait until it did. */
+        rc = b->rank == b->root_rank ? bar_paper_setup(b) : bar_wait(b, paper_ready, NULL);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        b->paper_ready = 1;
+    }
+    /* The completion of the previous call has landed (it ended that
+     * call), and this one's cannot come before this member's arrival. */
+    __atomic_store_n((uint64_t *)(b->n->llcm + b->llcm + BAR_PAPER_DONE), 0, __ATOMIC_SEQ_CST);
+    b->paper_epoch++;
+    rc = bar_store_paper(b, b->paper_epoch);
+    return rc == DN_OK ? bar_wait(b, paper_done, NULL) : rc;
 }

@@ -88,4 +88,50 @@ struct dn1_bar_group {
 };
 #define DN1_LLCM_BAR_GROUPS_END  (DN1_LLCM_BAR_GROUPS + DN1_BAR_GROUPS * 32u)
 
+/*
+ * The paper's counting barrier as the paper built it (type
+ * DN1_TYPE_BARRIER_PAPER, docs/hardware.md section 11, "The paper's
+ * barrier"): only its steps, over state pre-built in chip SRAM. Group g's
+ * counter block, 4 big-endian words at DN1_BARP_RADDR(g), is what an
+ * arrival's raddr names (any payload, ignored): the count of arrivals
+ * still to come, the value it is re-armed with, the SRAM offset of the
+ * first completion image and how many images a release sends (1: one
+ * multicast; else one per member in ascending node id, consecutive
+ * DN1_BAR_IMAGE_SIZE apart). The images lie in group g's image area of
+ * the hardened barrier (DN1_BAR_IMAGE(g, k)): a group id is one kind at a
+ * time, and setting up either kind withdraws the other's.
+ */
+#define DN1_BARP_SRAM_COUNTERS   0x0200u          /* 16 bytes a group */
+#define DN1_BARP_RADDR(g)        ((uint64_t)DN1_BARP_SRAM_COUNTERS + 16u * (g))
+#define DN1_BARP_RADDR_MASK      (16u * (DN1_BAR_GROUPS - 1u))   /* offsets of the 16 */
+#define DN1_BARP_CNT_COUNT       0u   /* arrivals still to come */
+#define DN1_BARP_CNT_REARM       4u   /* the member count: the count after a release */
+#define DN1_BARP_CNT_IMAGES      8u   /* SRAM offset of the first completion image */
+#define DN1_BARP_CNT_SENDS       12u  /* images a release sends */
+
+/*
+ * Set-up (the counter node's own host only): a DN1_TYPE_BARRIER_PAPER
+ * packet from the node to itself (src = dst = its id; BOTF with ACK_REQ)
+ * to DN1_BARP_SETUP_RADDR(g), whose payload (little-endian, the host's) is
+ * struct dn1_barp_setup. The firmware builds the completion images (a PUSH
+ * of DN1_BAR_DONE_BYTES to LLCM done_off on every member, payload
+ * DN1_BARP_DONE_VALUE and 4 zero bytes: the same every release) and arms
+ * the counter with the member count; it answers DONE (ACK). Refused, NACK
+ * BARRIER_SETUP: not from this node to itself, under 16 bytes, no member,
+ * a done word outside the LLCM user area or unaligned, a mode above 1.
+ */
+#define DN1_BARP_SETUP_FLAG      (1ull << 63)
+#define DN1_BARP_SETUP_RADDR(g)  (DN1_BARP_SETUP_FLAG | DN1_BARP_RADDR(g))
+struct dn1_barp_setup {
+    uint32_t members_lo;    /* node ids 0..31 that take part */
+    uint32_t members_hi;    /* node ids 32..63 */
+    uint32_t done_off;      /* LLCM offset of every member's done word (user area, 8-aligned) */
+    uint8_t mode;           /* DN1_BAR_MODE_*: fixed until the next set-up */
+    uint8_t mcast_group;    /* switch group for MODE_MCAST */
+    uint16_t reserved;
+};
+#define DN1_BARP_SETUP_BYTES     16u
+#define DN1_BARP_DONE_VALUE      1u   /* what a completion writes: the host clears its
+                                         done word before it arrives */
+
 #endif

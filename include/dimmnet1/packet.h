@@ -43,6 +43,7 @@
 #define DN1_TYPE_BARRIER         0x42u  /* firmware: counting barrier (reserved) */
 #define DN1_TYPE_CONTROL         0x43u  /* firmware: take the variant block (own node only) */
 #define DN1_TYPE_SOFT_INDIRECT   0x44u  /* firmware: a transfer received in software */
+#define DN1_TYPE_BARRIER_PAPER   0x45u  /* firmware: the paper's counting barrier, its steps only */
 
 /* Destinations from DN1_MCAST_BASE up name multicast groups of the switch:
  * group g is dst DN1_MCAST_BASE + g. Multicast packets are never ACKed. */
@@ -85,7 +86,8 @@
 #define DN1_NACK_BAD_PATH      12u /* not sendable as a message: OTF, VA, no ACK_REQ;
                                       a barrier packet: VA, to a group, under 4 bytes */
 /* Counting barrier (firmware, docs/hardware.md section 11). */
-#define DN1_NACK_BARRIER_SETUP  13u /* raddr names no barrier group set up here */
+#define DN1_NACK_BARRIER_SETUP  13u /* raddr names no barrier group set up here (the paper's
+                                       barrier: no counter, or a set-up refused) */
 #define DN1_NACK_BARRIER_MEMBER 14u /* the sender is not a member of the group */
 #define DN1_NACK_BARRIER_EPOCH  15u /* epoch neither the one counted nor the last released */
 #define DN1_NACK_BAD_CONTROL    16u /* control: not from this node, or an unusable variant block */

@@ -8,6 +8,8 @@
  *           an raddr naming no counter (BARRIER_SETUP), shorter than an
  *           epoch (BAD_PATH); then a dn_barrier that wrongly claims
  *           membership: dn_barrier_wait fails with DN_ENACK and a text.
+ *           The paper's barrier (BARRIER_PAPER): an raddr naming no counter
+ *           and a set-up for node 0 from node 2 (BARRIER_SETUP both).
  *   node 1: a wrong epoch (BARRIER_EPOCH), then real barriers with node 0.
  *   node 0: after all, its firmware statistics count every refusal, and
  *           nothing was counted or released by them.
@@ -43,6 +45,22 @@ static int barrier_packet(uint64_t raddr, uint32_t epoch, size_t len)
     return rc == DN_OK ? 0 : -1;
 }
 
+/* One BARRIER_PAPER packet of @len bytes (members 0 and 1 if read as a
+ * set-up) to node 0: the NACK reason, 0 if ACKed. */
+static int paper_packet(uint64_t raddr, size_t len)
+{
+    uint8_t p[DN1_BARP_SETUP_BYTES] = { 3, 0, 0, 0, 0, 0, 0, 0, 0, 0x80 };
+    dn_xfer x;
+    int rc = dn_send_typed(n, DN1_TYPE_BARRIER_PAPER, 0, raddr, p, len, &x);
+    if (rc == DN_OK) {
+        rc = dn_wait(n, &x, 20000);
+    }
+    if (rc == DN_ENACK) {
+        return x.nack_reason;
+    }
+    return rc == DN_OK ? 0 : -1;
+}
+
 static void bad_arguments(void)
 {
     struct dn_barrier_config c;
@@ -69,6 +87,13 @@ static void bad_arguments(void)
     CHECK_EQ(dn_barrier_wait(NULL), DN_EINVAL);
     CHECK(dn_barrier_algorithm_parse("host-mcast") == DN_BARRIER_HOST_MCAST);
     CHECK(dn_barrier_algorithm_parse("fast") == -1);
+    CHECK(dn_barrier_algorithm_parse("firmware-paper") == DN_BARRIER_FIRMWARE_PAPER);
+    CHECK(dn_barrier_algorithm_parse("firmware-paper-mcast") ==
+          DN_BARRIER_FIRMWARE_PAPER_MCAST);
+    dn_barrier_config_default(n, &c);
+    c.mcast_group = -1;
+    c.algorithm = DN_BARRIER_FIRMWARE_PAPER_MCAST;   /* no group to release through */
+    CHECK_EQ(dn_barrier_create(n, &c, &b), DN_EINVAL);
 }
 
 int main(void)
@@ -100,6 +125,12 @@ int main(void)
         CHECK_EQ(barrier_packet(DN1_BAR_RADDR(0) + 8, 1, 4), DN1_NACK_BARRIER_SETUP);
         CHECK_EQ(barrier_packet(DN1_BAR_RADDR(DN1_BAR_GROUPS), 1, 4), DN1_NACK_BARRIER_SETUP);
         CHECK_EQ(barrier_packet(DN1_BAR_RADDR(0), 1, 3), DN1_NACK_BAD_PATH);
+        /* The paper's barrier: a counter address it does not know; a
+         * set-up that is not from node 0's own host. */
+        CHECK_EQ(paper_packet(DN1_BARP_RADDR(0) + 4, 4), DN1_NACK_BARRIER_SETUP);
+        CHECK_EQ(paper_packet(DN1_BARP_RADDR(DN1_BAR_GROUPS), 4), DN1_NACK_BARRIER_SETUP);
+        CHECK_EQ(paper_packet(DN1_BARP_SETUP_RADDR(0), DN1_BARP_SETUP_BYTES),
+                 DN1_NACK_BARRIER_SETUP);
         /* Claiming membership the root does not know: a clear failure. */
         dn_barrier_config_default(n, &c);
         c.algorithm = DN_BARRIER_FIRMWARE;
@@ -136,7 +167,7 @@ int main(void)
             dn_fw_stat_read(n, i, &v[i]);
         }
         CHECK(v[DN1_FWST_NACK_BAR_MEMBER] >= 2);   /* the packet, node 2's barrier */
-        CHECK_EQ(v[DN1_FWST_NACK_BAR_SETUP], 3);
+        CHECK_EQ(v[DN1_FWST_NACK_BAR_SETUP], 3 + 3);   /* 3 of them the paper's */
         CHECK_EQ(v[DN1_FWST_NACK_BAR_EPOCH], 1);
         CHECK(v[DN1_FWST_NACK_BAD_PATH] >= 1);
         /* The release count trails the completions. */

@@ -2,8 +2,10 @@
 # Label `paper`: a short run of every benchmark (scripts/bench.sh --quick):
 # each fig2 series it can measure has its sizes, the handler costs are read
 # from the TCG plugin (non-zero, one line per path), fig4 covers every
-# algorithm, and the plots and the report are written. No timing threshold:
-# figures are printed, not judged.
+# algorithm (the paper's barrier as built, firmware-paper(-mcast), included),
+# and the plots and the report are written: the verdict rules before any
+# figure, then every finding of the paper with exactly one verdict word.
+# No timing threshold: figures are printed, and verdicts may go either way.
 #   test_bench_quick.sh TOP
 set -uo pipefail
 top=${1:?}
@@ -34,7 +36,8 @@ head -1 "$out/handlers.csv" | grep -qx 'path,instructions,modeled_ns' || fail "h
 for p in indirect-write-continue rvatlb-miss-continue patlb-miss-continue \
          patlb-miss-continue-nonintr soft-indirect message-continue message-continue-middle \
          message-nack barrier-count \
-         barrier-release barrier-release-mcast; do
+         barrier-release barrier-release-mcast barrier-paper-count barrier-paper-release \
+         barrier-paper-release-mcast; do
     # Instructions from the plugin; the modeled time at least 32 ns each.
     awk -F, -v p="$p" '$1 == p && $2 > 10 && $3 >= 32 * $2 { ok = 1 } END { exit !ok }' \
         "$out/handlers.csv" || fail "handlers.csv: no plugin count for $p"
@@ -48,7 +51,7 @@ awk -F, '$1 == "message-continue-middle" && $2 <= 120 { ok = 1 } END { exit !ok 
     "$out/handlers.csv" || fail "handlers.csv: message-continue-middle not on its fast path"
 
 head -1 "$out/fig4.csv" | grep -qx 'algorithm,nodes,latency_us' || fail "fig4.csv header"
-for a in firmware firmware-mcast host host-mcast; do
+for a in firmware firmware-mcast host host-mcast firmware-paper firmware-paper-mcast; do
     for n in 2 4; do
         grep -Eq "^$a,$n,[0-9]+\.[0-9]+$" "$out/fig4.csv" || fail "fig4.csv: no $a on $n nodes"
     done
@@ -59,4 +62,19 @@ for png in fig2.png fig4.png; do
 done
 grep -q '^## Fig. 2' "$out/report.md" && grep -q '^## Fig. 4' "$out/report.md" \
     || fail "report.md incomplete"
+# The rules come first, then the findings, then the figures.
+line() { grep -n "$1" "$out/report.md" | head -1 | cut -d: -f1; }
+rules=$(line '^## Verdict rules') found=$(line "^## The paper's findings") fig=$(line '^## Fig. 2')
+[ -n "$rules" ] && [ -n "$found" ] && [ "$rules" -lt "$found" ] && [ "$found" -lt "$fig" ] ||
+    fail "report.md: the verdict rules are not stated before the figures"
+# Every finding exactly once, with exactly one verdict word; no other row.
+for f in soft-indirect-level soft-indirect-flat soft-indirect-interrupt miss-continue-level \
+         miss-continue-2x barrier-order barrier-order-mcast; do
+    [ "$(grep -c "^| $f | " "$out/report.md")" = 1 ] || fail "report.md: finding $f not once"
+    grep -Eq "^\| $f \| [^|]+ \| [^|]+ \| (re-derived|not-re-derived) \|\$" "$out/report.md" ||
+        fail "report.md: finding $f has no verdict word"
+    grep "^| $f | " "$out/report.md"
+done
+[ "$(grep -Ec ' \| (re-derived|not-re-derived) \|$' "$out/report.md")" = 7 ] ||
+    fail "report.md: verdicts for something other than the seven findings"
 echo "paper: quick benchmarks complete"

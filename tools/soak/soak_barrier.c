@@ -77,7 +77,8 @@ int main(int argc, char **argv)
     }
     if (algorithm < 0 || (groups != 1 && groups != 2) || timeout_ms <= 0) {
         fprintf(stderr, "dimmnet-soak-barrier-node: --algorithm firmware|firmware-mcast|"
-                        "host|host-mcast|auto, --groups 1|2\n");
+                        "host|host-mcast|auto|firmware-paper|firmware-paper-mcast, "
+                        "--groups 1|2\n");
         return 2;
     }
     int rc = dn_open_env(&n, 60000);

@@ -439,10 +439,24 @@ int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value);
  *                   root's host polls and releases all with one multicast
  *                   AOTF store;
  *   AUTO            tries each candidate for auto_trials calls, compares
- *                   them by the slowest member's time and keeps the fastest.
- * Lost, duplicated or reordered packets neither hang it nor let anyone out
- * early: epochs make every packet idempotent, and a member that waits
- * resend_us (doubling) sends its part again.
+ *                   them by the slowest member's time and keeps the fastest
+ *                   (FIRMWARE, FIRMWARE_MCAST, HOST, HOST_MCAST);
+ *   FIRMWARE_PAPER  the paper's counting barrier as the paper built it
+ *                   (packet type BARRIER_PAPER, docs/hardware.md section
+ *                   11): the root's firmware only counts down and sends
+ *                   the completions it pre-built, one per member in
+ *                   ascending rank order; no epochs, no member check, no
+ *                   resends. For measuring the paper's firmware (Fig. 4),
+ *                   not for a network that loses or duplicates packets;
+ *   FIRMWARE_PAPER_MCAST  the same, released by one multicast completion.
+ * Lost, duplicated or reordered packets neither hang the others nor let
+ * anyone out early: epochs make every packet idempotent, and a member that
+ * waits resend_us (doubling) sends its part again. The FIRMWARE_PAPER ones
+ * have none of that: a lost packet hangs them until timeout_ms
+ * (DN_ETIMEDOUT), a duplicated arrival lets them out early. Their root sets
+ * the counter up in its first dn_barrier_wait (waiting for its firmware's
+ * ACK) and then tells every member, whose first dn_barrier_wait waits for
+ * that.
  *
  * Every member creates the same barriers (same id, members, root,
  * algorithm) in the same order. Ids 0..15 name the root's firmware group,
@@ -458,8 +472,10 @@ enum dn_barrier_algorithm {
     DN_BARRIER_FIRMWARE_MCAST = 2,
     DN_BARRIER_HOST = 3,
     DN_BARRIER_HOST_MCAST = 4,
+    DN_BARRIER_FIRMWARE_PAPER = 5,
+    DN_BARRIER_FIRMWARE_PAPER_MCAST = 6,
 };
-#define DN_BARRIER_ALGORITHMS 5
+#define DN_BARRIER_ALGORITHMS 7
 
 typedef struct dn_barrier dn_barrier;
 
@@ -513,7 +529,8 @@ int dn_barrier_report(dn_barrier *b, struct dn_barrier_report *r);
 /* The report barrier @id's owner published in this node's LLCM (another
  * process may read it, e.g. dnctl): DN_EINVAL if none. */
 int dn_barrier_report_read(dn_node *n, unsigned id, struct dn_barrier_report *r);
-/* "auto", "firmware", "firmware-mcast", "host", "host-mcast" (and back: -1 if unknown). */
+/* "auto", "firmware", "firmware-mcast", "host", "host-mcast", "firmware-paper",
+ * "firmware-paper-mcast" (and back: -1 if unknown). */
 const char *dn_barrier_algorithm_name(enum dn_barrier_algorithm a);
 int dn_barrier_algorithm_parse(const char *name);
 
