@@ -10,6 +10,7 @@ local types = {
     [0x01] = "PUSH", [0x02] = "ACK", [0x03] = "NACK",
     [0x04] = "READ_REQ", [0x05] = "READ_RSP",
     [0x40] = "INDIRECT_WRITE", [0x41] = "MESSAGE", [0x42] = "BARRIER",
+    [0x43] = "CONTROL", [0x44] = "SOFT_INDIRECT", [0x45] = "BARRIER_PAPER",
 }
 local reasons = {
     [0] = "none", [1] = "RANGE", [2] = "BAD_POINTER", [3] = "NO_HANDLER",
