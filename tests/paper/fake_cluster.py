@@ -4,7 +4,7 @@ DIMMNET_BENCH_CLUSTER names it (tests/paper/test_bench_keeps.sh): no boards,
 it answers as the bench's programs would, in their output formats, with
 made-up figures. Each call is logged to FAKE_CLUSTER_LOG as
 "PART NODES PROGRAM...". FAKE_CLUSTER_FAIL=PART[:N][,...] makes the calls of
-PART (fig2, handlers or fig4) fail as a launcher does (status 1), every call
+PART (fig2, handlers, fig4 or mpi) fail as a launcher does (status 1), every call
 or only its first N; a failed call is logged as "fail PART ...".
 """
 import os
@@ -18,7 +18,8 @@ def main(argv):
     qemu_args = [opts[i + 1] for i, o in enumerate(opts) if o == "--qemu-arg"]
     plugin = [a for a in qemu_args if ",out=" in a]
     name = os.path.basename(program[0])
-    part = "handlers" if plugin else "fig2" if name == "fig2_bench" else "fig4"
+    part = ("handlers" if plugin else "fig2" if name == "fig2_bench" else
+            "mpi" if name == "mpi_pingpong" else "fig4")
     log = os.environ["FAKE_CLUSTER_LOG"]
     calls = []
     if os.path.exists(log):
@@ -51,6 +52,16 @@ def main(argv):
                                      ("cmd1+raddr", 200), ("cmd1+nack", 150),
                                      ("cmd1+raddr+tx", 260), ("cmd1", 120), ("cmd1+tx", 180)):
                     f.write("%s %d 2 %d 12\n" % (label, insns, insns * 32 + 40))
+    elif part == "mpi":
+        if "--mpi" not in opts or "--host-profile" not in opts:
+            print("fake: the mpi part without --mpi and --host-profile")
+            return 1
+        rounds = int(program[1])
+        for how in ("blocking", "pre-posted"):
+            for size in (0, 8, 1024, 65536, 262144, 1048576):
+                print("[mpi] mpi_pingpong (modeled):    %-10s %8d B  %6d round trips  %9.0f "
+                      "round trips/s  %9.2f us half round trip  %8.2f MB/s"
+                      % (how, size, rounds, 1000.0, 3.0 + size / 100000.0, size / 1000.0))
     else:
         for node in range(nodes):
             print("soak-barrier-node: node=%d rounds=20 mean_ns=%d modeled=1"

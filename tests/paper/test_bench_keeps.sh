@@ -7,7 +7,8 @@
 #  - a part that fails once and then succeeds makes no failure;
 #  - --only PART writes only PART's CSV and remakes the report from the
 #    CSVs in OUT; a failed --only part leaves its earlier CSV as it was and
-#    the report does not use it; --only mpi is refused (not built yet);
+#    the report does not use it; --only mpi writes mpi.csv (both host
+#    profiles, both modes, every size) and the report's MPI table;
 #  - the launcher's boot wait names the board and what it still lacked
 #    (a fake QEMU that never gets ready).
 #   test_bench_keeps.sh TOP FLASH_TOOL FIRMWARE
@@ -82,13 +83,28 @@ for f in fig2.csv handlers.csv fig4.csv fig2.png fig4.png report.md; do
     [ -s "$out/$f" ] || fail "$f missing after a retried part"
 done
 
-# 5. --only mpi: not built yet, refused, nothing run or written.
-n=$(wc -l <"$work/calls"); sum=$(cat "$out"/* | md5sum)
-bench --only mpi; rc=$?
-[ "$rc" = 2 ] || fail "--only mpi: exit $rc, want 2"
-grep -q 'part mpi is not built yet' "$work/log" || fail "--only mpi: no clear message"
-[ "$(wc -l <"$work/calls")" = "$n" ] && [ "$(cat "$out"/* | md5sum)" = "$sum" ] ||
-    fail "--only mpi ran or wrote something"
+# 5. --only mpi: one run a host profile, mpi.csv whole, the others kept.
+cp -p "$out/fig2.csv" "$work/fig2.csv"
+beforem=$(calls mpi)
+bench --only mpi || fail "--only mpi: exit $?"
+[ "$(calls mpi)" = $((beforem + 2)) ] ||
+    fail "--only mpi ran $(($(calls mpi) - beforem)) MPI jobs, want 2 (one a profile)"
+head -1 "$out/mpi.csv" | grep -qx 'profile,mode,bytes,half_rtt_us,mb_per_s' || fail "mpi.csv header"
+for p in paper-host hardware-only; do
+    for m in blocking preposted; do
+        for b in 0 8 1024 65536 1048576; do
+            grep -Eq "^$p,$m,$b,[0-9]+\.[0-9]+,[0-9]+\.[0-9]+$" "$out/mpi.csv" ||
+                fail "mpi.csv: no $p $m $b"
+        done
+    done
+done
+grep -q ',262144,' "$out/mpi.csv" && fail "mpi.csv has a size it does not list"
+cmp -s "$out/fig2.csv" "$work/fig2.csv" || fail "--only mpi touched fig2.csv"
+grep -q '^| 8 B | 3.00 us' "$out/report.md" || fail "report has no MPI table"
+# An unknown part is a usage error, nothing run.
+n=$(wc -l <"$work/calls")
+bench --only fig9; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$work/calls")" = "$n" ] || fail "--only fig9: exit $rc, want 2"
 rm -f "$work/log"
 
 # 6. The launcher's boot wait: a fake QEMU that prints `ready` on request
