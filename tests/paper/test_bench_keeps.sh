@@ -89,15 +89,8 @@ beforem=$(calls mpi)
 bench --only mpi || fail "--only mpi: exit $?"
 [ "$(calls mpi)" = $((beforem + 2)) ] ||
     fail "--only mpi ran $(($(calls mpi) - beforem)) MPI jobs, want 2 (one a profile)"
-head -1 "$out/mpi.csv" | grep -qx 'profile,mode,bytes,half_rtt_us,mb_per_s' || fail "mpi.csv header"
-for p in paper-host hardware-only; do
-    for m in blocking preposted; do
-        for b in 0 8 1024 65536 1048576; do
-            grep -Eq "^$p,$m,$b,[0-9]+\.[0-9]+,[0-9]+\.[0-9]+$" "$out/mpi.csv" ||
-                fail "mpi.csv: no $p $m $b"
-        done
-    done
-done
+. "$top/tests/paper/mpi_csv.sh"
+lacks=$(mpi_csv_complete "$out/mpi.csv"); [ -z "$lacks" ] || fail "$lacks"
 grep -q ',262144,' "$out/mpi.csv" && fail "mpi.csv has a size it does not list"
 cmp -s "$out/fig2.csv" "$work/fig2.csv" || fail "--only mpi touched fig2.csv"
 grep -q '^| 8 B | 3.00 us' "$out/report.md" || fail "report has no MPI table"
