@@ -15,12 +15,15 @@ finalization. Of the instructions executed in the MPI library's objects
 Prints `caller_insns: call=C poll=P` and the figures behind them.
 
     measure_caller_insns.py [--rounds A,B]
+
+Needs valgrind (Debian's package valgrind; not among the test set-up's).
 """
 import argparse
 import collections
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,6 +96,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", default="200,400")
     a = ap.parse_args()
+    if not shutil.which("valgrind"):
+        raise SystemExit("measure_caller_insns: no valgrind (apt-get install valgrind)")
     lo, hi = (int(x) for x in a.rounds.split(","))
     with tempfile.TemporaryDirectory(prefix="dn1-cg-") as tmp:
         os.mkdir(os.path.join(tmp, "lo"))
