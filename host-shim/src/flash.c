@@ -166,7 +166,7 @@ int dn_flash_slot_read(dn_node *n, unsigned slot, struct dn_flash_slot *out)
 {
     uint32_t base = dn1_flash_slot_offset(slot);
     uint8_t hdr[DN1_IMG_HDR_SIZE];
-    struct dn1_img_info info;
+    struct dn1_img_info info = { 0 };   /* a refused header leaves it unset */
     enum dn1_img_check c;
     uint32_t bytes = 0, crc;
     const char *why = "";
@@ -220,7 +220,7 @@ int dn_flash_slot_read(dn_node *n, unsigned slot, struct dn_flash_slot *out)
 int dn_flash_write(dn_node *n, const void *img, size_t len, unsigned *slot_out,
                    char *why, size_t why_len)
 {
-    struct dn1_img_info info;
+    struct dn1_img_info info = { 0 };   /* a refused header leaves it unset */
     struct dn_boot_info bi;
     uint32_t cur[DN1_FLASH_SLOTS];      /* generations; 0: none committed */
     enum dn1_img_check c;

@@ -620,7 +620,8 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     int inject = (flags & FI_INJECT) != 0;
     struct dnf_hdr h = { .magic = DNF_MAGIC, .flags = kflags, .len = len };
 
-    dn_host_work(ep->dom->node, DN_HOST_INSNS, (uint64_t)ep->dom->caller_call_insns);
+    dn_host_work(ep->dom->node, DN_HOST_INSNS,
+                 DNF_SELF_CALL_INSNS + (uint64_t)ep->dom->caller_call_insns);
     struct dnf_rreq *q;
     struct dnf_tx *t;
     uint32_t node;
@@ -779,7 +780,8 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
     struct dnf_rx *r;
     int64_t node = -1;
 
-    dn_host_work(ep->dom->node, DN_HOST_INSNS, (uint64_t)ep->dom->caller_call_insns);
+    dn_host_work(ep->dom->node, DN_HOST_INSNS,
+                 DNF_SELF_CALL_INSNS + (uint64_t)ep->dom->caller_call_insns);
 
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
