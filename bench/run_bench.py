@@ -576,10 +576,13 @@ def report_mpi(rows):
     by = {(p, m, b): (h, v) for p, m, b, h, v in rows}
     r = ["Half a round trip (us) and bandwidth (MB/s), modeled. `paper-host` charges "
          "the paper's host (Pentium III 850 MHz) for the host's own work: copies, "
-         "CRC-32 over landings, writes into window memory, and Open MPI's own "
-         "instructions (458 a call into the provider, 100 a turn of its progress "
-         "loop, counted with callgrind); not yet the shim's and the provider's own "
-         "instructions. `hardware-only` charges none of it (host profile `free`). "
+         "CRC-32 over landings, writes into window memory beyond the DIMM's rate, "
+         "Open MPI's own instructions (458 a call into the provider, 100 a turn of "
+         "its progress loop) and the provider's and shim's (418 a call, 587 a turn), "
+         "all counted with callgrind (bench/measure_caller_insns.py); not yet each "
+         "uncached load of a poll beyond one a turn, nor the DIMM bus shared by host "
+         "and NIC. `hardware-only` charges none of the host's work (host profile "
+         "`free`). "
          "MPI-EMX's 15.3 us and 31.4 MB/s were measured on the EM-X machine (seed "
          "000), not on DIMMnet-1.", "",
          "| message | paper-host blocking | paper-host pre-posted | hardware-only blocking "
