@@ -37,7 +37,7 @@ _Static_assert(DN1_SOFT_SRAM_ACK >= DN1_BAR_SRAM_LISTS + 64u * DN1_BAR_GROUPS &&
  * (f_seq duplicates of its packets are still recognised) until its way is
  * needed; a new key takes a free way, else the one idle longest, ending a
  * transfer in progress only when all its set's are (counted; its next
- * packet is refused). 256 keys hold 8 KiB at most of the firmware's data.
+ * packet is refused). 256 keys: 7 KiB of the firmware's data.
  */
 #define SETS 64u
 #define WAYS 4u
