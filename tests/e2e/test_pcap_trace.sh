@@ -51,5 +51,14 @@ first=$(fields "$work/bad.pcap")   # whole output: no "| head" under pipefail
 first=${first%%$'\n'*}
 [ "$first" = "0x40 0 1 0 0" ] || fail "corrupted packet not flagged: $first"
 
+# The dissector names every NACK reason and packet type the contract has.
+header=$(dirname "$lua")/../../include/dimmnet1/packet.h
+while read -r name value; do
+    grep -q "\[$value\] = \"$name\"" "$lua" || fail "dissector lacks NACK reason $value $name"
+done < <(sed -n 's/^#define DN1_NACK_\([A-Z_]*\) *\([0-9]*\)u.*/\1 \2/p' "$header" | grep -v '^NONE ')
+while read -r name value; do
+    grep -q "\[$value\] = \"$name\"" "$lua" || fail "dissector lacks type $value $name"
+done < <(sed -n 's/^#define DN1_TYPE_\([A-Z_]*\) *\(0x[0-9a-f]*\)u.*/\1 \2/p' "$header")
+
 echo "$fails failures"
 [ "$fails" = 0 ]

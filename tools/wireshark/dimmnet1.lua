@@ -15,6 +15,9 @@ local types = {
 local reasons = {
     [0] = "none", [1] = "RANGE", [2] = "BAD_POINTER", [3] = "NO_HANDLER",
     [4] = "NO_FIRMWARE", [5] = "PROTECTION", [6] = "NO_TRANSLATION",
+    [7] = "BUFFER_FULL", [8] = "TOO_LONG", [9] = "NO_BUFFER", [10] = "SEQUENCE",
+    [11] = "BAD_MESSAGE", [12] = "BAD_PATH", [13] = "BARRIER_SETUP",
+    [14] = "BARRIER_MEMBER", [15] = "BARRIER_EPOCH", [16] = "BAD_CONTROL",
 }
 
 local f = p.fields
