@@ -11,6 +11,7 @@
 #include <string.h>
 #include "internal.h"
 #include "dimmnet1/hostbus.h"
+#include "dimmnet1/link.h"
 
 /*
  * The profiles. Instructions: a code path's count (measured once with
@@ -37,6 +38,8 @@ static const struct dn_host_profile profiles[] = {
 
 #define CRC_INSNS_PER_BYTE 9u
 #define DIMM_PS_PER_BYTE   1250u    /* DN1_DIMM_NS: 8 bytes every 10 ns */
+_Static_assert(DN1_DIMM_NS(8000) * 1000u == 8000u * DIMM_PS_PER_BYTE,
+               "the board's DIMM rate");
 
 int dn_host_profile_init(dn_node *n)
 {

@@ -22,6 +22,7 @@
 #define DIMMNET_PROV_H
 
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
@@ -181,10 +182,11 @@ struct dnf_domain {
                                   * timers on its clock (TIMING register) */
     struct dnf_ep *ep;           /* one endpoint a domain */
     int refs;                    /* AVs, CQs and the endpoint open on it */
-    /* The caller's own instructions (an MPI library's), charged as host
-     * work under host sync: per data call in, per completion-queue read
+    /* Instructions charged as host work under host sync per data call in
+     * and per completion-queue read: the provider's and shim's own
+     * (DNF_SELF_*_INSNS) and the caller's, an MPI library's
      * (FI_DIMMNET_CALLER_CALL_INSNS, _POLL_INSNS; 0 by default). */
-    int caller_call_insns, caller_poll_insns;
+    uint64_t call_insns, poll_insns;
 };
 
 /*
@@ -197,6 +199,13 @@ struct dnf_domain {
  */
 #define DNF_SELF_CALL_INSNS 418u
 #define DNF_SELF_POLL_INSNS 587u
+
+/* A copy in host memory, charged at the host profile's rate. */
+static inline void dnf_copy(struct dnf_domain *dom, void *dst, const void *src, size_t len)
+{
+    memcpy(dst, src, len);
+    dn_host_work(dom->node, DN_HOST_COPY, len);
+}
 
 struct dnf_av {
     struct fid_av av;

@@ -56,8 +56,7 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
     struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
     size_t n = 0, esz = entry_size(cq->format);
 
-    dn_host_work(cq->dom->node, DN_HOST_INSNS,
-                 DNF_SELF_POLL_INSNS + (uint64_t)cq->dom->caller_poll_insns);
+    dn_host_work(cq->dom->node, DN_HOST_INSNS, cq->dom->poll_insns);
     if (cq_ep(cq)) {
         dnf_progress(cq_ep(cq));
     }

@@ -97,10 +97,11 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     uint32_t timing = 0;
     d->modeled = dn_reg_read(d->node, DN1_REG_TIMING, &timing) == DN_OK &&
                  (timing & DN1_TIMING_SYNC);
-    fi_param_get_int(&dnf_prov, "caller_call_insns", &d->caller_call_insns);
-    fi_param_get_int(&dnf_prov, "caller_poll_insns", &d->caller_poll_insns);
-    d->caller_call_insns = d->caller_call_insns > 0 ? d->caller_call_insns : 0;
-    d->caller_poll_insns = d->caller_poll_insns > 0 ? d->caller_poll_insns : 0;
+    int caller_call = 0, caller_poll = 0;
+    fi_param_get_int(&dnf_prov, "caller_call_insns", &caller_call);
+    fi_param_get_int(&dnf_prov, "caller_poll_insns", &caller_poll);
+    d->call_insns = DNF_SELF_CALL_INSNS + (uint64_t)(caller_call > 0 ? caller_call : 0);
+    d->poll_insns = DNF_SELF_POLL_INSNS + (uint64_t)(caller_poll > 0 ? caller_poll : 0);
     clock_node = d->node;
     d->dom.fid.fclass = FI_CLASS_DOMAIN;
     d->dom.fid.context = context;

@@ -430,8 +430,7 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
         plen = r->taken;
     }
     if (plen) {
-        memcpy(r->buf, r->stage + sizeof(h), plen);
-        dn_host_work(ep->dom->node, DN_HOST_COPY, plen);
+        dnf_copy(ep->dom, r->buf, r->stage + sizeof(h), plen);
     }
     free(r->stage);
     r->stage = NULL;
@@ -518,10 +517,9 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
     tr.crc = land_crc(ep, buf, &tr);
 
     if (sent) {
-        memcpy(t->buf, buf, sent);
+        dnf_copy(ep->dom, t->buf, buf, sent);
     }
-    memcpy(t->buf + sent, &tr, sizeof(tr));
-    dn_host_work(ep->dom->node, DN_HOST_COPY, sent + sizeof(tr));
+    dnf_copy(ep->dom, t->buf + sent, &tr, sizeof(tr));
     t->land_size = (uint16_t)(sent + sizeof(tr));
     t->land_raddr = end - t->land_size;
     t->land_rid = q->rid;
@@ -611,8 +609,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
         return 1;
     }
     if (tr.sent) {
-        memcpy(r->buf, at - tr.sent, tr.sent);
-        dn_host_work(ep->dom->node, DN_HOST_COPY, tr.sent);
+        dnf_copy(ep->dom, r->buf, at - tr.sent, tr.sent);
     }
     ep->stats.landed++;
     return 1;

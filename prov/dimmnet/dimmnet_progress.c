@@ -266,8 +266,7 @@ static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node,
         plen = r->taken;
     }
     if (plen) {
-        memcpy(r->buf, part, plen);
-        dn_host_work(ep->dom->node, DN_HOST_COPY, plen);
+        dnf_copy(ep->dom, r->buf, part, plen);
     }
     if (len <= DNF_EAGER) {
         rx_complete(ep, r);
@@ -342,8 +341,7 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
         return;
     }
     *u = (struct dnf_unexp){ .node = node, .h = *h, .part = plen };
-    memcpy(u->data, part, plen);
-    dn_host_work(ep->dom->node, DN_HOST_COPY, plen);
+    dnf_copy(ep->dom, u->data, part, plen);
     *ep->ux_tail = u;
     ep->ux_tail = &u->next;
 }
@@ -619,15 +617,13 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
 {
     int inject = (flags & FI_INJECT) != 0;
     struct dnf_hdr h = { .magic = DNF_MAGIC, .flags = kflags, .len = len };
-
-    dn_host_work(ep->dom->node, DN_HOST_INSNS,
-                 DNF_SELF_CALL_INSNS + (uint64_t)ep->dom->caller_call_insns);
     struct dnf_rreq *q;
     struct dnf_tx *t;
     uint32_t node;
     size_t take, part;
     int rc;
 
+    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }
@@ -691,11 +687,10 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
         t->wait_cts = len > DNF_EAGER;
         t->ping_at = now_ms() + DNF_PING_MS;
     }
-    memcpy(t->buf, &h, sizeof(h));
+    dnf_copy(ep->dom, t->buf, &h, sizeof(h));
     if (part) {
-        memcpy(t->buf + sizeof(h), buf, part);
+        dnf_copy(ep->dom, t->buf + sizeof(h), buf, part);
     }
-    dn_host_work(ep->dom->node, DN_HOST_COPY, sizeof(h) + part);
     rc = dn_msg_isend(ep->dom->node, node, q ? q->rid : 0, t->buf, sizeof(h) + part, &t->req);
     if (rc != DN_OK) {
         /* Nothing left: a taken RREQ stays taken, FIRST numbering unchanged. */
@@ -780,9 +775,7 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
     struct dnf_rx *r;
     int64_t node = -1;
 
-    dn_host_work(ep->dom->node, DN_HOST_INSNS,
-                 DNF_SELF_CALL_INSNS + (uint64_t)ep->dom->caller_call_insns);
-
+    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }
