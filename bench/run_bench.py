@@ -8,9 +8,15 @@ Writes to OUT (default build/bench):
   mpi.csv       profile,mode,bytes,half_rtt_us,mb_per_s (Open MPI ping-pong over the
                 provider; profiles paper-host, hardware-only; modes blocking,
                 preposted; docs/hardware.md section 9, "Host profile")
-  fig2.png, fig4.png (gnuplot), report.md (the verdict rules, then each finding
-  of the paper with one verdict, re-derived or not-re-derived, then our
-  figures beside the paper's; docs/paper.md)
+  provenance.csv part,commit,dirty,contract,measured_utc,mode (one row a part
+                whose CSV is in OUT: git rev-parse HEAD when the run started,
+                dirty 1 if git status --porcelain showed tracked changes,
+                the contract version (the last | 1.NN | row of docs/hardware.md's
+                version table), when the part was done (UTC), full or quick)
+  fig2.png, fig4.png (gnuplot), report.md (each part's commit and contract and
+  what it charges, the verdict rules, then each finding of the paper with one
+  verdict, re-derived or not-re-derived, then our figures beside the paper's;
+  docs/paper.md)
 
 Every figure comes from QEMU boards running the firmware under
 tools/dimmnet-cluster --deterministic (modeled virtual time: 32 ns an
@@ -26,11 +32,20 @@ the other parts' CSVs already in OUT, which are kept as they are. A part
 that failed in this run is named in the report as failed, never filled in
 from an earlier CSV. The failed parts are named last on stderr; the exit
 status is 1 if any part (or the plots) failed, 2 for a usage error.
+With --only, provenance.csv keeps the rows of the parts not rerun; a part
+that failed keeps its earlier row with its earlier CSV.
+
+The docs' figures are published from OUT, never copied by hand:
+bench/publish.py (or scripts/bench.sh --publish, a run and then it)
+rewrites the generated blocks (<!-- bench:NAME --> ... <!-- /bench:NAME -->)
+of README.md and docs/*.md from the CSVs and provenance.csv, full runs
+measured on a clean tree only (see its docstring).
 DIMMNET_BENCH_CLUSTER names another launcher
 (tests/paper uses a fake one).
 """
 import argparse
 import csv
+import datetime
 import os
 import re
 import shutil
@@ -52,6 +67,34 @@ CSV_HEADER = {"fig2": ["series", "bytes", "mb_per_s"],
               "mpi": ["profile", "mode", "bytes", "half_rtt_us", "mb_per_s"]}
 # Parts --only knows of whose benchmark does not exist yet.
 NOT_BUILT = {}
+
+# provenance.csv: one row a part, for the CSV of that part in OUT: the
+# commit the tree was at when the run started (git rev-parse HEAD), dirty 1
+# if tracked files differed from it (git status --porcelain), the contract
+# version (the last row of docs/hardware.md's version table), when the part
+# was done (UTC) and the run's mode (full or quick). bench/publish.py
+# publishes only full, clean rows.
+PROVENANCE = "provenance.csv"
+PROVENANCE_HEADER = ["part", "commit", "dirty", "contract", "measured_utc", "mode"]
+HARDWARE_MD = os.path.join(TOP, "docs", "hardware.md")
+
+# What each part's figures charge for the host's own work (docs/hardware.md
+# section 9, "Host profile"): said in report.md and in every block
+# bench/publish.py writes.
+CHARGED = {
+    "fig2": "the paper's host (host profile `paper-host`, the launcher's default) for "
+            "the shim's copies and window writes, not for the shim's own instructions "
+            "(docs/hardware.md section 9, \"Host profile\")",
+    "fig4": "the paper's host (host profile `paper-host`, the launcher's default) for "
+            "the shim's copies and window writes, not for the shim's own instructions "
+            "(docs/hardware.md section 9, \"Host profile\")",
+    "handlers": "nothing of the host: guest instructions of the NIC processor from the "
+                "interrupt vector to `eret`, 32 ns each and 20 ns more a 64-bit access "
+                "(docs/hardware.md section 9)",
+    "mpi": "`paper-host`: the paper's host charged for the host's work (copies, CRC-32, "
+           "window writes, Open MPI's and the provider's instructions; docs/hardware.md "
+           "section 9); `hardware-only`: none of the host's work (host profile `free`)",
+}
 
 # mpi.csv: Open MPI's ping-pong (tests/mpi/mpi_pingpong) on two boards, with
 # the host's work charged as the paper's host (copies, CRC, window writes,
@@ -290,6 +333,82 @@ def mpi(rounds):
                     raise PartFailed("no modeled %s %d B figure under %s" % (mode, b, profile))
                 rows.append((profile, mode, b) + got[(mode, b)])
     return rows
+
+
+def contract_version(path=HARDWARE_MD):
+    """The contract version: the last `| 1.NN |` row of the version table
+    (`| version | change |`) near the top of docs/hardware.md. Raises
+    ValueError when there is none."""
+    last, in_table = None, False
+    with open(path) as f:
+        for line in f:
+            if line.startswith("| version | change |"):
+                in_table = True
+                continue
+            if in_table:
+                if not line.startswith("|"):
+                    break
+                m = re.match(r"\|\s*(\d+\.\d+)\s*\|", line)
+                if m:
+                    last = m.group(1)
+    if last is None:
+        raise ValueError("%s: no version table (| version | change |) with a | 1.NN | row"
+                         % path)
+    return last
+
+
+def source_state(top=TOP):
+    """(commit, dirty) of the tree at TOP: git rev-parse HEAD, and 1 if git
+    status --porcelain shows a tracked file changed (0 if not); ("unknown",
+    1) when git cannot tell."""
+    try:
+        commit = subprocess.run(["git", "-C", top, "rev-parse", "HEAD"], check=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True).stdout.strip()
+        status = subprocess.run(["git", "-C", top, "status", "--porcelain",
+                                 "--untracked-files=no"], check=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", 1
+    return commit, 1 if status.strip() else 0
+
+
+def read_provenance(path):
+    """provenance.csv as {part: row dict}; {} if there is no file. Raises
+    ValueError if it is not one (wrong header, a row of the wrong length, a
+    part named twice)."""
+    if not os.path.exists(path):
+        return {}
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows or rows[0] != PROVENANCE_HEADER:
+        raise ValueError("%s: header is not %s" % (path, ",".join(PROVENANCE_HEADER)))
+    out = {}
+    for r in rows[1:]:
+        if len(r) != len(PROVENANCE_HEADER):
+            raise ValueError("%s: row %s has %d fields, not %d"
+                             % (path, ",".join(r), len(r), len(PROVENANCE_HEADER)))
+        if r[0] in out:
+            raise ValueError("%s: part %s named twice" % (path, r[0]))
+        out[r[0]] = dict(zip(PROVENANCE_HEADER, r))
+    return out
+
+
+def write_provenance(path, prov):
+    """provenance.csv from {part: row dict}, the parts in PARTS' order."""
+    order = PARTS + sorted(p for p in prov if p not in PARTS)
+    write_csv(path, PROVENANCE_HEADER,
+              [[prov[p][k] for k in PROVENANCE_HEADER] for p in order if p in prov])
+
+
+def provenance_text(row):
+    """A provenance row in words, for report.md."""
+    if row is None:
+        return "commit and contract not recorded (measured before provenance.csv was written)"
+    return "commit %s%s, contract %s, %s run, measured %s" % (
+        row["commit"][:7], " with uncommitted changes" if row["dirty"] != "0" else "",
+        row["contract"], row["mode"], row["measured_utc"])
 
 
 def write_csv(path, header, rows):
@@ -538,6 +657,8 @@ def report(out, data, sources, quick):
          "links, deterministic host sync), produced by `scripts/bench.sh`.", ""]
     r += ["- %s: %s" % (part, sources[part]) for part in PARTS]
     r += ["- %s: not built yet (%s)" % kv for kv in sorted(NOT_BUILT.items())]
+    r += ["", "The host's own work charged (docs/hardware.md section 9, \"Host profile\"):", ""]
+    r += ["- %s: %s" % (part, CHARGED[part]) for part in PARTS]
     r += ["", "## Verdict rules", ""] + RULES
     r += ["", "## The paper's findings", "",
           "| finding | the paper (seed 002) | here | verdict |", "|---|---|---|---|"]
@@ -707,6 +828,21 @@ def main():
             return 2
     run = [p for p in PARTS if not a.only or p in a.only]
     os.makedirs(a.out, exist_ok=True)
+    # What this run measures: the tree as it is now (the programs were built
+    # from it) and the contract it documents.
+    commit, dirty = source_state()
+    try:
+        contract = contract_version()
+    except (OSError, ValueError) as e:
+        log("provenance: contract version unknown: %s" % e)
+        contract = "unknown"
+    prov_path = os.path.join(a.out, PROVENANCE)
+    try:
+        prov = read_provenance(prov_path)
+    except (OSError, ValueError) as e:
+        log("provenance: %s not used (%s): the rows of parts not rerun are lost"
+            % (prov_path, e))
+        prov = {}
     tmp = tempfile.mkdtemp(prefix="dn1-bench-")
     runners = {
         "fig2": lambda: fig2(QUICK_SIZES if a.quick else FULL_SIZES),
@@ -724,6 +860,15 @@ def main():
             # Written at once: what a part measured survives a later part.
             write_csv(os.path.join(a.out, part + ".csv"), CSV_HEADER[part], csv_rows(part, rows))
             written.append(part + ".csv")
+            # Its provenance with it; the rows of parts not rerun are kept.
+            prov[part] = {"part": part, "commit": commit, "dirty": str(dirty),
+                          "contract": contract,
+                          "measured_utc": datetime.datetime.now(datetime.timezone.utc)
+                          .strftime("%Y-%m-%dT%H:%M:%SZ"),
+                          "mode": "quick" if a.quick else "full"}
+            write_provenance(prov_path, prov)
+            if PROVENANCE not in written:
+                written.append(PROVENANCE)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -748,6 +893,7 @@ def main():
             continue
         sources[part] = ("measured in this run" if part in run else
                          "from %s.csv in OUT (an earlier run; not rerun)" % part)
+        sources[part] += ": " + provenance_text(prov.get(part))
     try:
         written += plot(a.out, data["fig2"], data["fig4"])
     except PartFailed as e:
