@@ -118,7 +118,7 @@ hook "$src/hw/mips/meson.build" \
 hook "$src/hw/net/meson.build" \
 "softmmu_ss.add(when: 'CONFIG_MARTINI', if_true: files(
   'martini.c', 'martini-link.c', 'martini-hostbus.c', 'martini-pcap.c',
-  'martini-mmu.c', 'martini-sync.c', 'martini-bridge.c'))"
+  'martini-mmu.c', 'martini-sync.c', 'martini-bridge.c', 'martini-dimm.c'))"
 configure_args=()
 target=qemu-system-mips
 build="$src/build"

@@ -142,6 +142,8 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
     return DN_OK;
 }
 
+static void publish_report(struct dn_barrier *b);
+
 void dn_barrier_destroy(dn_barrier *b)
 {
     if (!b) {
@@ -150,6 +152,7 @@ void dn_barrier_destroy(dn_barrier *b)
     if (b->ch_open) {
         dn_aotf_close(b->n, b->channel);
     }
+    publish_report(b);          /* its last state, for dnctl */
     b->n->barriers[b->cfg.id] = NULL;
     free(b);
 }
@@ -213,6 +216,7 @@ int bar_store_paper(struct dn_barrier *b, uint32_t epoch)
 
 uint64_t bar_word(struct dn_barrier *b, uint32_t off)
 {
+    dn_host_charge(b->n, DN_HOST_LOAD, 1);   /* one uncached load */
     return __atomic_load_n((uint64_t *)(b->n->llcm + b->llcm + off), __ATOMIC_ACQUIRE);
 }
 
@@ -280,7 +284,12 @@ static uint64_t now_ns(struct dn_barrier *b)
 static int poll_turn(struct dn_barrier *b, uint64_t *now)
 {
     if (b->n->host_sync) {
-        return dn_delay(b->n, DN_POLL_NS, now);   /* one LLCM poll of modeled time */
+        /* The words this turn polled are charged (bar_word); else one. */
+        uint64_t ns = b->n->turn_loads ? 0 : DN_POLL_NS;
+
+        b->n->turn_loads = 0;
+        dn_self(b->n, DN_SELF_TURN_INSNS);
+        return dn_delay(b->n, ns, now);
     }
     sched_yield();
     *now = wall_ns();
@@ -399,8 +408,6 @@ static int run(struct dn_barrier *b, enum dn_barrier_algorithm a)
     }
 }
 
-static void publish_report(struct dn_barrier *b);
-
 int dn_barrier_wait(dn_barrier *b)
 {
     if (!b) {
@@ -409,6 +416,7 @@ int dn_barrier_wait(dn_barrier *b)
     if (b->fatal) {
         return DN_ENACK;
     }
+    dn_self(b->n, DN_SELF_BARRIER_INSNS);
     enum dn_barrier_algorithm a = b->current;
     uint64_t trial = 0;
     if (a == DN_BARRIER_AUTO) {
@@ -449,9 +457,14 @@ int dn_barrier_wait(dn_barrier *b)
                 }
                 b->current = best;
             }
+            publish_report(b);      /* a candidate's verdict */
         }
     }
-    publish_report(b);
+    /* The report costs the host uncached stores: now and then, not at
+     * every call (and on errors, verdicts and destroy). */
+    if ((b->calls & (b->calls - 1)) == 0 || b->calls % 256 == 0) {
+        publish_report(b);
+    }
     return DN_OK;
 }
 
@@ -505,6 +518,7 @@ static void publish_report(struct dn_barrier *b)
         dn_put_le(c + 16, r.candidate[i].slowest_ns, 8);
     }
     dn_put_le(p, BAR_REPORT_MAGIC, 4);
+    dn_host_charge(b->n, DN_HOST_STORE, (48 + 24 * DN_BARRIER_ALGORITHMS) / 8);
 }
 
 int dn_barrier_report_read(dn_node *n, unsigned id, struct dn_barrier_report *r)

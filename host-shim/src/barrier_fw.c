@@ -52,6 +52,7 @@ int bar_fw_wait(struct dn_barrier *b, int mcast)
      * release cannot happen before that arrival is counted. */
     if (b->rank == b->root_rank && b->fw_mode != mode_of(mcast)) {
         *DESC(b, mode) = mode_of(mcast);
+        dn_host_charge(b->n, DN_HOST_STORE, 1);
         b->fw_mode = mode_of(mcast);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     }
@@ -143,6 +144,7 @@ int bar_paper_wait(struct dn_barrier *b)
     /* The completion of the previous call has landed (it ended that
      * call), and this one's cannot come before this member's arrival. */
     __atomic_store_n((uint64_t *)(b->n->llcm + b->llcm + BAR_PAPER_DONE), 0, __ATOMIC_SEQ_CST);
+    dn_host_charge(b->n, DN_HOST_STORE, 1);
     b->paper_epoch++;
     rc = bar_store_paper(b, b->paper_epoch);
     return rc == DN_OK ? bar_wait(b, paper_done, NULL) : rc;

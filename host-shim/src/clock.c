@@ -45,7 +45,13 @@ int dn_idle(dn_node *n)
         return DN_EINVAL;
     }
     if (n->host_sync) {
-        return dn_delay(n, DN_POLL_NS, NULL);   /* one LLCM poll */
+        /* The turn's loads are charged already; a turn that counted none
+         * (its caller read memory we do not see) costs one LLCM load. */
+        uint64_t ns = n->turn_loads ? 0 : DN_POLL_NS;
+
+        n->turn_loads = 0;
+        dn_self(n, DN_SELF_TURN_INSNS);
+        return dn_delay(n, ns, NULL);
     }
     int rc = dn_hb_flush(n);    /* what we wait for may be among them */
     if (rc != DN_OK) {

@@ -61,12 +61,17 @@ void dn_xfer_post_error(dn_node *n, uint32_t tag, int err)
 void dn_cq_drain(dn_node *n)
 {
     dn_hb_reap(n);      /* posted requests' failures, before completions */
-    uint32_t produced = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
-                                        __ATOMIC_ACQUIRE);
+    uint32_t produced = dn_ld32(n, DN1_LLCM_CQ_PRODUCED);
 
+    if (n->cq_consumed == produced) {
+        return;
+    }
     while (n->cq_consumed != produced) {
-        const uint8_t *rec = n->llcm + DN1_LLCM_CQ_RING +
-            (n->cq_consumed % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec);
+        uint8_t rec[sizeof(struct dn1_cq_rec)];
+
+        dn_nic_read(n, rec, n->llcm + DN1_LLCM_CQ_RING +
+                    (n->cq_consumed % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec),
+                    sizeof(rec));
         uint32_t tag = (uint32_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, tag), 4);
         uint8_t kind = rec[offsetof(struct dn1_cq_rec, kind)];
         uint8_t reason = rec[offsetof(struct dn1_cq_rec, reason)];
@@ -81,17 +86,26 @@ void dn_cq_drain(dn_node *n)
         }
         n->cq_consumed++;
     }
-    __atomic_store_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_CONSUMED), n->cq_consumed,
-                     __ATOMIC_RELEASE);
+    dn_st32(n, DN1_LLCM_CQ_CONSUMED, n->cq_consumed);
+}
+
+static uint32_t in_flight(dn_node *n)
+{
+    return n->next_tag - n->first_tag - n->completed + dn_msg_inflight(n);
 }
 
 int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms)
 {
     int64_t deadline = dn_now_ms() + timeout_ms;
 
+    /* Completions are read (uncached loads) only when there is no room
+     * without them. */
+    if (in_flight(n) < limit) {
+        return DN_OK;
+    }
     for (;;) {
         dn_cq_drain(n);
-        if (n->next_tag - n->first_tag - n->completed + dn_msg_inflight(n) < limit) {
+        if (in_flight(n) < limit) {
             return DN_OK;
         }
         if (dn_now_ms() >= deadline) {

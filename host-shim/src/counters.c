@@ -46,6 +46,8 @@ static const char *const names[DN1_CNT_COUNT] = {
     [DN1_CNT_ERR_SYNC] = "err_sync",
     [DN1_CNT_ERR_CONTROL] = "err_control",
     [DN1_CNT_ERR_GROUP] = "err_group",
+    [DN1_CNT_DIMM_HOST_WAITS] = "dimm_host_waits",
+    [DN1_CNT_DIMM_NIC_WAITS] = "dimm_nic_waits",
 };
 
 unsigned dn_counter_count(void)
@@ -117,12 +119,10 @@ int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value)
     if (!n || !value || i >= DN1_FWST_COUNT) {
         return DN_EINVAL;
     }
-    if (__atomic_load_n(dn_llcm32(n, DN1_LLCM_FWSTATS), __ATOMIC_ACQUIRE) !=
-            DN1_FWSTATS_MAGIC ||
-        *dn_llcm32(n, DN1_LLCM_FWSTATS + 4) <= i) {
+    if (dn_ld32(n, DN1_LLCM_FWSTATS) != DN1_FWSTATS_MAGIC ||
+        dn_ld32(n, DN1_LLCM_FWSTATS + 4) <= i) {
         return DN_ENOFW;        /* this firmware keeps no such counter */
     }
-    *value = __atomic_load_n(dn_llcm32(n, DN1_LLCM_FWSTATS + 8 + 4 * i),
-                             __ATOMIC_RELAXED);
+    *value = dn_ld32(n, DN1_LLCM_FWSTATS + 8 + 4 * i);
     return DN_OK;
 }

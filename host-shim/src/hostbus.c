@@ -138,7 +138,8 @@ static int send_request(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
         return rc;
     }
     /* The host's work since its last request goes with this one. */
-    put_request(req, op | dn_host_take(n), arg0, arg1, arg2);
+    op |= dn_host_take(n, &arg2);
+    put_request(req, op, arg0, arg1, arg2);
     return io_full(n->hb_fd, req, sizeof(req), 1,
                    n->host_sync ? HB_SYNC_TIMEOUT_MS : HB_TIMEOUT_MS);
 }

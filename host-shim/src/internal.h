@@ -67,11 +67,31 @@ struct dn_host_profile {
     uint32_t ps_insn;          /* picoseconds an instruction */
     uint32_t ps_copy_byte;     /* a byte copied in host memory */
     uint32_t ps_pio_byte;      /* a byte the host writes into NIC memory */
+    uint32_t uc_read_bytes;    /* bytes one uncached load of a bulk read takes */
 };
 /* dn_host_charge's kinds past the public ones: bytes written into window
- * memory (a BOTF window, an RDMA descriptor); the board charges the DIMM's
- * rate for them, the shim what the profile's host takes beyond it. */
-#define DN_HOST_PIO 3
+ * memory (a BOTF window, an RDMA descriptor; the board charges the DIMM's
+ * rate for them, the shim what the profile's host takes beyond it); bytes
+ * read from / written to the card's memory in bulk (host_cost.c). */
+/*
+ * The shim's own instructions on the data path, charged at the profile's
+ * rate for a program that calls it directly (bench/measure_shim_insns.py:
+ * callgrind, x86-64, -O2; docs/hardware.md section 9): a barrier call, a
+ * transfer or message call (a send or receive and its wait), a packet it
+ * builds and sends (a BOTF packet, an RDMA descriptor; an AOTF store is
+ * the host's one store), a turn of a polling loop. A layer that counted
+ * the shim's with its own (the libfabric provider) turns them off
+ * (dn_host_self).
+ */
+#define DN_SELF_BARRIER_INSNS 747u
+#define DN_SELF_XFER_INSNS    731u
+#define DN_SELF_PACKET_INSNS  258u
+#define DN_SELF_TURN_INSNS    83u
+void dn_self(dn_node *n, uint32_t insns);
+
+#define DN_HOST_PIO       100
+#define DN_HOST_NIC_READ  101
+#define DN_HOST_NIC_WRITE 102
 
 struct dn_node {
     unsigned node_id;
@@ -80,6 +100,10 @@ struct dn_node {
     const struct dn_host_profile *host;
     uint64_t host_ps;          /* work charged, not yet sent with a request */
     uint64_t host_charged_ns;  /* sent so far */
+    uint64_t dimm_bytes;       /* moved over the DIMM bus, not yet sent */
+    uint64_t by_kind_ps[8];    /* charged since dn_open (dn_host_charges) */
+    uint32_t turn_loads;       /* uncached loads since the last dn_idle */
+    int self_off;              /* a layer above charges the shim's instructions */
     int timed;                 /* the board keeps modeled time (TIMING_SYNC) */
     uint8_t *hostmem;
     size_t hostmem_size;
@@ -163,12 +187,34 @@ static inline volatile uint32_t *dn_llcm32(dn_node *n, uint32_t off)
 
 int dn_hb_call(dn_node *n, uint32_t op, uint64_t arg0, uint64_t arg1,
                uint64_t arg2, uint64_t *value);
+
 /* Host profile (host_cost.c): pick it from DIMMNET_HOST_PROFILE (DN_EINVAL
  * for an unknown name); charge work; the op bits that carry the charge
- * to the next request (and take it off what waits). */
+ * to the next request (and take it off what waits), and the DIMM time of
+ * the host's accesses in *arg2's bits 32-63. */
 int dn_host_profile_init(dn_node *n);
 void dn_host_charge(dn_node *n, int kind, uint64_t count);
-uint32_t dn_host_take(dn_node *n);
+uint32_t dn_host_take(dn_node *n, uint64_t *arg2);
+
+/*
+ * The host's uncached accesses to LLCM words (docs/hardware.md section 9,
+ * "The host's accesses to the card"), each charged: dn_ld32 an acquiring
+ * load, dn_st32 a releasing store; dn_nic_read a bulk read from the
+ * card's memory (a record, a notice) into host memory.
+ */
+static inline uint32_t dn_ld32(dn_node *n, uint32_t off)
+{
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    return __atomic_load_n((uint32_t *)(n->llcm + off), __ATOMIC_ACQUIRE);
+}
+
+static inline void dn_st32(dn_node *n, uint32_t off, uint32_t v)
+{
+    dn_host_charge(n, DN_HOST_STORE, 1);
+    __atomic_store_n((uint32_t *)(n->llcm + off), v, __ATOMIC_RELEASE);
+}
+
+void dn_nic_read(dn_node *n, void *dst, const void *src, size_t len);
 
 /* Send @op posted (n->hb_post must be set): no response awaited. A failure
  * reaches the owner of (@dst, @tag) later: dn_msg_on_post_error for a

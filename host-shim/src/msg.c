@@ -141,6 +141,10 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     }
     __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)),
                      DN1_MSG_ENABLE, __ATOMIC_RELEASE);
+    /* Set-up's uncached accesses: a load and a store for every slot, four
+     * more stores for each of ours, five for the control block. */
+    dn_host_charge(n, DN_HOST_LOAD, 1 + DN1_MSG_SENDERS);
+    dn_host_charge(n, DN_HOST_STORE, 5 + DN1_MSG_SENDERS + 3u * cfg->senders);
     return DN_OK;
 }
 
@@ -203,6 +207,7 @@ int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
     if (!(r = calloc(1, sizeof(*r)))) {
         return DN_ENOMEM;
     }
+    dn_self(n, DN_SELF_XFER_INSNS);
     r->buf = buf;
     r->len = len;
     /* In this node's receive memory the NIC can read it itself: RDMA,
@@ -235,6 +240,7 @@ int dn_msg_irecv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
     if (!(r = calloc(1, sizeof(*r)))) {
         return DN_ENOMEM;
     }
+    dn_self(n, DN_SELF_XFER_INSNS);
     r->src = src;
     r->tag = tag;
     r->rbuf = buf;

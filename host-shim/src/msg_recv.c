@@ -42,8 +42,7 @@ static void release(dn_node *n, unsigned src, uint64_t id)
     memmove(s->allocs, s->allocs + k, (s->nallocs - k) * sizeof(*s->allocs));
     s->nallocs -= k;
     s->allocs_head += k;
-    __atomic_store_n(dn_llcm32(n, MSG_SLOT(src) + offsetof(struct dn1_msg_slot, freed)),
-                     s->freed, __ATOMIC_RELEASE);
+    dn_st32(n, MSG_SLOT(src) + offsetof(struct dn1_msg_slot, freed), s->freed);
 }
 
 static uint64_t track(dn_node *n, unsigned src, uint32_t span)
@@ -69,8 +68,7 @@ static void complete(dn_node *n, struct dn_msg_req *r, unsigned src, uint32_t ta
     size_t k = len < r->cap ? len : r->cap;
 
     if (k && r->rbuf != data) {
-        memcpy(r->rbuf, data, k);       /* equal: it landed in place */
-        dn_host_charge(n, DN_HOST_COPY, k);
+        dn_copy(n, r->rbuf, data, k);   /* equal: it landed in place */
     }
     r->st.src = src;
     r->st.tag = tag;
@@ -106,8 +104,7 @@ static void arrive(dn_node *n, unsigned src, uint32_t tag, const uint8_t *data,
                                .alloc_id = alloc };
     if (alloc != NO_ALLOC && m->stash_heap_bytes + len <= m->cfg.stash_bytes &&
         (a->heap = malloc(len ? len : 1))) {
-        memcpy(a->heap, data, len);
-        dn_host_charge(n, DN_HOST_COPY, len);
+        dn_copy(n, a->heap, data, len);
         a->data = a->heap;
         m->stash_heap_bytes += len;
         release(n, src, alloc);
@@ -186,8 +183,7 @@ void dn_msg_recv_progress(dn_node *n)
 {
     struct dn_msg_state *m = n->msg;
     uint32_t ctrl = DN1_LLCM_MSG_CTRL;
-    uint32_t produced = __atomic_load_n(
-        dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced)), __ATOMIC_ACQUIRE);
+    uint32_t produced = dn_ld32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced));
 
     if (produced == m->nq_consumed) {
         return;
@@ -197,7 +193,7 @@ void dn_msg_recv_progress(dn_node *n)
             (m->nq_consumed & (m->cfg.nq_entries - 1)) * sizeof(struct dn1_msg_notice);
         struct dn1_msg_notice no;
 
-        memcpy(&no, e, sizeof(no));     /* little-endian host, as the NIC wrote */
+        dn_nic_read(n, &no, e, sizeof(no));   /* little-endian host, as the NIC wrote */
         m->nq_consumed++;
         if (no.src >= m->cfg.senders || no.addr > DN1_HOSTMEM_SIZE ||
             no.len > DN1_HOSTMEM_SIZE - no.addr ||
@@ -214,8 +210,7 @@ void dn_msg_recv_progress(dn_node *n)
                                                     : track(n, no.src, no.span);
         arrive(n, no.src, no.utag, n->hostmem + no.addr, no.len, alloc);
     }
-    __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)),
-                     m->nq_consumed, __ATOMIC_RELEASE);
+    dn_st32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed), m->nq_consumed);
 }
 
 int dn_msg_post_buffer(dn_node *n, unsigned src, uint32_t off, uint32_t len)
@@ -230,17 +225,16 @@ int dn_msg_post_buffer(dn_node *n, unsigned src, uint32_t off, uint32_t len)
     }
     struct msg_sender *s = &m->senders[src];
     uint32_t slot = MSG_SLOT(src);
-    uint16_t taken = (uint16_t)__atomic_load_n(
-        dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_taken)), __ATOMIC_ACQUIRE);
+    uint16_t taken = (uint16_t)dn_ld32(n, slot + offsetof(struct dn1_msg_slot, post_taken));
 
     if (taken != s->post_gen) {
         return DN_EBUSY;        /* the last post waits for its message */
     }
-    *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_off)) = off;
-    *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, post_len)) = len;
+    dn_st32(n, slot + offsetof(struct dn1_msg_slot, post_off), off);
+    dn_st32(n, slot + offsetof(struct dn1_msg_slot, post_len), len);
     s->post_gen++;
-    __atomic_store_n(dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen)),
-                     (uint32_t)s->post_gen << 16 | s->setup_gen, __ATOMIC_RELEASE);
+    dn_st32(n, slot + offsetof(struct dn1_msg_slot, setup_gen),
+            (uint32_t)s->post_gen << 16 | s->setup_gen);
     return DN_OK;
 }
 

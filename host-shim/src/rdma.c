@@ -20,6 +20,7 @@ static int rdma_post(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     unsigned d = n->next_desc;
     uint8_t *e = n->window + DN1_RDMA_DESC_OFF + d * sizeof(struct dn1_rdma_desc);
 
+    dn_self(n, DN_SELF_PACKET_INSNS);
     memset(e, 0, sizeof(struct dn1_rdma_desc));
     e[offsetof(struct dn1_rdma_desc, type)] = type;
     e[offsetof(struct dn1_rdma_desc, flags)] = DN1_FLAG_ACK_REQ;
@@ -60,6 +61,7 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     if (!n || !x || dst >= DN1_MCAST_BASE || !dn1_type_sendable(type)) {
         return DN_EINVAL;
     }
+    dn_self(n, DN_SELF_XFER_INSNS);
     if (local > n->hostmem_size || len > n->hostmem_size - local) {
         return DN_ERANGE;   /* the NIC could not read it */
     }

@@ -32,6 +32,7 @@ static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     unsigned w = n->next_window;
     uint8_t *win = n->window + dn1_botf_window_off(w);
 
+    dn_self(n, DN_SELF_PACKET_INSNS);
     /* A window whose posted kick the NIC has not taken yet is still its
      * (the NIC reads the window when it takes the kick). */
     if (n->win_kick_posted[w]) {
@@ -155,6 +156,7 @@ static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     size_t done = 0;
     struct dn_xfer_rec *r = x ? dn_xfer_begin(n, x) : NULL;
 
+    dn_self(n, DN_SELF_XFER_INSNS);
     do {
         uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
                                     ? len - done : DN_BOTF_MAX_PAYLOAD);
@@ -229,6 +231,7 @@ int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
     }
     /* One request per response packet; each completes like an ACKed write. */
     struct dn_xfer_rec *r = dn_xfer_begin(n, x);
+    dn_self(n, DN_SELF_XFER_INSNS);
     do {
         uint32_t chunk = (uint32_t)(len - done < DN1_PKT_MAX_PAYLOAD
                                     ? len - done : DN1_PKT_MAX_PAYLOAD);
@@ -308,6 +311,7 @@ int dn_indirect_slot_set(dn_node *n, uint64_t ptr_addr, uint64_t target)
     dn_put_le(ptr_addr < DN1_RADDR_LLCM ? n->hostmem + ptr_addr
                                         : n->llcm + (ptr_addr - DN1_RADDR_LLCM),
               target, 8);
+    dn_host_charge(n, DN_HOST_STORE, 1);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* set before what follows */
     return DN_OK;
 }

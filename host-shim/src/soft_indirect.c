@@ -25,6 +25,7 @@ int dn_soft_slot_set(dn_node *n, uint32_t slot_off, uint64_t target,
     dn_put_le(slot + offsetof(struct dn1_soft_slot, target), target, 8);
     dn_put_le(slot + offsetof(struct dn1_soft_slot, capacity), capacity, 4);
     *dn_llcm32(n, slot_off + offsetof(struct dn1_soft_slot, done)) = 0;
+    dn_host_charge(n, DN_HOST_STORE, 3);       /* target, capacity, done */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* set before what follows */
     return DN_OK;
 }
@@ -34,6 +35,6 @@ int dn_soft_done(dn_node *n, uint32_t slot_off, uint32_t *done)
     if (!n || !done || !dn_soft_slot_ok(slot_off)) {
         return DN_EINVAL;
     }
-    *done = *dn_llcm32(n, slot_off + offsetof(struct dn1_soft_slot, done));
+    *done = dn_ld32(n, slot_off + offsetof(struct dn1_soft_slot, done));
     return DN_OK;
 }

@@ -29,6 +29,14 @@
 #define DN1_HB_HOST_NS_SHIFT  8
 #define DN1_HB_HOST_NS_MAX    0x7fffffu
 #define DN1_HB_HOST_NS(op)    (((op) >> DN1_HB_HOST_NS_SHIFT) & DN1_HB_HOST_NS_MAX)
+/*
+ * arg2 bits 32-63 (no op uses them otherwise): how many ns of that work
+ * the host's own accesses to the card (LLCM, receive memory) held the
+ * DIMM side, at 1.25 ns a byte; with host sync the NIC's accesses contend
+ * with them (docs/hardware.md section 9), otherwise ignored.
+ */
+#define DN1_HB_HOST_DIMM_SHIFT 32
+#define DN1_HB_HOST_DIMM_NS(arg2) ((uint64_t)(arg2) >> DN1_HB_HOST_DIMM_SHIFT)
 
 enum dn1_hb_op {
     DN1_HB_NOP        = 0,  /* no action; response proves the NIC is there */

@@ -99,14 +99,16 @@
 #define DN1_CNT_ERR_SYNC         38  /* timing: a frame came after its arrival time */
 #define DN1_CNT_ERR_CONTROL      39  /* link control frames not expected in this mode */
 #define DN1_CNT_ERR_GROUP        40  /* group packets only one node may answer: dropped */
-#define DN1_CNT_COUNT            41
+#define DN1_CNT_DIMM_HOST_WAITS  41  /* timing: host accesses that waited for the NIC's */
+#define DN1_CNT_DIMM_NIC_WAITS   42  /* timing: NIC accesses that waited for the DIMM */
+#define DN1_CNT_COUNT            43
 #define DN1_REG_CNT(i)        (DN1_REG_CNT_BASE + 4u * (i))
 
 /* Payload of the held packet, byte-addressed, read-only. */
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010014u  /* 1.20 */
+#define DN1_CONTRACT_VERSION  0x00010015u  /* 1.21 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

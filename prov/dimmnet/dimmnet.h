@@ -200,11 +200,11 @@ struct dnf_domain {
 #define DNF_SELF_CALL_INSNS 418u
 #define DNF_SELF_POLL_INSNS 587u
 
-/* A copy in host memory, charged at the host profile's rate. */
+/* A copy, charged as the host profile says for where its bytes lie (in
+ * host memory, or read from / written into the card's memory: dn_copy). */
 static inline void dnf_copy(struct dnf_domain *dom, void *dst, const void *src, size_t len)
 {
-    memcpy(dst, src, len);
-    dn_host_work(dom->node, DN_HOST_COPY, len);
+    dn_copy(dom->node, dst, src, len);
 }
 
 struct dnf_av {

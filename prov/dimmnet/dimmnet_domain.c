@@ -93,6 +93,8 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
         free(d);
         return -FI_ENODEV;
     }
+    /* DNF_SELF_*_INSNS count the shim's instructions with ours. */
+    dn_host_self(d->node, 0);
     d->nodes = nodes ? (unsigned)strtoul(nodes, NULL, 10) : 1;
     uint32_t timing = 0;
     d->modeled = dn_reg_read(d->node, DN1_REG_TIMING, &timing) == DN_OK &&

@@ -183,11 +183,12 @@ void dnf_emx_progress(struct dnf_ep *ep)
             uint32_t k = ep->mbox_next[node];
             struct dnf_mbox e;
 
+            dn_host_work(ep->dom->node, DN_HOST_LOAD, 1);   /* the check word */
             if (__atomic_load_n((const uint32_t *)(slot + offsetof(struct dnf_mbox, check)),
                                 __ATOMIC_ACQUIRE) != (k ^ DNF_MBOX_CHECK)) {
                 break;
             }
-            memcpy(&e, slot, sizeof(e));
+            dnf_copy(ep->dom, &e, slot, sizeof(e));
             if (e.k != k || e.check != (k ^ DNF_MBOX_CHECK) || e.h.magic != DNF_MAGIC ||
                 e.h.kind != DNF_K_RREQ) {
                 break;            /* still being written: next turn */
@@ -568,15 +569,28 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
     uint64_t stamp = (uint64_t)(r->rid ^ DNF_LAND_CHECK) << 32 | r->rid;
     struct dnf_land tr;
 
+    dn_host_work(ep->dom->node, DN_HOST_LOAD, 1);   /* the stamp */
     if (__atomic_load_n((const uint64_t *)(end - 8), __ATOMIC_ACQUIRE) != stamp) {
         return 0;
     }
-    memcpy(&tr, at, sizeof(tr));
+    dnf_copy(ep->dom, &tr, at, sizeof(tr));
     /* A zone's packets may land in any order under faults: the whole
      * landing is there once its CRC matches (a lost packet comes again
      * with the next write); a length past the zone is an older trailer's
-     * byte not yet overwritten. */
-    if (tr.sent > max || land_crc(ep, at - tr.sent, &tr) != tr.crc) {
+     * byte not yet overwritten. The card's memory is read once, uncached
+     * and slow: the payload is copied into the receive buffer, where its
+     * CRC is checked (until the receive completes its buffer holds
+     * nothing defined). */
+    const uint8_t *payload = at - tr.sent;
+
+    if (tr.sent > max) {
+        return 0;
+    }
+    if (tr.sent && tr.sent <= r->len) {   /* more is refused below */
+        dnf_copy(ep->dom, r->buf, payload, tr.sent);
+        payload = r->buf;
+    }
+    if (land_crc(ep, payload, &tr) != tr.crc) {
         return 0;
     }
     if (r->adv == DNF_ADV_OPEN) {
@@ -608,10 +622,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
         r->err = FI_EIO;
         return 1;
     }
-    if (tr.sent) {
-        dnf_copy(ep->dom, r->buf, at - tr.sent, tr.sent);
-    }
-    ep->stats.landed++;
+    ep->stats.landed++;           /* its bytes were copied above */
     return 1;
 }
 

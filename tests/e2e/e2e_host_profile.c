@@ -5,8 +5,11 @@
  * receiver waits for the firmware's count of delivered messages first), so
  * the shim copies it from the system buffer into the user's buffer: host
  * work the profile charges, on the round trip's critical path. Prints, per node:
- *   host_profile: node N profile P rounds R modeled_ns T charged_ns W
- * (T: node 0's loop in modeled time; W: dn_host_charged). test_host_profile.sh
+ *   host_profile: node N profile P rounds R modeled_ns T charged_ns W copy_ns C
+ *                 card_read_ns D window_ns F
+ * (T: node 0's loop in modeled time; W: dn_host_charged; C, D, F: of it,
+ * copies in host memory, bulk reads of the card's memory and window fills,
+ * dn_host_charges). test_host_profile.sh
  * compares a run under "free" with one under "paper-host".
  *   e2e_host_profile [ROUNDS]   (under dimmnet-cluster -n 2 --deterministic)
  */
@@ -69,9 +72,13 @@ int main(int argc, char **argv)
         }
     }
     CHECK_EQ(dn_clock(n, &t1), DN_OK);
-    printf("host_profile: node %u profile %s rounds %d modeled_ns %llu charged_ns %llu\n",
+    struct dn_host_charges c;
+    CHECK_EQ(dn_host_charges(n, &c), DN_OK);
+    printf("host_profile: node %u profile %s rounds %d modeled_ns %llu charged_ns %llu "
+           "copy_ns %llu card_read_ns %llu window_ns %llu\n",
            me, dn_host_profile(n), rounds, (unsigned long long)(t1 - t0),
-           (unsigned long long)dn_host_charged(n));
+           (unsigned long long)dn_host_charged(n), (unsigned long long)c.copy_ns,
+           (unsigned long long)c.card_read_ns, (unsigned long long)c.window_ns);
     /* No rendezvous at the end: a host blocked outside virtual time stops
      * its board and so the cluster; the last message ends both loops. */
     dn_close(n);

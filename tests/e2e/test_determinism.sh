@@ -11,7 +11,9 @@
 #   105 ns after the host store took effect (store cost 60 ns after the
 #   previous answer), and its data lands 90 ns after it arrived.
 # MODE "delays" does one run and checks only the delays and that every node
-# finished; "repeat" does it all.
+# finished; "repeat" does it all; "profiles" runs twice under each other
+# host profile (modern, free): byte-identical again, and other virtual times
+# than the paper's host's.
 #   test_determinism.sh MODE LAUNCHER QEMU FIRMWARE PROGRAM DISSECTOR
 set -euo pipefail
 mode=$1 launcher=$2 qemu=$3 firmware=$4 prog=$5 lua=$6
@@ -20,9 +22,10 @@ trap 'rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
-run() {   # name seed
+run() {   # name seed [host profile]
     mkdir -p "$work/$1"
     "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 3 --deterministic \
+        --host-profile "${3:-paper-host}" \
         --fault port=2,dup=0.2,reorder=0.2,delay=400 --seed "$2" \
         --pcap-dir "$work/$1" --log-dir "$work/$1/log" --timeout 300 -- "$prog" \
         >"$work/$1/out" || { cat "$work/$1/out" >&2; fail "run $1 (seed $2) failed"; }
@@ -37,6 +40,22 @@ run() {   # name seed
     done
 }
 run a 7
+if [ "$mode" = profiles ]; then
+    for p in modern free; do
+        run "$p-1" 7 "$p"
+        run "$p-2" 7 "$p"
+        for f in switch.pcap node0.pcap node1.pcap node2.pcap out0 out1 out2; do
+            cmp -s "$work/$p-1/$f" "$work/$p-2/$f" ||
+                fail "profile $p: $f differs between two runs with the same inputs"
+        done
+        cmp -s "$work/a/out0" "$work/$p-1/out0" &&
+            fail "profile $p: the same virtual times as the paper's host"
+        grep -q 'ns (modeled): received' "$work/$p-1/out" || fail "profile $p: a node did not finish"
+    done
+    echo "$fails failures"
+    [ "$fails" = 0 ]
+    exit
+fi
 for f in switch node0 node1 node2; do
     [ "$(stat -c %s "$work/a/$f.pcap")" -gt 1000 ] || fail "$f.pcap is (nearly) empty"
 done

@@ -152,8 +152,9 @@ WANT_LAST = {
                  "2031-01-02T03:14:05Z)" % C1, "nothing of the host"],
     "mpi": ["mpi.csv (commit %s, contract 1.99, full run of 2031-01-02T05:04:05Z)" % C1,
             "`paper-host`: the paper's host charged for the host's work (copies, CRC-32, "
-            "window writes, Open MPI's and the provider's instructions; docs/hardware.md "
-            "section 9)", "`hardware-only`: none of the host's work"],
+            "window writes, Open MPI's and the provider's and shim's instructions)",
+            "every uncached load and store of the card's memory",
+            "`hardware-only` (host profile `free`): none of the host's work"],
 }
 
 

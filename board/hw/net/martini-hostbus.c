@@ -145,6 +145,7 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
     uint64_t local, raddr;
     uint32_t len, done = 0, tag, xoff;
     uint16_t seq;
+    int64_t read_from = DN1_RDMA_START_NS;
 
     *sent = 0;
     if (d >= DN1_RDMA_DESCS) {
@@ -170,6 +171,14 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
         goto bad;
     }
     h.src = s->node_id;
+    /* The NIC reads the data from the DIMM side after its start-up, in one
+     * run (timing on: once the DIMM is free of other accesses). */
+    if (s->sync) {
+        int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+        read_from = martini_dimm_nic(s, now + DN1_RDMA_START_NS, DN1_DIMM_NS(len)) -
+                    DN1_DIMM_NS(len) - now;
+    }
     do {
         h.len = MIN(len - done, DN1_RDMA_MAX_PAYLOAD);
         h.raddr = h.type == DN1_TYPE_PUSH ? raddr + done : raddr;
@@ -179,7 +188,7 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
         memcpy(pkt + DN1_PKT_HDR_SIZE, mem + local + done, h.len);
         /* A packet leaves once the NIC has read it from the DIMM side:
          * start-up, then the bytes up to its end at the DIMM's rate. */
-        if (martini_link_send_after(s, pkt, &h, DN1_RDMA_START_NS + DN1_BOTF_TX_NS +
+        if (martini_link_send_after(s, pkt, &h, read_from + DN1_BOTF_TX_NS +
                                     DN1_DIMM_NS(done + h.len)) != 0) {
             return DN1_HB_ELINKDOWN;
         }
@@ -223,9 +232,14 @@ static int32_t martini_flash_access(MartiniState *s, bool write, uint64_t off,
     return 0;
 }
 
-/* What issuing op @op itself costs the host. */
-static int64_t martini_hostbus_op_cost(uint32_t op, uint64_t arg0, const uint8_t *win)
+/* What issuing op @op itself costs the host; *dimm: how long of it the
+ * DIMM side is held (the bytes written first, the access itself). */
+static int64_t martini_hostbus_op_cost(uint32_t op, uint64_t arg0, const uint8_t *win,
+                                       int64_t *dimm)
 {
+    int64_t fill = 0;
+
+    *dimm = DN1_DIMM_NS(8);
     switch (op) {
     case DN1_HB_REG_READ:
         return DN1_HOST_LOAD_NS;
@@ -233,14 +247,17 @@ static int64_t martini_hostbus_op_cost(uint32_t op, uint64_t arg0, const uint8_t
         if (arg0 < DN1_BOTF_WINDOWS) {
             uint16_t len = lduw_le_p(win + dn1_botf_window_off(arg0) +
                                      offsetof(struct dn1_botf_hdr, len));
-            return DN1_HOST_STORE_NS +
-                   DN1_DIMM_NS(sizeof(struct dn1_botf_hdr) +
+            fill = DN1_DIMM_NS(sizeof(struct dn1_botf_hdr) +
                                MIN(len, DN1_BOTF_MAX_PAYLOAD));
         }
-        return DN1_HOST_STORE_NS;
+        *dimm += fill;
+        return DN1_HOST_STORE_NS + fill;
     case DN1_HB_RDMA_POST:
-        return DN1_HOST_STORE_NS + DN1_DIMM_NS(sizeof(struct dn1_rdma_desc));
+        fill = DN1_DIMM_NS(sizeof(struct dn1_rdma_desc));
+        *dimm += fill;
+        return DN1_HOST_STORE_NS + fill;
     case DN1_HB_CLOCK:
+        *dimm = 0;              /* host time passing, no access */
         return arg0 <= DN1_HB_CLOCK_MAX_NS ? (int64_t)arg0 : 0;
     default:
         return DN1_HOST_STORE_NS;
@@ -251,15 +268,23 @@ static int64_t martini_hostbus_op_cost(uint32_t op, uint64_t arg0, const uint8_t
  * Modeled host time to issue @req (host sync): the host's own work since
  * its previous request (op bits 8-30), what it writes into NIC memory
  * first (a BOTF window, an RDMA descriptor) and the access that reaches
- * the NIC. CLOCK asks for its own amount.
+ * the NIC. CLOCK asks for its own amount. *dimm_ns: how long, at the end
+ * of that, the host held the DIMM side: the DIMM time of its own accesses
+ * (arg2 bits 32-63, at most its work) and of the request's.
  */
-int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req)
+int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req,
+                             int64_t *dimm_ns)
 {
     uint64_t arg0 = le64_to_cpu(req->arg0);
     const uint8_t *win = memory_region_get_ram_ptr(s->window);
     uint32_t op = le32_to_cpu(req->op);
+    int64_t work = DN1_HB_HOST_NS(op);
+    int64_t own = MIN((int64_t)DN1_HB_HOST_DIMM_NS(le64_to_cpu(req->arg2)), work);
+    int64_t dimm, cost = work + martini_hostbus_op_cost(op & DN1_HB_OP_MASK, arg0, win,
+                                                        &dimm);
 
-    return DN1_HB_HOST_NS(op) + martini_hostbus_op_cost(op & DN1_HB_OP_MASK, arg0, win);
+    *dimm_ns = own + dimm;
+    return cost;
 }
 
 static void martini_hostbus_flush(MartiniState *s)

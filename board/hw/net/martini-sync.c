@@ -146,7 +146,16 @@ static int64_t martini_host_horizon(MartiniState *s)
     if (!s->host_stopped || !s->hbq_len) {
         return s->host_at;
     }
-    return s->host_at + martini_hostbus_cost(s, &s->hbq[s->hbq_head]);
+    if (!s->head_known) {
+        /* Known once, with the board standing at host_at: the host's
+         * accesses wait for a NIC access to the DIMM under way. */
+        int64_t dimm;
+        int64_t cost = martini_hostbus_cost(s, &s->hbq[s->hbq_head], &dimm);
+
+        s->head_cost = cost + martini_dimm_host(s, s->host_at + cost, dimm);
+        s->head_known = true;
+    }
+    return s->host_at + s->head_cost;
 }
 
 static int64_t martini_sync_next(MartiniState *s)
@@ -171,6 +180,7 @@ static void martini_host_apply_due(MartiniState *s, int64_t now)
 
         s->hbq_head = (s->hbq_head + 1) % MARTINI_HBQ_MAX;
         s->hbq_len--;
+        s->head_known = false;
         s->host_at = now;
         s->host_stopped = true;
         martini_hostbus_apply(s, &req);

@@ -109,6 +109,7 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
                                                bool ack)
 {
     const struct dn1_hdr *h = &p->hdr;
+    int64_t written = DN1_DIMM_NS(h->len);
     MartiniWrite w;
 
     switch (martini_xlate(s, h->flags, raddr, h->len, translate, &w)) {
@@ -159,11 +160,16 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
         memory_region_set_dirty(w.piece[i].mr, w.piece[i].off, w.piece[i].len);
     }
     /* The data must be visible to the host before the sender learns of it;
-     * in modeled time the ACK leaves once the DIMM side has taken it. */
+     * in modeled time the ACK leaves once the DIMM side has taken it (after
+     * the host's accesses or another NIC access holding it). */
     smp_wmb();
+    if (s->sync) {
+        int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+        written = martini_dimm_nic(s, now, written) - now;
+    }
     if (ack && martini_wants_answer(h)) {
-        martini_reply_after(s, h, DN1_TYPE_ACK, DN1_NACK_NONE,
-                            DN1_DIMM_NS(h->len));
+        martini_reply_after(s, h, DN1_TYPE_ACK, DN1_NACK_NONE, written);
     }
     return MARTINI_WRITE_DONE;
 }

@@ -234,7 +234,8 @@ int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
  * and stands still while the host computes: runs then do not depend on host
  * speed. There, a host that waits for memory to change must let virtual
  * time pass instead of spinning: dn_idle() is one turn of a polling loop
- * (one LLCM load of virtual time with host sync; otherwise a yield, or a
+ * (with host sync: the loads of the card's memory charged since the last
+ * turn, or one LLCM load's time if none was; otherwise a yield, or a
  * 10 us sleep once many turns in a row saw no new completion record or
  * message notice, leaving the CPU to the emulated boards);
  * dn_delay() lets @ns of host time pass (at most 1 s; at once without host
@@ -253,8 +254,13 @@ int dn_host_sync(dn_node *n);
  * profile says, not as fast as this machine runs it: the shim charges its
  * own data-path work, and a layer above (a libfabric provider, an MPI
  * library) charges its own with dn_host_work(): @count instructions
- * (DN_HOST_INSNS: a code path's count, measured once), or bytes copied in
- * host memory (DN_HOST_COPY) or checksummed with CRC-32 (DN_HOST_CRC). The
+ * (DN_HOST_INSNS: a code path's count, measured once), bytes copied in
+ * host memory (DN_HOST_COPY) or checksummed with CRC-32 (DN_HOST_CRC), or
+ * uncached loads (DN_HOST_LOAD) and stores (DN_HOST_STORE) of words in
+ * the card's memory (LLCM, host receive memory: a flag or stamp polled,
+ * an index written). dn_copy() copies and charges by where the bytes lie:
+ * from the card's memory as uncached loads, into it write-combined, else
+ * as a host copy. The
  * charge goes with the next request to the NIC, which takes effect that
  * much later; without host sync nothing is charged. The profile comes from
  * DIMMNET_HOST_PROFILE at dn_open: "paper-host" (the default: the paper's
@@ -262,10 +268,27 @@ int dn_host_sync(dn_node *n);
  * only); another name fails dn_open with DN_EINVAL. dn_host_profile()
  * names it; dn_host_charged() gives the ns charged since dn_open.
  */
-enum dn_host_work_kind { DN_HOST_INSNS = 0, DN_HOST_COPY = 1, DN_HOST_CRC = 2 };
+enum dn_host_work_kind {
+    DN_HOST_INSNS = 0, DN_HOST_COPY = 1, DN_HOST_CRC = 2,
+    DN_HOST_LOAD = 3, DN_HOST_STORE = 4,
+};
 int dn_host_work(dn_node *n, int kind, uint64_t count);
+int dn_copy(dn_node *n, void *dst, const void *src, size_t len);
+/* The shim charges its own instructions on the data path (a call, a
+ * packet, a polling turn; measured once) unless a layer above counted them
+ * with its own and says so: dn_host_self(n, 0). */
+int dn_host_self(dn_node *n, int on);
 const char *dn_host_profile(dn_node *n);
 uint64_t dn_host_charged(dn_node *n);
+/* What was charged since dn_open, by kind (ns; sent with requests or
+ * waiting for the next one). */
+struct dn_host_charges {
+    uint64_t insns_ns, copy_ns, crc_ns;   /* the host's own work */
+    uint64_t load_ns, store_ns;           /* single words of the card's memory */
+    uint64_t card_read_ns, card_write_ns; /* its bytes in bulk */
+    uint64_t window_ns;                   /* window fills past the DIMM's rate */
+};
+int dn_host_charges(dn_node *n, struct dn_host_charges *c);
 
 const char *dn_strerror(int status);
 

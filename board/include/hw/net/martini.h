@@ -167,6 +167,13 @@ struct MartiniState {
     bool host_connected;
     bool host_gone;          /* the synced host left: serve at once */
     int64_t host_at;
+    bool head_known;         /* head_cost is the head request's */
+    int64_t head_cost;       /* its cost from host_at, the DIMM's wait included */
+    /* The DIMM side (martini-dimm.c): free from dimm_free; the host's
+     * accesses of the head request hold it in [dimm_host_from, dimm_host_to). */
+    int64_t dimm_free;
+    int64_t dimm_host_from;
+    int64_t dimm_host_to;
     uint8_t hb_buf[sizeof(struct dn1_hb_req)];
     uint32_t hb_fill;
     /* Responses to one read's requests, written together (timing off). */
@@ -235,6 +242,13 @@ void martini_pcap_record(MartiniState *s, const uint8_t *pkt, uint32_t size,
 /* martini-hostbus.c */
 void martini_hostbus_init(MartiniState *s);
 void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req);
-int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req);
+int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req,
+                             int64_t *dimm_ns);
+
+/* martini-dimm.c: the NIC takes the DIMM side for @ns from @at at the
+ * earliest (returns when its access ends); the host's accesses hold it
+ * for the last @dimm ns before @end (returns how much longer they wait). */
+int64_t martini_dimm_nic(MartiniState *s, int64_t at, int64_t ns);
+int64_t martini_dimm_host(MartiniState *s, int64_t end, int64_t dimm);
 
 #endif
