@@ -18,6 +18,7 @@
 #include "../common/check.h"
 #include "dimmnet1/dn.h"
 #include "dimmnet1/message.h"
+#include "dimmnet1/regs.h"
 
 #define LEN 4096
 #define TIMEOUT_MS 120000
@@ -73,7 +74,12 @@ int main(int argc, char **argv)
     }
     CHECK_EQ(dn_clock(n, &t1), DN_OK);
     struct dn_host_charges c;
+    uint32_t host_waits = 0, nic_waits = 0;
     CHECK_EQ(dn_host_charges(n, &c), DN_OK);
+    CHECK_EQ(dn_counter_read(n, DN1_CNT_DIMM_HOST_WAITS, &host_waits), DN_OK);
+    CHECK_EQ(dn_counter_read(n, DN1_CNT_DIMM_NIC_WAITS, &nic_waits), DN_OK);
+    printf("host_profile: node %u dimm_host_waits %u dimm_nic_waits %u\n", me, host_waits,
+           nic_waits);
     printf("host_profile: node %u profile %s rounds %d modeled_ns %llu charged_ns %llu "
            "copy_ns %llu card_read_ns %llu window_ns %llu\n",
            me, dn_host_profile(n), rounds, (unsigned long long)(t1 - t0),

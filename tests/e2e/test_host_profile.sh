@@ -15,6 +15,10 @@
 #  - each message sent, its 9 BOTF packets written into window memory at
 #    2.5 ns a byte less the DIMM's 1.25 the board charges (4384 bytes:
 #    5480 ns), none under free;
+#  - host and NIC share the DIMM side: on each node, under each profile,
+#    some host requests waited for a NIC access to it (the receiver polls
+#    while a message's packets are written) and some NIC accesses waited
+#    for the host's (counters 41 DIMM_HOST_WAITS, 42 DIMM_NIC_WAITS);
 #  - node 0's modeled time grows by at least the extra reads and copies (on
 #    the round trip's critical path) and at most all the extra work (a
 #    window's fill may overlap the packet before it leaving), to within a
@@ -38,6 +42,11 @@ run() {   # profile -> "T0 copy0 read0 window0 copy1 read1 window1"
           --host-profile "$1" --timeout 300 -- "$prog" "$rounds" 2>&1) ||
         { echo "$out" >&2; fail "run under $1 failed"; return; }
     echo "$out" | grep 'host_profile:' >&2
+    for i in 0 1; do
+        # (A subshell: a failure here reports no figures, which fails the test.)
+        echo "$out" | grep -Eq "host_profile: node $i dimm_host_waits [1-9][0-9]* dimm_nic_waits [1-9]" ||
+            { fail "$1: node $i: no host or NIC access waited for the DIMM side"; return; }
+    done
     local v=() f
     v+=("$(field "$out" 0 modeled_ns)")
     for i in 0 1; do
