@@ -109,11 +109,8 @@ def block_fig2(data):
         raise Refused("fig2.csv has no figures at %s bytes (a full run measures them)"
                       % ", ".join(map(str, lacking)))
     series = [s for s in rb.FIG2_SERIES if any(k[0] == s for k in fig2)]
-    r = ["| series (MB/s) | " + " | ".join("%d B" % s for s in FIG2_SIZES) + " |",
-         "|---|" + "---|" * len(FIG2_SIZES)]
-    for n in series:
-        r.append("| `%s` | " % n + " | ".join(
-            "%.1f" % fig2[(n, s)] if (n, s) in fig2 else "-" for s in FIG2_SIZES) + " |")
+    r = rb.grid("series (MB/s)", FIG2_SIZES, lambda s: "%d B" % s, series,
+                lambda n: "`%s`" % n, fig2, "%.1f")
     r += ["", "Bandwidth of a blocking send (paper Fig. 2; MB/s, 10^6 bytes a second). "
           "The series without a suffix take one interrupt a packet, as the paper's "
           "firmware did; the `-batched` ones (one interrupt for every packet held) and "
@@ -126,12 +123,9 @@ def block_fig4(data):
     fig4 = data["fig4"]
     counts = sorted({n for _, n, _ in fig4})
     value = {(a, n): v for a, n, v in fig4}
-    r = ["| algorithm (us) | " + " | ".join("%d nodes" % n for n in counts) + " |",
-         "|---|" + "---|" * len(counts)]
-    for alg in rb.FIG4_ALGORITHMS:
-        if any(a == alg for a, _ in value):
-            r.append("| `%s` | " % alg + " | ".join(
-                "%.2f" % value[(alg, n)] if (alg, n) in value else "-" for n in counts) + " |")
+    algs = [alg for alg in rb.FIG4_ALGORITHMS if any(a == alg for a, _ in value)]
+    r = rb.grid("algorithm (us)", counts, lambda n: "%d nodes" % n, algs,
+                lambda a: "`%s`" % a, value, "%.2f")
     r += ["", "Barrier latency at the highest rank, from its AOTF send to the completion "
           "in its LLCM (paper Fig. 4). `firmware-paper(-mcast)` is the paper's counting "
           "barrier as the paper built it, `firmware(-mcast)` ours, hardened; `host` and "

@@ -726,15 +726,23 @@ def report_mpi(rows):
     return r
 
 
+def grid(corner, cols, col_label, rows, row_label, value, fmt):
+    """A markdown table: a row a name of @rows, a column a key of @cols;
+    value[(row, col)] formatted with @fmt, "-" where there is none."""
+    r = ["| %s | " % corner + " | ".join(col_label(c) for c in cols) + " |",
+         "|---|" + "---|" * len(cols)]
+    for name in rows:
+        r.append("| %s | " % row_label(name) + " | ".join(
+            fmt % value[(name, c)] if (name, c) in value else "-" for c in cols) + " |")
+    return r
+
+
 def report_fig2(fig2_rows):
     sizes = sorted({k[1] for k in fig2_rows})
     series = [s for s in FIG2_SERIES if any(k[0] == s for k in fig2_rows)]
     missing = [s for s in FIG2_SERIES if s not in series]
-    r = ["| bytes | " + " | ".join(series) + " |",
-         "|---|" + "---|" * len(series)]
-    for s in sizes:
-        r.append("| %d | " % s + " | ".join(
-            "%.1f" % fig2_rows[(n, s)] if (n, s) in fig2_rows else "-" for n in series) + " |")
+    by_size = {(s, n): v for (n, s), v in fig2_rows.items()}
+    r = grid("bytes", series, str, sizes, str, by_size, "%.1f")
     r += ["", "`fastest` is the better of our two message exchange variants at each "
           "size: `message` (BOTF, 464-byte packets) and message-rdma (RDMA from "
           "receive memory, 2048-byte packets)."]
@@ -766,11 +774,8 @@ def report_fig2(fig2_rows):
 def report_fig4(fig4_rows):
     counts = sorted({x[1] for x in fig4_rows})
     value = {(a, n): v for a, n, v in fig4_rows}
-    r = ["| algorithm | " + " | ".join("%d nodes" % n for n in counts) + " |",
-         "|---|" + "---|" * len(counts)]
-    for alg in FIG4_ALGORITHMS:
-        r.append("| %s | " % alg + " | ".join(
-            "%.2f" % value[(alg, n)] if (alg, n) in value else "-" for n in counts) + " |")
+    r = grid("algorithm", counts, lambda n: "%d nodes" % n, FIG4_ALGORITHMS, str, value,
+             "%.2f")
     r += ["", "Paper: %s (verdicts: the findings above, for `firmware-paper` and "
           "`firmware-paper-mcast`, the paper's barrier as the paper built it)."
           % PAPER["barrier"]]
