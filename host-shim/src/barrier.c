@@ -116,7 +116,7 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
     b->incarnation = (uint32_t)n->barrier_created[cfg->id];
     /* Resend after a wait well above the slowest normal barrier: spurious
      * resends cost traffic, never correctness. */
-    uint64_t us = cfg->resend_us ? cfg->resend_us : (n->host_sync ? 2000 : 5000);
+    uint64_t us = cfg->resend_us ? cfg->resend_us : (n->timed ? 2000 : 5000);
     b->resend_ns = us * 1000u;
     b->resend_cap_ns = b->resend_ns * 64u;
     if (cfg->algorithm == DN_BARRIER_AUTO) {
@@ -274,10 +274,12 @@ static uint64_t wall_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Now, in the clock the barrier's times and resends use. */
+/* Now, in the clock the barrier's times and resends use: the board's in
+ * modeled time (--timing, --deterministic), so that a board running slower
+ * than the wall clock never makes a member resend early. */
 static uint64_t now_ns(struct dn_barrier *b)
 {
-    return b->n->host_sync ? dn_msg_now_ns(b->n) : wall_ns();
+    return b->n->timed ? dn_msg_now_ns(b->n) : wall_ns();
 }
 
 /* One turn of a polling loop; returns now. */
@@ -292,7 +294,7 @@ static int poll_turn(struct dn_barrier *b, uint64_t *now)
         return dn_delay(b->n, ns, now);
     }
     sched_yield();
-    *now = wall_ns();
+    *now = now_ns(b);
     return DN_OK;
 }
 
@@ -473,7 +475,7 @@ static void fill_report(const struct dn_barrier *b, struct dn_barrier_report *r)
     memset(r, 0, sizeof(*r));
     r->id = b->cfg.id;
     r->algorithm = b->current;
-    r->modeled = b->n->host_sync;
+    r->modeled = b->n->timed;    /* the board's clock */
     r->calls = b->calls;
     r->resends = b->resends;
     r->nacks = b->nacks;

@@ -511,7 +511,8 @@ struct dn_barrier_config {
                                     then the *_MCAST algorithms are refused (DN_EINVAL) */
     enum dn_barrier_algorithm algorithm;
     unsigned auto_trials;        /* AUTO: calls per candidate, 1..1000 */
-    uint32_t resend_us;          /* first resend after this long (modeled with host sync) */
+    uint32_t resend_us;          /* first resend after this long (0: 5 ms wall clock, or
+                                    2 ms of the board's clock in modeled time) */
     int timeout_ms;              /* wall clock: dn_barrier_wait gives up, DN_ETIMEDOUT */
 };
 
@@ -535,7 +536,8 @@ void dn_barrier_destroy(dn_barrier *b);
 struct dn_barrier_report {
     unsigned id;
     enum dn_barrier_algorithm algorithm;   /* in use; AUTO while still trying */
-    int modeled;                 /* times are modeled ns (host sync), else wall-clock ns */
+    int modeled;                 /* times are the board's ns (--timing, --deterministic),
+                                    else wall-clock ns */
     uint64_t calls;
     uint64_t resends;            /* parts sent again after a wait */
     uint64_t nacks;              /* refusals seen (e.g. root not set up yet) */
