@@ -21,6 +21,8 @@
 #ifndef DIMMNET_PROV_H
 #define DIMMNET_PROV_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -31,6 +33,9 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_collective.h>
 #include <rdma/providers/fi_prov.h>
 #include <rdma/providers/fi_log.h>
 #include "dimmnet1/dn.h"
@@ -170,12 +175,32 @@ extern struct fi_provider dnf_prov;
 
 struct dnf_fabric {
     struct fid_fabric fab;
+    atomic_int refs;             /* EQs and domains open on it */
+};
+
+/* An event queue (dimmnet_eq.c): events in order, error entries among
+ * them. Its events come from the application's own calls (fi_eq_write,
+ * fi_av_insert on an FI_EVENT AV) and from progress on an endpoint bound
+ * to it; any thread may write it, so it has a lock. */
+struct dnf_eq_ev;
+struct dnf_eq {
+    struct fid_eq eq;
+    struct dnf_fabric *fab;
+    enum fi_wait_obj wait;
+    int fd;                      /* eventfd: readable while an event waits; -1: none */
+    pthread_mutex_t lock;
+    struct dnf_eq_ev *head, **tail;
+    size_t count, size;
+    int overrun;                 /* an event was lost: fatal (fi_eq(3) NOTES) */
+    atomic_int refs;             /* domains, endpoints and AVs bound to it */
 };
 
 struct dnf_ep;
 
 struct dnf_domain {
     struct fid_domain dom;
+    struct dnf_fabric *fab;
+    struct dnf_eq *eq;           /* fi_domain_bind: endpoints' default EQ */
     dn_node *node;
     unsigned nodes;              /* DIMMNET_NODES */
     int modeled;                 /* the board keeps modeled time: resend
@@ -210,6 +235,9 @@ static inline void dnf_copy(struct dnf_domain *dom, void *dst, const void *src, 
 struct dnf_av {
     struct fid_av av;
     struct dnf_domain *dom;
+    struct dnf_eq *eq;           /* fi_av_bind */
+    int async;                   /* FI_EVENT: insertions report on the EQ */
+    int refs;                    /* endpoints bound to it */
     enum fi_av_type type;
     uint32_t *node;              /* FI_AV_TABLE: index -> node (UINT32_MAX: removed) */
     size_t count, cap;
@@ -228,6 +256,9 @@ struct dnf_cq {
     struct fid_cq cq;
     struct dnf_domain *dom;
     enum fi_cq_format format;
+    enum fi_wait_obj wait;       /* FI_WAIT_NONE, _UNSPEC or _YIELD */
+    atomic_int signaled;         /* fi_cq_signal: the next empty sread returns */
+    int refs;                    /* endpoint bindings (per direction) */
     struct dnf_comp *ring;
     size_t size, head, count;
 };
@@ -331,7 +362,9 @@ struct dnf_ep {
     struct dnf_domain *dom;
     struct dnf_av *av;
     struct dnf_cq *tx_cq, *rx_cq;
+    struct dnf_eq *eq;           /* fi_ep_bind: critical errors go here */
     int enabled;
+    int fatal;                   /* its board is gone: reported once */
     /* FI_SELECTIVE_COMPLETION on the CQ binding: then only operations with
      * FI_COMPLETION (their flags, or the default op_flags) complete. */
     int tx_selective, rx_selective;
@@ -438,6 +471,62 @@ int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;
+/* dimmnet_eq.c */
+int dnf_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+                struct fid_eq **eq, void *context);
+int dnf_trywait(struct fid_fabric *fabric, struct fid **fids, int count);
+/* Queue an event (@err: @buf is a struct fi_eq_err_entry); -FI_EOVERRUN
+ * when the EQ is full (it then stays overrun). */
+int dnf_eq_report(struct dnf_eq *eq, uint32_t event, const void *buf, size_t len,
+                  int err);
+/* A failed operation's shim status: DN_EIO (the board gone) is the
+ * endpoint's critical error, reported once on its EQ. */
+void dnf_ep_fatal(struct dnf_ep *ep, int dn_status);
+/* dimmnet_nosys.c: what is not offered (-FI_ENOSYS, or the error the man
+ * page names) */
+int dnf_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int dnf_no_control(struct fid *fid, int command, void *arg);
+int dnf_no_ops_open(struct fid *fid, const char *name, uint64_t flags, void **ops,
+                    void *context);
+int dnf_no_tostr(const struct fid *fid, char *buf, size_t len);
+int dnf_no_ops_set(struct fid *fid, const char *name, uint64_t flags, void *ops,
+                   void *context);
+int dnf_no_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
+                      struct fid_pep **pep, void *context);
+int dnf_no_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+                     struct fid_wait **waitset);
+int dnf_no_scalable_ep(struct fid_domain *domain, struct fi_info *info,
+                       struct fid_ep **sep, void *context);
+int dnf_no_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+                     struct fid_cntr **cntr, void *context);
+int dnf_no_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+                     struct fid_poll **pollset);
+int dnf_no_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
+                   struct fid_stx **stx, void *context);
+int dnf_no_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
+                   struct fid_ep **rx_ep, void *context);
+int dnf_no_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
+                        enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
+int dnf_no_query_collective(struct fid_domain *domain, enum fi_collective_op coll,
+                            struct fi_collective_attr *attr, uint64_t flags);
+int dnf_no_mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
+                  uint64_t offset, uint64_t requested_key, uint64_t flags,
+                  struct fid_mr **mr, void *context);
+int dnf_no_mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
+                   uint64_t access, uint64_t offset, uint64_t requested_key,
+                   uint64_t flags, struct fid_mr **mr, void *context);
+int dnf_no_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr, uint64_t flags,
+                      struct fid_mr **mr);
+int dnf_no_av_insertsvc(struct fid_av *av, const char *node, const char *service,
+                        fi_addr_t *fi_addr, uint64_t flags, void *context);
+int dnf_no_av_insertsym(struct fid_av *av, const char *node, size_t nodecnt,
+                        const char *service, size_t svccnt, fi_addr_t *fi_addr,
+                        uint64_t flags, void *context);
+int dnf_no_av_set(struct fid_av *av, struct fi_av_set_attr *attr,
+                  struct fid_av_set **av_set, void *context);
+extern struct fi_ops_rma dnf_no_rma_ops;
+extern struct fi_ops_atomic dnf_no_atomic_ops;
+extern struct fi_ops_collective dnf_no_collective_ops;
 
 /* libfabric errors for the shim's statuses. */
 int dnf_errno(int dn_status);

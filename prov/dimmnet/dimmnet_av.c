@@ -1,7 +1,11 @@
 /*
  * Address vectors of both kinds. An address is a struct dnf_addr (magic,
  * node id). FI_AV_MAP: the fi_addr_t is the node id itself; FI_AV_TABLE:
- * the index of the insertion.
+ * the index of the insertion. Opened with FI_EVENT, an AV inserts
+ * asynchronously as fi_av(3) says: the call returns 0 and the EQ bound to
+ * the AV gets an error entry per address that failed (data: its index),
+ * then one FI_AV_COMPLETE (data: how many went in). Resolving a name takes
+ * nothing here, so the events are queued before the call returns.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,12 @@ static int av_close(struct fid *fid)
 {
     struct dnf_av *av = container_of(fid, struct dnf_av, av.fid);
 
+    if (av->refs) {
+        return -FI_EBUSY;        /* an endpoint still uses it (fi_av(3)) */
+    }
+    if (av->eq) {
+        atomic_fetch_sub(&av->eq->refs, 1);
+    }
     av->dom->refs--;
     free(av->node);
     free(av->in);
@@ -19,9 +29,32 @@ static int av_close(struct fid *fid)
     return 0;
 }
 
+static int av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+    struct dnf_av *av = container_of(fid, struct dnf_av, av.fid);
+
+    if (!bfid || bfid->fclass != FI_CLASS_EQ) {
+        return -FI_EINVAL;
+    }
+    if (flags) {
+        return -FI_EBADFLAGS;    /* reserved, must be 0 */
+    }
+    if (av->eq) {
+        return -FI_EINVAL;
+    }
+    av->eq = container_of(bfid, struct dnf_eq, eq.fid);
+    atomic_fetch_add(&av->eq->refs, 1);
+    return 0;
+}
+
 static struct fi_ops av_fi_ops = {
     .size = sizeof(struct fi_ops),
     .close = av_close,
+    .bind = av_bind,
+    .control = dnf_no_control,
+    .ops_open = dnf_no_ops_open,
+    .tostr = dnf_no_tostr,
+    .ops_set = dnf_no_ops_set,
 };
 
 int dnf_av_node(struct dnf_av *av, fi_addr_t addr, uint32_t *node)
@@ -53,6 +86,32 @@ fi_addr_t dnf_av_addr(struct dnf_av *av, uint32_t node)
     return FI_ADDR_NOTAVAIL;
 }
 
+/* One address in: its fi_addr_t, or an FI_E* status. */
+static int av_insert_one(struct dnf_av *av, const struct dnf_addr *a, fi_addr_t *out)
+{
+    if (a->magic != DNF_ADDR_MAGIC || a->node >= av->dom->nodes) {
+        return FI_EINVAL;
+    }
+    if (av->type == FI_AV_MAP) {
+        av->in[a->node] = 1;
+        *out = a->node;
+        return 0;
+    }
+    if (av->count == av->cap) {
+        size_t cap = av->cap ? 2 * av->cap : 64;
+        uint32_t *n = realloc(av->node, cap * sizeof(*n));
+
+        if (!n) {
+            return FI_ENOMEM;
+        }
+        av->node = n;
+        av->cap = cap;
+    }
+    av->node[av->count] = a->node;
+    *out = av->count++;
+    return 0;
+}
+
 static int av_insert(struct fid_av *fav, const void *addr, size_t count,
                      fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
@@ -60,36 +119,44 @@ static int av_insert(struct fid_av *fav, const void *addr, size_t count,
     const struct dnf_addr *a = addr;
     int done = 0;
 
-    (void)context;
-    if (flags || (!addr && count)) {
+    /* FI_MORE is a hint (ignored); FI_SYNC_ERR: context is an int per
+     * address, for synchronous insertions only; FI_AV_USER_ID not offered. */
+    if (flags & ~(uint64_t)(FI_MORE | FI_SYNC_ERR)) {
+        return -FI_EBADFLAGS;
+    }
+    if ((!addr && count) || ((flags & FI_SYNC_ERR) && (av->async || (count && !context)))) {
         return -FI_EINVAL;
+    }
+    if (av->async && !av->eq) {
+        return -FI_ENOEQ;
     }
     for (size_t i = 0; i < count; i++) {
         fi_addr_t out = FI_ADDR_NOTAVAIL;
+        int err = av_insert_one(av, &a[i], &out);
 
-        if (a[i].magic == DNF_ADDR_MAGIC && a[i].node < av->dom->nodes) {
-            if (av->type == FI_AV_MAP) {
-                av->in[a[i].node] = 1;
-                out = a[i].node;
-            } else {
-                if (av->count == av->cap) {
-                    size_t cap = av->cap ? 2 * av->cap : 64;
-                    uint32_t *n = realloc(av->node, cap * sizeof(*n));
-
-                    if (!n) {
-                        return done ? done : -FI_ENOMEM;
-                    }
-                    av->node = n;
-                    av->cap = cap;
-                }
-                av->node[av->count] = a[i].node;
-                out = av->count++;
-            }
-            done++;
-        }
         if (fi_addr) {
             fi_addr[i] = out;
         }
+        if (flags & FI_SYNC_ERR) {
+            ((int *)context)[i] = err;
+        }
+        if (!err) {
+            done++;
+        } else if (av->async) {
+            struct fi_eq_err_entry e = {
+                .fid = &av->av.fid, .context = context, .data = i,
+                .err = err, .prov_errno = err == FI_ENOMEM ? DN_ENOMEM : DN_EINVAL,
+            };
+
+            dnf_eq_report(av->eq, FI_AV_COMPLETE, &e, sizeof(e), 1);
+        }
+    }
+    if (av->async) {
+        struct fi_eq_entry e = { .fid = &av->av.fid, .context = context, .data = done };
+
+        /* A full EQ is overrun by this, and says so to its reader. */
+        dnf_eq_report(av->eq, FI_AV_COMPLETE, &e, sizeof(e), 0);
+        return 0;
     }
     return done;
 }
@@ -149,9 +216,12 @@ static const char *av_straddr(struct fid_av *fav, const void *addr, char *buf,
 static struct fi_ops_av av_ops = {
     .size = sizeof(struct fi_ops_av),
     .insert = av_insert,
+    .insertsvc = dnf_no_av_insertsvc,
+    .insertsym = dnf_no_av_insertsym,
     .remove = av_remove,
     .lookup = av_lookup,
     .straddr = av_straddr,
+    .av_set = dnf_no_av_set,
 };
 
 int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
@@ -160,7 +230,9 @@ int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
     struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
     struct dnf_av *av;
 
-    if (!attr || attr->flags || attr->rx_ctx_bits || attr->name) {
+    /* FI_SYMMETRIC is a hint; FI_READ needs a named AV. */
+    if (!attr || (attr->flags & ~(uint64_t)(FI_EVENT | FI_SYMMETRIC)) ||
+        attr->rx_ctx_bits || attr->name) {
         return -FI_ENOSYS;    /* no named or shared AVs, no scalable EPs */
     }
     av = calloc(1, sizeof(*av));
@@ -168,6 +240,7 @@ int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
         return -FI_ENOMEM;
     }
     av->dom = d;
+    av->async = (attr->flags & FI_EVENT) != 0;
     av->type = attr->type == FI_AV_UNSPEC ? FI_AV_MAP : attr->type;
     if (av->type != FI_AV_MAP && av->type != FI_AV_TABLE) {
         free(av);

@@ -3,7 +3,17 @@
  * error entries among them (fi_cq_read answers -FI_EAVAIL when the next
  * one is an error; fi_cq_readerr takes it). Reading drives progress, so an
  * application that only polls its CQ makes everything move.
+ *
+ * Waiting: FI_WAIT_UNSPEC and FI_WAIT_YIELD let fi_cq_sread block, which
+ * here means driving progress in turns (dn_idle between them) until a
+ * completion, the timeout or fi_cq_signal. No native wait object: the NIC
+ * tells the host nothing through an fd or an interrupt (it writes the
+ * host's memory, and a landing is found only by polling that memory), and
+ * progress is manual, so an fd could not become readable while the
+ * application sleeps on it; FI_WAIT_FD is refused (-FI_ENOSYS), as are
+ * wait sets and mutex/cond.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,15 +28,38 @@ static int cq_close(struct fid *fid)
 {
     struct dnf_cq *cq = container_of(fid, struct dnf_cq, cq.fid);
 
+    if (cq->refs) {
+        return -FI_EBUSY;        /* an endpoint still completes here (fi_cq(3)) */
+    }
     cq->dom->refs--;
     free(cq->ring);
     free(cq);
     return 0;
 }
 
+static int cq_control(struct fid *fid, int command, void *arg)
+{
+    struct dnf_cq *cq = container_of(fid, struct dnf_cq, cq.fid);
+
+    switch (command) {
+    case FI_GETWAIT:
+        return -FI_ENODATA;      /* no native wait object (above) */
+    case FI_GETWAITOBJ:
+        *(enum fi_wait_obj *)arg = cq->wait;
+        return 0;
+    default:
+        return -FI_ENOSYS;
+    }
+}
+
 static struct fi_ops cq_fi_ops = {
     .size = sizeof(struct fi_ops),
     .close = cq_close,
+    .bind = dnf_no_bind,
+    .control = cq_control,
+    .ops_open = dnf_no_ops_open,
+    .tostr = dnf_no_tostr,
+    .ops_set = dnf_no_ops_set,
 };
 
 int dnf_cq_push(struct dnf_cq *cq, const struct dnf_comp *c)
@@ -50,10 +83,9 @@ static size_t entry_size(enum fi_cq_format f)
     }
 }
 
-static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
-                           fi_addr_t *src)
+/* Progress, then take what is there (no idle turn). */
+static ssize_t cq_take(struct dnf_cq *cq, void *buf, size_t count, fi_addr_t *src)
 {
-    struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
     size_t n = 0, esz = entry_size(cq->format);
 
     dn_host_work(cq->dom->node, DN_HOST_INSNS, cq->dom->poll_insns);
@@ -77,13 +109,22 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
     if (n) {
         return (ssize_t)n;
     }
-    if (!cq->count && cq_ep(cq) && dn_host_sync(cq->dom->node)) {
+    return cq->count ? -FI_EAVAIL : -FI_EAGAIN;
+}
+
+static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
+                           fi_addr_t *src)
+{
+    struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
+    ssize_t n = cq_take(cq, buf, count, src);
+
+    if (n == -FI_EAGAIN && cq_ep(cq) && dn_host_sync(cq->dom->node)) {
         /* Modeled time with host sync stands still while the host computes:
          * an empty poll is one turn of a polling loop, which lets virtual
          * time pass (else the boards would wait for us forever). */
         dn_idle(cq->dom->node);
     }
-    return cq->count ? -FI_EAVAIL : -FI_EAGAIN;
+    return n;
 }
 
 static ssize_t cq_read(struct fid_cq *fcq, void *buf, size_t count)
@@ -127,20 +168,36 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Block (fi_cq(3)): turns of progress until a completion, the timeout
+ * (ms of wall clock; negative: none) or fi_cq_signal. The condition is a
+ * hint (fi_cq(3)) and is not waited for. */
 static ssize_t cq_sreadfrom(struct fid_cq *fcq, void *buf, size_t count,
                             fi_addr_t *src, const void *cond, int timeout)
 {
-    int64_t deadline = now_ms() + timeout;
+    struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
+    int64_t deadline = now_ms() + (timeout > 0 ? timeout : 0);
 
     (void)cond;
+    if (cq->wait == FI_WAIT_NONE) {
+        return -FI_EINVAL;       /* fi_cq(3): invalid without a wait object */
+    }
     for (;;) {
-        ssize_t n = cq_readfrom(fcq, buf, count, src);
+        ssize_t n = cq_take(cq, buf, count, src);
 
-        if (n != -FI_EAGAIN || (timeout >= 0 && now_ms() >= deadline)) {
+        if (n != -FI_EAGAIN) {
             return n;
         }
-        struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
-        dn_idle(cq->dom->node);
+        /* A signal sent while nobody waited wakes the next wait, as it
+         * would have woken this one. */
+        if (atomic_exchange(&cq->signaled, 0) ||
+            (timeout >= 0 && now_ms() >= deadline)) {
+            return -FI_EAGAIN;
+        }
+        if (cq->wait == FI_WAIT_YIELD && !dn_host_sync(cq->dom->node)) {
+            sched_yield();
+        } else {
+            dn_idle(cq->dom->node);
+        }
     }
 }
 
@@ -148,6 +205,18 @@ static ssize_t cq_sread(struct fid_cq *fcq, void *buf, size_t count,
                         const void *cond, int timeout)
 {
     return cq_sreadfrom(fcq, buf, count, NULL, cond, timeout);
+}
+
+/* Any thread may call it while another waits in fi_cq_sread. */
+static int cq_signal(struct fid_cq *fcq)
+{
+    struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
+
+    if (cq->wait == FI_WAIT_NONE) {
+        return -FI_EINVAL;       /* only with a wait object (fi_cq(3)) */
+    }
+    atomic_store(&cq->signaled, 1);
+    return 0;
 }
 
 static const char *cq_strerror(struct fid_cq *fcq, int prov_errno,
@@ -172,6 +241,7 @@ static struct fi_ops_cq cq_ops = {
     .readerr = cq_readerr,
     .sread = cq_sread,
     .sreadfrom = cq_sreadfrom,
+    .signal = cq_signal,
     .strerror = cq_strerror,
 };
 
@@ -179,10 +249,25 @@ int dnf_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
                 struct fid_cq **out, void *context)
 {
     struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
+    enum fi_wait_obj wait = attr ? attr->wait_obj : FI_WAIT_NONE;
     struct dnf_cq *cq;
 
-    if (attr && (attr->wait_obj != FI_WAIT_NONE && attr->wait_obj != FI_WAIT_UNSPEC)) {
-        return -FI_ENOSYS;      /* no wait objects: poll (fi_cq_sread spins) */
+    switch (wait) {
+    case FI_WAIT_NONE:
+    case FI_WAIT_UNSPEC:
+    case FI_WAIT_YIELD:
+        break;
+    case FI_WAIT_FD:
+    case FI_WAIT_SET:
+    case FI_WAIT_MUTEX_COND:
+    case FI_WAIT_POLLFD:
+        /* Nothing could wake a native wait object while the application
+         * sleeps on it (above). */
+        FI_INFO(&dnf_prov, FI_LOG_CQ, "wait object %d: only FI_WAIT_NONE, "
+                "FI_WAIT_UNSPEC, FI_WAIT_YIELD\n", wait);
+        return -FI_ENOSYS;
+    default:
+        return -FI_EINVAL;
     }
     if (attr && attr->format == FI_CQ_FORMAT_UNSPEC) {
         attr->format = FI_CQ_FORMAT_TAGGED;
@@ -192,6 +277,7 @@ int dnf_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
         return -FI_ENOMEM;
     }
     cq->dom = d;
+    cq->wait = wait;
     cq->format = attr ? attr->format : FI_CQ_FORMAT_TAGGED;
     cq->size = attr && attr->size ? attr->size : 1024;
     if (cq->size < 1024) {

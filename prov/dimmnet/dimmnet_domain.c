@@ -33,35 +33,80 @@ static int domain_close(struct fid *fid)
     if (clock_node == d->node) {
         clock_node = NULL;
     }
+    if (d->eq) {
+        atomic_fetch_sub(&d->eq->refs, 1);
+    }
+    atomic_fetch_sub(&d->fab->refs, 1);
     dn_close(d->node);
     free(d);
+    return 0;
+}
+
+/* An EQ bound to the domain takes its endpoints' critical errors, unless
+ * an endpoint has its own (fi_domain(3)). No memory registration, so no
+ * FI_REG_MR events. */
+static int domain_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+    struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);
+
+    if (!bfid || bfid->fclass != FI_CLASS_EQ) {
+        return -FI_EINVAL;
+    }
+    if (flags & FI_REG_MR) {
+        return -FI_ENOSYS;
+    }
+    if (flags) {
+        return -FI_EBADFLAGS;
+    }
+    if (d->eq) {
+        return -FI_EINVAL;       /* one EQ a domain */
+    }
+    d->eq = container_of(bfid, struct dnf_eq, eq.fid);
+    atomic_fetch_add(&d->eq->refs, 1);
     return 0;
 }
 
 static struct fi_ops domain_fi_ops = {
     .size = sizeof(struct fi_ops),
     .close = domain_close,
+    .bind = domain_bind,
+    .control = dnf_no_control,
+    .ops_open = dnf_no_ops_open,
+    .tostr = dnf_no_tostr,
+    .ops_set = dnf_no_ops_set,
 };
+
+/* fi_endpoint2 calls this only with flags (FI_PEER), which we do not take. */
+static int domain_endpoint2(struct fid_domain *domain, struct fi_info *info,
+                            struct fid_ep **ep, uint64_t flags, void *context)
+{
+    if (flags) {
+        return -FI_ENOSYS;
+    }
+    return dnf_endpoint(domain, info, ep, context);
+}
 
 static struct fi_ops_domain domain_ops = {
     .size = sizeof(struct fi_ops_domain),
     .av_open = dnf_av_open,
     .cq_open = dnf_cq_open,
     .endpoint = dnf_endpoint,
+    .scalable_ep = dnf_no_scalable_ep,
+    .cntr_open = dnf_no_cntr_open,
+    .poll_open = dnf_no_poll_open,
+    .stx_ctx = dnf_no_stx_ctx,
+    .srx_ctx = dnf_no_srx_ctx,
+    .query_atomic = dnf_no_query_atomic,
+    .query_collective = dnf_no_query_collective,
+    .endpoint2 = domain_endpoint2,
 };
 
-static int mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
-                  uint64_t offset, uint64_t requested_key, uint64_t flags,
-                  struct fid_mr **mr, void *context)
-{
-    (void)fid; (void)buf; (void)len; (void)access; (void)offset;
-    (void)requested_key; (void)flags; (void)mr; (void)context;
-    return -FI_ENOSYS;     /* no FI_RMA: nothing to register */
-}
-
+/* mr_mode 0 and no FI_RMA: nothing to register. */
 static struct fi_ops_mr domain_mr_ops = {
     .size = sizeof(struct fi_ops_mr),
-    .reg = mr_reg,
+    .reg = dnf_no_mr_reg,
+    .regv = dnf_no_mr_regv,
+    .regattr = dnf_no_mr_regattr,
 };
 
 int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -71,7 +116,6 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     struct dnf_domain *d;
     int rc;
 
-    (void)fabric;
     if (info && info->domain_attr && info->domain_attr->name &&
         strcmp(info->domain_attr->name, DNF_NAME)) {
         return -FI_EINVAL;
@@ -105,6 +149,8 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     d->call_insns = DNF_SELF_CALL_INSNS + (uint64_t)(caller_call > 0 ? caller_call : 0);
     d->poll_insns = DNF_SELF_POLL_INSNS + (uint64_t)(caller_poll > 0 ? caller_poll : 0);
     clock_node = d->node;
+    d->fab = container_of(fabric, struct dnf_fabric, fab);
+    atomic_fetch_add(&d->fab->refs, 1);
     d->dom.fid.fclass = FI_CLASS_DOMAIN;
     d->dom.fid.context = context;
     d->dom.fid.ops = &domain_fi_ops;

@@ -412,6 +412,7 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "bad DIRECT for receive %u from node %u\n",
                 r->rid, r->node);
         r->err = rc != DN_OK ? (dnf_errno(rc) == FI_ETRUNC ? FI_EIO : dnf_errno(rc)) : FI_EIO;
+        dnf_ep_fatal(ep, rc);
         dnf_chunks_cancel(ep, &r->ch);
         return 1;
     }

@@ -1,7 +1,9 @@
 /*
  * The endpoint: FI_EP_RDM, one per domain. Bound to an AV and to one or
- * two CQs (FI_TRANSMIT, FI_RECV); fi_enable posts its receives in the shim.
- * Its name is the node id (struct dnf_addr).
+ * two CQs (FI_TRANSMIT, FI_RECV), optionally to an EQ (else its domain's)
+ * for critical errors; fi_enable posts its receives in the shim. Its name
+ * is the node id (struct dnf_addr). No RMA, atomics or collectives: their
+ * tables answer with errors (dimmnet_nosys.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +33,33 @@ static int ep_close(struct fid *fid)
                 (unsigned long long)s->land_rewrites,
                 (unsigned long long)s->inject_errors);
     }
+    if (ep->av) {
+        ep->av->refs--;
+    }
+    if (ep->tx_cq) {
+        ep->tx_cq->refs--;
+    }
+    if (ep->rx_cq) {
+        ep->rx_cq->refs--;
+    }
+    if (ep->eq) {
+        atomic_fetch_sub(&ep->eq->refs, 1);
+    }
     ep->dom->ep = NULL;
     ep->dom->refs--;
     free(ep->bounce);
     free(ep);
     return 0;
+}
+
+/* A CQ for one direction; binding it again replaces the old one. */
+static void bind_cq(struct dnf_cq **slot, struct dnf_cq *cq)
+{
+    if (*slot) {
+        (*slot)->refs--;
+    }
+    *slot = cq;
+    cq->refs++;
 }
 
 static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
@@ -51,22 +75,65 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
             return -FI_EINVAL;
         }
         ep->av = container_of(bfid, struct dnf_av, av.fid);
+        ep->av->refs++;
         return 0;
     case FI_CLASS_CQ:
         if (flags & ~(FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) {
             return -FI_EBADFLAGS;
         }
         if (flags & FI_TRANSMIT) {
-            ep->tx_cq = container_of(bfid, struct dnf_cq, cq.fid);
+            bind_cq(&ep->tx_cq, container_of(bfid, struct dnf_cq, cq.fid));
             ep->tx_selective = (flags & FI_SELECTIVE_COMPLETION) != 0;
         }
         if (flags & FI_RECV) {
-            ep->rx_cq = container_of(bfid, struct dnf_cq, cq.fid);
+            bind_cq(&ep->rx_cq, container_of(bfid, struct dnf_cq, cq.fid));
             ep->rx_selective = (flags & FI_SELECTIVE_COMPLETION) != 0;
         }
         return 0;
+    case FI_CLASS_EQ:
+        if (flags) {
+            return -FI_EBADFLAGS;
+        }
+        if (ep->eq) {
+            return -FI_EINVAL;
+        }
+        ep->eq = container_of(bfid, struct dnf_eq, eq.fid);
+        atomic_fetch_add(&ep->eq->refs, 1);
+        return 0;
+    case FI_CLASS_CNTR:
+    case FI_CLASS_STX_CTX:
+    case FI_CLASS_SRX_CTX:
+        return -FI_ENOSYS;        /* never handed out */
     default:
-        return -FI_ENOSYS;        /* no counters, no EQ */
+        return -FI_EINVAL;
+    }
+}
+
+/*
+ * A critical error (fi_endpoint(3)): the node's own board went away (its
+ * host bus closed, DN_EIO), which an operation learns when it next uses
+ * the host bus (the NIC's memory is read without it). Called with the
+ * status of every operation that failed; DN_EIO is reported once, as an
+ * error entry on the endpoint's EQ or else its domain's (fid: the
+ * endpoint); the operations complete with FI_EIO from then on. Without an
+ * EQ only the log says it.
+ */
+void dnf_ep_fatal(struct dnf_ep *ep, int dn_status)
+{
+    struct dnf_eq *eq = ep->eq ? ep->eq : ep->dom->eq;
+    struct fi_eq_err_entry e = {
+        .fid = &ep->ep.fid, .context = ep->ep.fid.context,
+        .err = dnf_errno(dn_status), .prov_errno = dn_status,
+    };
+
+    if (dn_status != DN_EIO || ep->fatal) {
+        return;
+    }
+    ep->fatal = 1;
+    FI_WARN(&dnf_prov, FI_LOG_EP_CTRL, "node %u: %s\n", dn_node_id(ep->dom->node),
+            dn_strerror(dn_status));
+    if (eq) {
+        dnf_eq_report(eq, FI_NOTIFY, &e, sizeof(e), 1);
     }
 }
 
@@ -104,6 +171,9 @@ static struct fi_ops ep_fi_ops = {
     .close = ep_close,
     .bind = ep_bind,
     .control = ep_control,
+    .ops_open = dnf_no_ops_open,
+    .tostr = dnf_no_tostr,
+    .ops_set = dnf_no_ops_set,
 };
 
 static ssize_t ep_cancel(fid_t fid, void *context)
@@ -315,6 +385,9 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     ep->ep.cm = &ep_cm_ops;
     ep->ep.msg = &dnf_msg_ops;
     ep->ep.tagged = &dnf_tagged_ops;
+    ep->ep.rma = &dnf_no_rma_ops;
+    ep->ep.atomic = &dnf_no_atomic_ops;
+    ep->ep.collective = &dnf_no_collective_ops;
     d->ep = ep;
     d->refs++;
     *out = &ep->ep;

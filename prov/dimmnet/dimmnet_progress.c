@@ -234,6 +234,7 @@ static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
     if (r->ch.err != DN_OK && !r->err) {
         r->err = dnf_errno(r->ch.err) == FI_ETRUNC ? FI_EIO : dnf_errno(r->ch.err);
         c.prov_errno = r->ch.err;
+        dnf_ep_fatal(ep, r->ch.err);
     }
     if (r->err) {
         c.err = r->err;
@@ -447,6 +448,7 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
     if (t->err != DN_OK) {
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "send of %zu bytes to node %u failed: %s\n",
                 t->len, t->node, dn_strerror(t->err));
+        dnf_ep_fatal(ep, t->err);
     }
     if (t->err != DN_OK && !t->complete && !t->context) {
         /* An injected send (fi_inject, fi_tinject): the application gave
@@ -500,7 +502,7 @@ void dnf_progress(struct dnf_ep *ep)
     if (!ep->enabled) {
         return;
     }
-    dn_msg_progress(ep->dom->node);
+    dnf_ep_fatal(ep, dn_msg_progress(ep->dom->node));   /* our board gone? */
     dnf_emx_progress(ep);
     /* Arrivals under tag 0, in posting order of the bounces. */
     for (;;) {
@@ -517,6 +519,7 @@ void dnf_progress(struct dnf_ep *ep)
         } else {
             FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "receive from node %u failed: %s\n",
                     st.src, dn_strerror(rc));
+            dnf_ep_fatal(ep, rc);
         }
         if (post_bounce(ep, b)) {
             FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "cannot post a receive again\n");
@@ -699,6 +702,7 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
             ep->rreq[node] = q;
         }
         free(t);
+        dnf_ep_fatal(ep, rc);
         return rc == DN_EBUSY ? -FI_EAGAIN : -dnf_errno(rc);
     }
     if (q) {

@@ -1,0 +1,233 @@
+/*
+ * Waiting on a completion queue, as fi_cq(3) describes it:
+ *   open_wait        FI_WAIT_NONE, FI_WAIT_UNSPEC, FI_WAIT_YIELD taken;
+ *                    FI_WAIT_FD, FI_WAIT_SET, FI_WAIT_MUTEX_COND,
+ *                    FI_WAIT_POLLFD refused (-FI_ENOSYS: nothing could make
+ *                    a native wait object ready while the application
+ *                    sleeps, the provider's progress being manual), the CQ
+ *                    pointer untouched; FI_GETWAIT hands out nothing
+ *                    (-FI_ENODATA), FI_GETWAITOBJ says which; fi_trywait
+ *                    refuses a CQ (-FI_EINVAL)
+ *   sread_timeout    an empty CQ: fi_cq_sread and fi_cq_sreadfrom return
+ *                    -FI_EAGAIN after their timeout (not much before, not
+ *                    much after), 0 at once; FI_WAIT_NONE refuses both and
+ *                    fi_cq_signal (-FI_EINVAL)
+ *   sread_completion a receive and a send to the endpoint itself: sread
+ *                    (no timeout worth reaching) returns their completions,
+ *                    sreadfrom the source; the data arrived
+ *   signal_wakes     fi_cq_signal from another thread ends a blocked sread
+ *                    (-FI_EAGAIN) long before its timeout
+ *   signal_pending   a signal with nobody waiting ends the next sread at
+ *                    once, and only that one
+ *
+ *   conf_cq_wait [CASE]   (under dimmnet-cluster -n 2: each node on its own;
+ *                          a message to itself needs the switch)
+ */
+#include <pthread.h>
+#include <unistd.h>
+#include "conf_util.h"
+
+static struct conf_ep c;
+
+static void setup(void)
+{
+    struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_UNSPEC };
+
+    conf_ep_open(&c, &attr);
+}
+
+static void teardown(void)
+{
+    conf_ep_close(&c);
+}
+
+static void test_open_wait(void)
+{
+    enum fi_wait_obj no[] = { FI_WAIT_FD, FI_WAIT_SET, FI_WAIT_MUTEX_COND, FI_WAIT_POLLFD };
+    enum fi_wait_obj ok[] = { FI_WAIT_NONE, FI_WAIT_UNSPEC, FI_WAIT_YIELD };
+    struct fid *fids[1] = { &c.cq->fid };
+    enum fi_wait_obj got = FI_WAIT_SET;
+    int fd = -1;
+
+    for (unsigned i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+        struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = no[i] };
+        struct fid_cq *cq = NULL;
+
+        EXPECT(fi_cq_open(c.domain, &attr, &cq, NULL), -FI_ENOSYS);
+        CHECK(cq == NULL);
+    }
+    for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        struct fi_cq_attr attr = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = ok[i] };
+        struct fid_cq *cq = NULL;
+
+        EXPECT(fi_cq_open(c.domain, &attr, &cq, NULL), 0);
+        if (cq) {
+            EXPECT(fi_control(&cq->fid, FI_GETWAITOBJ, &got), 0);
+            CHECK_EQ(got, ok[i]);
+            EXPECT(fi_close(&cq->fid), 0);
+        }
+    }
+    struct fi_cq_attr bad = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = (enum fi_wait_obj)99 };
+    struct fid_cq *cq = NULL;
+    EXPECT(fi_cq_open(c.domain, &bad, &cq, NULL), -FI_EINVAL);
+    EXPECT(fi_control(&c.cq->fid, FI_GETWAIT, &fd), -FI_ENODATA);
+    EXPECT(fi_trywait(c.fabric, fids, 1), -FI_EINVAL);
+}
+
+static void test_sread_timeout(void)
+{
+    struct fi_cq_tagged_entry e;
+    fi_addr_t src;
+    int64_t t0, dt;
+    uint64_t rbuf;
+    struct fi_context rctx;
+
+    /* A receive nothing will match keeps progress busy meanwhile (from any
+     * source: a directed one would be advertised, and could not be
+     * canceled). */
+    EXPECT(fi_trecv(c.ep, &rbuf, sizeof(rbuf), NULL, FI_ADDR_UNSPEC, 0xdead, 0, &rctx), 0);
+    t0 = conf_now_ms();
+    EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 300), -FI_EAGAIN);
+    dt = conf_now_ms() - t0;
+    CHECK_MSG(dt >= 295 && dt < 5000, "sread(300 ms) took %lld ms", (long long)dt);
+    t0 = conf_now_ms();
+    EXPECT(fi_cq_sreadfrom(c.cq, &e, 1, &src, NULL, 200), -FI_EAGAIN);
+    dt = conf_now_ms() - t0;
+    CHECK_MSG(dt >= 195 && dt < 5000, "sreadfrom(200 ms) took %lld ms", (long long)dt);
+    t0 = conf_now_ms();
+    EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 0), -FI_EAGAIN);
+    CHECK(conf_now_ms() - t0 < 1000);
+    /* The receive goes (canceled: an error entry), sread says so. */
+    EXPECT(fi_cancel(&c.ep->fid, &rctx), 0);
+    EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 1000), -FI_EAVAIL);
+    struct fi_cq_err_entry err = { 0 };
+    EXPECT(fi_cq_readerr(c.cq, &err, 0), 1);
+    CHECK_EQ(err.err, FI_ECANCELED);
+
+    /* FI_WAIT_YIELD waits the same way. */
+    struct fi_cq_attr yattr = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_YIELD };
+    struct fid_cq *ycq;
+    MUST(fi_cq_open(c.domain, &yattr, &ycq, NULL));
+    t0 = conf_now_ms();
+    EXPECT(fi_cq_sread(ycq, &e, 1, NULL, 150), -FI_EAGAIN);
+    dt = conf_now_ms() - t0;
+    CHECK_MSG(dt >= 145 && dt < 5000, "yield: sread(150 ms) took %lld ms", (long long)dt);
+    EXPECT(fi_close(&ycq->fid), 0);
+
+    /* No wait object: no blocking read, nothing to signal. */
+    struct fi_cq_attr nattr = { .format = FI_CQ_FORMAT_TAGGED, .wait_obj = FI_WAIT_NONE };
+    struct fid_cq *ncq;
+    MUST(fi_cq_open(c.domain, &nattr, &ncq, NULL));
+    EXPECT(fi_cq_sread(ncq, &e, 1, NULL, 100), -FI_EINVAL);
+    EXPECT(fi_cq_sreadfrom(ncq, &e, 1, &src, NULL, 100), -FI_EINVAL);
+    EXPECT(fi_cq_signal(ncq), -FI_EINVAL);
+    EXPECT(fi_close(&ncq->fid), 0);
+}
+
+static void test_sread_completion(void)
+{
+    uint8_t out[1000], in[1000];
+    struct fi_context rctx, sctx;
+    struct fi_cq_tagged_entry e[2];
+    fi_addr_t src[2] = { FI_ADDR_NOTAVAIL, FI_ADDR_NOTAVAIL };
+    int got = 0, recv_seen = 0, send_seen = 0;
+    int64_t deadline = conf_now_ms() + 20000;
+
+    for (unsigned i = 0; i < sizeof(out); i++) {
+        out[i] = (uint8_t)(i * 13 + 1);
+    }
+    memset(in, 0, sizeof(in));
+    EXPECT(fi_trecv(c.ep, in, sizeof(in), NULL, c.self, 0x51, 0, &rctx), 0);
+    EXPECT(fi_tsend(c.ep, out, sizeof(out), NULL, c.self, 0x51, &sctx), 0);
+    while (got < 2 && conf_now_ms() < deadline) {
+        ssize_t n = fi_cq_sreadfrom(c.cq, e, 2, src, NULL, 20000);
+
+        CHECK_MSG(n > 0, "fi_cq_sreadfrom: %zd (%s)", n, n < 0 ? fi_strerror((int)-n) : "");
+        if (n <= 0) {
+            break;
+        }
+        for (ssize_t i = 0; i < n; i++) {
+            if (e[i].op_context == &rctx) {
+                recv_seen++;
+                CHECK((e[i].flags & (FI_RECV | FI_TAGGED)) == (FI_RECV | FI_TAGGED));
+                CHECK_EQ(e[i].len, sizeof(in));
+                CHECK_EQ(e[i].tag, 0x51);
+                CHECK_EQ(src[i], c.self);
+            } else if (e[i].op_context == &sctx) {
+                send_seen++;
+                CHECK(e[i].flags & FI_SEND);
+            } else {
+                CHECK_MSG(0, "completion of an unknown context %p", e[i].op_context);
+            }
+        }
+        got += (int)n;
+    }
+    CHECK_EQ(recv_seen, 1);
+    CHECK_EQ(send_seen, 1);
+    CHECK(memcmp(in, out, sizeof(in)) == 0);
+}
+
+struct signaller {
+    struct fid_cq *cq;
+    int delay_ms;
+    int rc;
+};
+
+static void *signal_later(void *arg)
+{
+    struct signaller *s = arg;
+
+    usleep((useconds_t)s->delay_ms * 1000);
+    s->rc = fi_cq_signal(s->cq);
+    return NULL;
+}
+
+static void test_signal_wakes(void)
+{
+    struct signaller s = { c.cq, 300, -1 };
+    struct fi_cq_tagged_entry e;
+    pthread_t th;
+    int64_t t0 = conf_now_ms(), dt;
+
+    pthread_create(&th, NULL, signal_later, &s);
+    EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 20000), -FI_EAGAIN);
+    dt = conf_now_ms() - t0;
+    pthread_join(th, NULL);
+    CHECK_EQ(s.rc, 0);
+    CHECK_MSG(dt >= 250 && dt < 5000, "sread woken by fi_cq_signal after %lld ms",
+              (long long)dt);
+    /* Consumed: the next sread waits its own timeout. */
+    t0 = conf_now_ms();
+    EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 200), -FI_EAGAIN);
+    CHECK(conf_now_ms() - t0 >= 195);
+}
+
+static void test_signal_pending(void)
+{
+    struct fi_cq_tagged_entry e;
+    int64_t t0;
+
+    EXPECT(fi_cq_signal(c.cq), 0);
+    t0 = conf_now_ms();
+    EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 10000), -FI_EAGAIN);
+    CHECK_MSG(conf_now_ms() - t0 < 1000, "a pending signal took %lld ms",
+              (long long)(conf_now_ms() - t0));
+    t0 = conf_now_ms();
+    EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 200), -FI_EAGAIN);
+    CHECK(conf_now_ms() - t0 >= 195);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct test_case cases[] = {
+        { "open_wait", test_open_wait },
+        { "sread_timeout", test_sread_timeout },
+        { "sread_completion", test_sread_completion },
+        { "signal_wakes", test_signal_wakes },
+        { "signal_pending", test_signal_pending },
+        { NULL, NULL },
+    };
+
+    alarm(50);              /* a wait that never ends fails, not hangs */
+    return run_cases(cases, argc, argv, 1, setup, teardown);
+}
