@@ -47,11 +47,18 @@
 #define DNF_EAGER       (64u * 1024u)      /* payload of a FIRST, and of each later chunk */
 #define DNF_ADV_MAX     (4u << 20)         /* larger receives are never advertised */
 #define DNF_INJECT_SIZE 1024u
+#define DNF_QUEUE_SIZE  256u              /* tx_attr/rx_attr size: a hint, queues grow */
 #define DNF_BOUNCES     8u                 /* shim receives kept posted for FIRSTs */
 #define DNF_NODES       64u                /* DN1_MSG_SENDERS */
-#define DNF_CAPS        (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | FI_LOCAL_COMM | \
-                         FI_REMOTE_COMM | \
-                         FI_DIRECTED_RECV | FI_SOURCE)
+/* Capabilities, by the attribute they belong to (fi_getinfo(3)): transmit,
+ * receive, domain; info->caps is their union. Primary ones are answered only
+ * when asked for (or with no caps in the hints), secondary ones always. */
+#define DNF_TX_CAPS     (FI_TAGGED | FI_MSG | FI_SEND)
+#define DNF_RX_CAPS     (FI_TAGGED | FI_MSG | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE)
+#define DNF_DOMAIN_CAPS (FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define DNF_CAPS        (DNF_TX_CAPS | DNF_RX_CAPS | DNF_DOMAIN_CAPS)
+#define DNF_SECONDARY_CAPS (FI_SOURCE | FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define DNF_MSG_ORDER   FI_ORDER_SAS       /* per pair, the shim's order (tag 0) */
 
 /* The header in front of every provider message (host order: the hosts
  * are all little-endian x86). Fields by kind:
@@ -205,7 +212,7 @@ struct dnf_domain {
     unsigned nodes;              /* DIMMNET_NODES */
     int modeled;                 /* the board keeps modeled time: resend
                                   * timers on its clock (TIMING register) */
-    struct dnf_ep *ep;           /* one endpoint a domain */
+    struct dnf_ep *ep;           /* its endpoint, if it has the node's one */
     int refs;                    /* AVs, CQs and the endpoint open on it */
     /* Instructions charged as host work under host sync per data call in
      * and per completion-queue read: the provider's and shim's own
@@ -414,6 +421,8 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
 /* dimmnet_fabric.c */
 int dnf_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
 /* dimmnet_domain.c */
+/* Claim the node's one endpoint (-FI_EBUSY if taken); NULL gives it back. */
+int dnf_domain_take_ep(struct dnf_ep *ep);
 int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
                     struct fid_domain **dom, void *context);
 /* dimmnet_av.c */

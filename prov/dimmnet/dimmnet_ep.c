@@ -46,6 +46,7 @@ static int ep_close(struct fid *fid)
         atomic_fetch_sub(&ep->eq->refs, 1);
     }
     ep->dom->ep = NULL;
+    dnf_domain_take_ep(NULL);
     ep->dom->refs--;
     free(ep->bounce);
     free(ep);
@@ -356,9 +357,6 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         info->ep_attr->type != FI_EP_UNSPEC) {
         return -FI_EINVAL;
     }
-    if (d->ep) {
-        return -FI_EBUSY;         /* one endpoint a node */
-    }
     ep = calloc(1, sizeof(*ep));
     if (!ep) {
         return -FI_ENOMEM;
@@ -367,6 +365,11 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     if (!ep->bounce) {
         free(ep);
         return -FI_ENOMEM;
+    }
+    if (dnf_domain_take_ep(ep)) {
+        free(ep->bounce);
+        free(ep);
+        return -FI_EBUSY;         /* one endpoint a node, whichever domain */
     }
     ep->dom = d;
     ep->sender_matching = 1;
