@@ -54,10 +54,12 @@
  * receive, domain; info->caps is their union. Primary ones are answered only
  * when asked for (or with no caps in the hints), secondary ones always. */
 #define DNF_TX_CAPS     (FI_TAGGED | FI_MSG | FI_SEND)
-#define DNF_RX_CAPS     (FI_TAGGED | FI_MSG | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE)
+#define DNF_RX_CAPS     (FI_TAGGED | FI_MSG | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
+                         FI_MULTI_RECV)
 #define DNF_DOMAIN_CAPS (FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define DNF_CAPS        (DNF_TX_CAPS | DNF_RX_CAPS | DNF_DOMAIN_CAPS)
-#define DNF_SECONDARY_CAPS (FI_SOURCE | FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define DNF_SECONDARY_CAPS (FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define DNF_MIN_MULTI_RECV 16384u          /* FI_OPT_MIN_MULTI_RECV's default */
 #define DNF_MSG_ORDER   FI_ORDER_SAS       /* per pair, the shim's order (tag 0) */
 
 /* The header in front of every provider message (host order: the hosts
@@ -304,6 +306,15 @@ struct dnf_rx {
     size_t taken;
     int err;                     /* FI_E* for the completion */
     struct dnf_chunks ch;
+    /* FI_MULTI_RECV (untagged): the posted buffer stays posted and each
+     * message it matches becomes a child receive of the next @moff bytes
+     * on; once fewer than the endpoint's minimum are left it is retired
+     * (@mdone, off the posted list) and its last child to complete carries
+     * FI_MULTI_RECV. */
+    int multi, mdone;
+    size_t moff;
+    unsigned mkids;              /* children not yet completed */
+    struct dnf_rx *mparent;      /* a child's buffer */
 };
 
 /* A FIRST that came before its receive (its first part only). */
@@ -376,6 +387,8 @@ struct dnf_ep {
      * FI_COMPLETION (their flags, or the default op_flags) complete. */
     int tx_selective, rx_selective;
     uint64_t tx_op_flags, rx_op_flags;
+    int directed;                /* FI_DIRECTED_RECV asked: receives filter by source */
+    size_t min_multi_recv;       /* FI_OPT_MIN_MULTI_RECV */
     struct dnf_rx *rx_head, **rx_tail;
     struct dnf_rx *act_head;
     struct dnf_unexp *ux_head, **ux_tail;

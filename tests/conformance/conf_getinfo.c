@@ -7,8 +7,8 @@
  *               receive, domain), info->caps their union
  *   caps        primary caps as asked (FI_MSG alone: no FI_TAGGED), with
  *               the secondary ones; caps not offered (RMA, atomics,
- *               FI_MULTI_RECV, FI_SHARED_AV, ...), in info->caps or in an
- *               attribute's caps: -FI_ENODATA
+ *               FI_SHARED_AV, ...), in info->caps or in an attribute's
+ *               caps: -FI_ENODATA
  *   order       msg_order FI_ORDER_SAS answered as asked; every other
  *               msg_order bit and any comp_order: -FI_ENODATA, never a
  *               weaker answer
@@ -33,7 +33,7 @@
 
 #define API FI_VERSION(1, 17)
 #define TX_BITS (FI_MSG | FI_TAGGED | FI_SEND)
-#define RX_BITS (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE)
+#define RX_BITS (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | FI_MULTI_RECV)
 #define DOM_BITS (FI_LOCAL_COMM | FI_REMOTE_COMM)
 
 struct addr {                   /* the provider's name: magic, node id */
@@ -159,12 +159,12 @@ static void test_caps(void)
     static const uint64_t ok[] = {
         FI_MSG, FI_TAGGED, FI_MSG | FI_TAGGED, FI_MSG | FI_SEND, FI_TAGGED | FI_RECV,
         FI_TAGGED | FI_DIRECTED_RECV | FI_SOURCE, FI_MSG | FI_LOCAL_COMM | FI_REMOTE_COMM,
-        TX_BITS | RX_BITS | DOM_BITS,
+        FI_MSG | FI_MULTI_RECV, TX_BITS | RX_BITS | DOM_BITS,
     };
     static const uint64_t no[] = {
         FI_RMA, FI_ATOMIC, FI_READ, FI_WRITE, FI_REMOTE_READ, FI_REMOTE_WRITE,
         FI_MULTICAST, FI_NAMED_RX_CTX, FI_COLLECTIVE, FI_HMEM, FI_VARIABLE_MSG,
-        FI_MULTI_RECV, FI_TRIGGER, FI_FENCE, FI_RMA_EVENT, FI_SOURCE_ERR, FI_RMA_PMEM,
+        FI_TRIGGER, FI_FENCE, FI_RMA_EVENT, FI_SOURCE_ERR, FI_RMA_PMEM,
         FI_SHARED_AV, FI_AV_USER_ID, FI_MSG | FI_RMA, FI_TAGGED | FI_SHARED_AV,
     };
     struct fi_info *h, *fi;
@@ -202,7 +202,7 @@ static void test_caps(void)
         }
         h = hints_new();
         h->rx_attr->caps = no[i];
-        if (no[i] & (FI_RMA | FI_ATOMIC | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_MULTI_RECV |
+        if (no[i] & (FI_RMA | FI_ATOMIC | FI_REMOTE_READ | FI_REMOTE_WRITE |
                      FI_VARIABLE_MSG | FI_RMA_EVENT | FI_SOURCE_ERR | FI_COLLECTIVE)) {
             CHECK_MSG(takes(h) == -FI_ENODATA, "rx caps 0x%llx", (unsigned long long)no[i]);
         } else {
