@@ -47,11 +47,20 @@
 #define DNF_EAGER       (64u * 1024u)      /* payload of a FIRST, and of each later chunk */
 #define DNF_ADV_MAX     (4u << 20)         /* larger receives are never advertised */
 #define DNF_INJECT_SIZE 1024u
+#define DNF_QUEUE_SIZE  256u              /* tx_attr/rx_attr size: a hint, queues grow */
 #define DNF_BOUNCES     8u                 /* shim receives kept posted for FIRSTs */
 #define DNF_NODES       64u                /* DN1_MSG_SENDERS */
-#define DNF_CAPS        (FI_TAGGED | FI_MSG | FI_SEND | FI_RECV | FI_LOCAL_COMM | \
-                         FI_REMOTE_COMM | \
-                         FI_DIRECTED_RECV | FI_SOURCE)
+/* Capabilities, by the attribute they belong to (fi_getinfo(3)): transmit,
+ * receive, domain; info->caps is their union. Primary ones are answered only
+ * when asked for (or with no caps in the hints), secondary ones always. */
+#define DNF_TX_CAPS     (FI_TAGGED | FI_MSG | FI_SEND)
+#define DNF_RX_CAPS     (FI_TAGGED | FI_MSG | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
+                         FI_MULTI_RECV)
+#define DNF_DOMAIN_CAPS (FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define DNF_CAPS        (DNF_TX_CAPS | DNF_RX_CAPS | DNF_DOMAIN_CAPS)
+#define DNF_SECONDARY_CAPS (FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define DNF_MIN_MULTI_RECV 16384u          /* FI_OPT_MIN_MULTI_RECV's default */
+#define DNF_MSG_ORDER   FI_ORDER_SAS       /* per pair, the shim's order (tag 0) */
 
 /* The header in front of every provider message (host order: the hosts
  * are all little-endian x86). Fields by kind:
@@ -205,7 +214,7 @@ struct dnf_domain {
     unsigned nodes;              /* DIMMNET_NODES */
     int modeled;                 /* the board keeps modeled time: resend
                                   * timers on its clock (TIMING register) */
-    struct dnf_ep *ep;           /* one endpoint a domain */
+    struct dnf_ep *ep;           /* its endpoint, if it has the node's one */
     int refs;                    /* AVs, CQs and the endpoint open on it */
     /* Instructions charged as host work under host sync per data call in
      * and per completion-queue read: the provider's and shim's own
@@ -297,6 +306,15 @@ struct dnf_rx {
     size_t taken;
     int err;                     /* FI_E* for the completion */
     struct dnf_chunks ch;
+    /* FI_MULTI_RECV (untagged): the posted buffer stays posted and each
+     * message it matches becomes a child receive of the next @moff bytes
+     * on; once fewer than the endpoint's minimum are left it is retired
+     * (@mdone, off the posted list) and its last child to complete carries
+     * FI_MULTI_RECV. */
+    int multi, mdone;
+    size_t moff;
+    unsigned mkids;              /* children not yet completed */
+    struct dnf_rx *mparent;      /* a child's buffer */
 };
 
 /* A FIRST that came before its receive (its first part only). */
@@ -369,6 +387,8 @@ struct dnf_ep {
      * FI_COMPLETION (their flags, or the default op_flags) complete. */
     int tx_selective, rx_selective;
     uint64_t tx_op_flags, rx_op_flags;
+    int directed;                /* FI_DIRECTED_RECV asked: receives filter by source */
+    size_t min_multi_recv;       /* FI_OPT_MIN_MULTI_RECV */
     struct dnf_rx *rx_head, **rx_tail;
     struct dnf_rx *act_head;
     struct dnf_unexp *ux_head, **ux_tail;
@@ -414,6 +434,8 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
 /* dimmnet_fabric.c */
 int dnf_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
 /* dimmnet_domain.c */
+/* Claim the node's one endpoint (-FI_EBUSY if taken); NULL gives it back. */
+int dnf_domain_take_ep(struct dnf_ep *ep);
 int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
                     struct fid_domain **dom, void *context);
 /* dimmnet_av.c */

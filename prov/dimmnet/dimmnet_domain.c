@@ -1,6 +1,9 @@
 /*
  * The domain: this process's DIMMnet-1 node, opened from the launcher's
  * environment (dn_open_env) with message exchange set up (dn_msg_init).
+ * Several domains may be open at once (fi_domain(3) allows it); they share
+ * the one node, opened by the first and closed with the last, and the
+ * node's one endpoint (the shim's tag 0 is one conversation a node).
  * No memory registration is needed (mr_mode 0) nor offered.
  */
 #include <stdlib.h>
@@ -9,8 +12,25 @@
 #include "fi_dimmnet.h"
 #include "dimmnet1/regs.h"
 
-/* The open domain's node (one a process), for fi_dimmnet_clock. */
+/* The process's node, shared by its open domains; for fi_dimmnet_clock too. */
+static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static dn_node *clock_node;
+static int node_refs;
+static struct dnf_ep *node_ep;   /* the node's one endpoint, in any domain */
+
+int dnf_domain_take_ep(struct dnf_ep *ep)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&node_lock);
+    if (ep && node_ep) {
+        rc = -FI_EBUSY;
+    } else {
+        node_ep = ep;
+    }
+    pthread_mutex_unlock(&node_lock);
+    return rc;
+}
 
 __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, int *host_sync)
 {
@@ -30,14 +50,16 @@ static int domain_close(struct fid *fid)
     if (d->refs) {
         return -FI_EBUSY;
     }
-    if (clock_node == d->node) {
-        clock_node = NULL;
-    }
     if (d->eq) {
         atomic_fetch_sub(&d->eq->refs, 1);
     }
     atomic_fetch_sub(&d->fab->refs, 1);
-    dn_close(d->node);
+    pthread_mutex_lock(&node_lock);
+    if (!--node_refs) {
+        dn_close(clock_node);
+        clock_node = NULL;
+    }
+    pthread_mutex_unlock(&node_lock);
     free(d);
     return 0;
 }
@@ -124,21 +146,34 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     if (!d) {
         return -FI_ENOMEM;
     }
-    rc = dn_open_env(&d->node, 30000);
-    if (rc == DN_OK) {
-        rc = dn_msg_init(d->node, NULL);
-    }
-    if (rc != DN_OK) {
-        FI_WARN(&dnf_prov, FI_LOG_DOMAIN, "no DIMMnet-1 node (run under "
-                "dimmnet-cluster): %s\n", dn_strerror(rc));
-        if (d->node) {
-            dn_close(d->node);
+    pthread_mutex_lock(&node_lock);
+    rc = DN_OK;
+    if (!clock_node) {
+        rc = dn_open_env(&d->node, 30000);
+        if (rc == DN_OK) {
+            rc = dn_msg_init(d->node, NULL);
         }
+        if (rc != DN_OK) {
+            FI_WARN(&dnf_prov, FI_LOG_DOMAIN, "no DIMMnet-1 node (run under "
+                    "dimmnet-cluster): %s\n", dn_strerror(rc));
+            if (d->node) {
+                dn_close(d->node);
+            }
+        } else {
+            /* DNF_SELF_*_INSNS count the shim's instructions with ours. */
+            dn_host_self(d->node, 0);
+            clock_node = d->node;
+        }
+    }
+    if (rc == DN_OK) {
+        d->node = clock_node;
+        node_refs++;
+    }
+    pthread_mutex_unlock(&node_lock);
+    if (rc != DN_OK) {
         free(d);
         return -FI_ENODEV;
     }
-    /* DNF_SELF_*_INSNS count the shim's instructions with ours. */
-    dn_host_self(d->node, 0);
     d->nodes = nodes ? (unsigned)strtoul(nodes, NULL, 10) : 1;
     uint32_t timing = 0;
     d->modeled = dn_reg_read(d->node, DN1_REG_TIMING, &timing) == DN_OK &&
@@ -148,7 +183,6 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     fi_param_get_int(&dnf_prov, "caller_poll_insns", &caller_poll);
     d->call_insns = DNF_SELF_CALL_INSNS + (uint64_t)(caller_call > 0 ? caller_call : 0);
     d->poll_insns = DNF_SELF_POLL_INSNS + (uint64_t)(caller_poll > 0 ? caller_poll : 0);
-    clock_node = d->node;
     d->fab = container_of(fabric, struct dnf_fabric, fab);
     atomic_fetch_add(&d->fab->refs, 1);
     d->dom.fid.fclass = FI_CLASS_DOMAIN;

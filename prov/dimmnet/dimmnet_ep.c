@@ -46,6 +46,7 @@ static int ep_close(struct fid *fid)
         atomic_fetch_sub(&ep->eq->refs, 1);
     }
     ep->dom->ep = NULL;
+    dnf_domain_take_ep(NULL);
     ep->dom->refs--;
     free(ep->bounce);
     free(ep);
@@ -199,7 +200,12 @@ static ssize_t ep_cancel(fid_t fid, void *context)
             if (!*p) {
                 ep->rx_tail = p;
             }
-            free(r);
+            if (r->multi && r->mkids) {
+                r->mdone = 1;      /* its last message's completion releases it */
+            } else {
+                c.e.flags |= r->multi ? FI_MULTI_RECV : 0;
+                free(r);
+            }
             dnf_cq_push(ep->rx_cq, &c);
             return 0;
         }
@@ -207,28 +213,35 @@ static ssize_t ep_cancel(fid_t fid, void *context)
     return -FI_ENOENT;
 }
 
+/* FI_OPT_MIN_MULTI_RECV: a multi-receive buffer with fewer bytes left is
+ * released. The other options are not offered. */
 static int ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
 {
-    (void)fid;
-    if (level != FI_OPT_ENDPOINT) {
+    struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+
+    if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV) {
         return -FI_ENOPROTOOPT;
     }
-    if (optname == FI_OPT_MIN_MULTI_RECV) {
-        return -FI_ENOPROTOOPT;
+    if (!optval || !optlen || *optlen < sizeof(size_t)) {
+        return -FI_ETOOSMALL;
     }
-    (void)optval;
-    (void)optlen;
-    return -FI_ENOPROTOOPT;
+    memcpy(optval, &ep->min_multi_recv, sizeof(size_t));
+    *optlen = sizeof(size_t);
+    return 0;
 }
 
 static int ep_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
 {
-    (void)fid; (void)optval; (void)optlen;
-    if (level != FI_OPT_ENDPOINT) {
+    struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
+
+    if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV) {
         return -FI_ENOPROTOOPT;
     }
-    (void)optname;
-    return -FI_ENOPROTOOPT;
+    if (!optval || optlen != sizeof(size_t)) {
+        return -FI_EINVAL;
+    }
+    memcpy(&ep->min_multi_recv, optval, sizeof(size_t));
+    return 0;
 }
 
 static int ep_no_ctx(struct fid_ep *sep, int index, void *attr, struct fid_ep **ep,
@@ -356,9 +369,6 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         info->ep_attr->type != FI_EP_UNSPEC) {
         return -FI_EINVAL;
     }
-    if (d->ep) {
-        return -FI_EBUSY;         /* one endpoint a node */
-    }
     ep = calloc(1, sizeof(*ep));
     if (!ep) {
         return -FI_ENOMEM;
@@ -368,6 +378,11 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         free(ep);
         return -FI_ENOMEM;
     }
+    if (dnf_domain_take_ep(ep)) {
+        free(ep->bounce);
+        free(ep);
+        return -FI_EBUSY;         /* one endpoint a node, whichever domain */
+    }
     ep->dom = d;
     ep->sender_matching = 1;
     fi_param_get_bool(&dnf_prov, "sender_matching", &ep->sender_matching);
@@ -375,6 +390,8 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     fi_param_get_bool(&dnf_prov, "landing", &ep->landing);
     ep->tx_op_flags = info && info->tx_attr ? info->tx_attr->op_flags : 0;
     ep->rx_op_flags = info && info->rx_attr ? info->rx_attr->op_flags : 0;
+    ep->directed = !info || !info->caps || (info->caps & FI_DIRECTED_RECV);
+    ep->min_multi_recv = DNF_MIN_MULTI_RECV;
     ep->rx_tail = &ep->rx_head;
     ep->ux_tail = &ep->ux_head;
     ep->tx_tail = &ep->tx_head;

@@ -1,7 +1,9 @@
 /*
  * Provider entry (fi_prov_ini) and fi_getinfo: one fi_info, FI_EP_RDM with
- * tagged and untagged messages, if the hints allow it.
+ * tagged and untagged messages, if the hints allow it; -FI_ENODATA for hints
+ * it cannot meet (fi_getinfo(3)), never a weaker answer.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dimmnet.h"
@@ -65,6 +67,31 @@ int dnf_errno(int dn_status)
         return 0;                                                     \
     } while (0)
 
+/* The hints' transmit and receive attributes: capability bits of the other
+ * direction are ignored there (as libfabric's own providers do); ordering we
+ * cannot keep is refused, never answered with something weaker. */
+static int xattr_fit(const char *what, uint64_t caps, uint64_t mine, uint64_t other,
+                     uint64_t msg_order, uint64_t comp_order, size_t size, size_t iov)
+{
+    if (caps & ~(mine | other)) {
+        REFUSE("%s caps 0x%llx beyond ours 0x%llx\n", what, (unsigned long long)caps,
+               (unsigned long long)mine);
+    }
+    if (msg_order & ~(uint64_t)DNF_MSG_ORDER) {
+        REFUSE("%s msg_order 0x%llx: only FI_ORDER_SAS\n", what,
+               (unsigned long long)msg_order);
+    }
+    if (comp_order) {
+        REFUSE("%s comp_order 0x%llx: completions are not ordered\n", what,
+               (unsigned long long)comp_order);
+    }
+    if (size > DNF_QUEUE_SIZE || iov > 1) {
+        REFUSE("%s size %zu / iov_limit %zu over %u / 1\n", what, size, iov,
+               DNF_QUEUE_SIZE);
+    }
+    return 1;
+}
+
 static int hints_fit(const struct fi_info *h)
 {
     if (!h) {
@@ -74,8 +101,15 @@ static int hints_fit(const struct fi_info *h)
         REFUSE("caps 0x%llx beyond ours 0x%llx\n", (unsigned long long)h->caps,
                (unsigned long long)DNF_CAPS);
     }
+    /* mode: what the application accepts; we require none of it. */
     if (h->ep_attr && h->ep_attr->type != FI_EP_UNSPEC && h->ep_attr->type != FI_EP_RDM) {
         REFUSE("endpoint type %d: only FI_EP_RDM\n", (int)h->ep_attr->type);
+    }
+    if (h->ep_attr && h->ep_attr->protocol != FI_PROTO_UNSPEC) {
+        REFUSE("protocol %u: ours has no libfabric number\n", h->ep_attr->protocol);
+    }
+    if (h->ep_attr && (h->ep_attr->tx_ctx_cnt > 1 || h->ep_attr->rx_ctx_cnt > 1)) {
+        REFUSE("shared or several contexts: one of each\n");    /* FI_SHARED_CONTEXT too */
     }
     if (h->addr_format != FI_FORMAT_UNSPEC) {
         REFUSE("address format %u: ours is opaque (FI_FORMAT_UNSPEC)\n", h->addr_format);
@@ -87,44 +121,195 @@ static int hints_fit(const struct fi_info *h)
     if (h->fabric_attr && h->fabric_attr->name && strcmp(h->fabric_attr->name, DNF_NAME)) {
         REFUSE("fabric %s asked for\n", h->fabric_attr->name);
     }
-    if (h->domain_attr && h->domain_attr->name && strcmp(h->domain_attr->name, DNF_NAME)) {
-        REFUSE("domain %s asked for\n", h->domain_attr->name);
-    }
-    /* mr_mode: what the application can do; we need none of it. */
     if (h->ep_attr && h->ep_attr->max_msg_size > DNF_MAX_MSG) {
         REFUSE("max_msg_size %zu over %u\n", h->ep_attr->max_msg_size, DNF_MAX_MSG);
     }
-    if (h->domain_attr && h->domain_attr->cq_data_size > DNF_CQ_DATA) {
-        REFUSE("cq_data_size %zu over %u\n", h->domain_attr->cq_data_size, DNF_CQ_DATA);
+    if (h->tx_attr && (h->tx_attr->inject_size > DNF_INJECT_SIZE ||
+                       !xattr_fit("tx", h->tx_attr->caps, DNF_TX_CAPS,
+                                  DNF_CAPS & ~(uint64_t)DNF_TX_CAPS, h->tx_attr->msg_order,
+                                  h->tx_attr->comp_order, h->tx_attr->size,
+                                  h->tx_attr->iov_limit))) {
+        REFUSE("transmit attributes\n");
     }
-    if (h->tx_attr && h->tx_attr->inject_size > DNF_INJECT_SIZE) {
-        REFUSE("inject_size %zu over %u\n", h->tx_attr->inject_size, DNF_INJECT_SIZE);
+    if (h->rx_attr && !xattr_fit("rx", h->rx_attr->caps, DNF_RX_CAPS,
+                                 DNF_CAPS & ~(uint64_t)DNF_RX_CAPS, h->rx_attr->msg_order,
+                                 h->rx_attr->comp_order, h->rx_attr->size,
+                                 h->rx_attr->iov_limit)) {
+        REFUSE("receive attributes\n");
+    }
+    const struct fi_domain_attr *d = h->domain_attr;
+    if (!d) {
+        return 1;
+    }
+    if (d->name && strcmp(d->name, DNF_NAME)) {
+        REFUSE("domain %s asked for\n", d->name);
+    }
+    if (d->caps & ~(uint64_t)DNF_DOMAIN_CAPS) {
+        REFUSE("domain caps 0x%llx beyond ours 0x%llx (no FI_SHARED_AV)\n",
+               (unsigned long long)d->caps, (unsigned long long)DNF_DOMAIN_CAPS);
+    }
+    /* FI_THREAD_SAFE and _FID are stronger than FI_THREAD_DOMAIN; the
+     * weaker _COMPLETION and _ENDPOINT are met by it. */
+    if (d->threading == FI_THREAD_SAFE || d->threading == FI_THREAD_FID) {
+        REFUSE("threading %d: only FI_THREAD_DOMAIN\n", (int)d->threading);
+    }
+    if (d->control_progress == FI_PROGRESS_AUTO || d->data_progress == FI_PROGRESS_AUTO) {
+        REFUSE("FI_PROGRESS_AUTO: progress is manual\n");
+    }
+    if (d->av_type != FI_AV_UNSPEC && d->av_type != FI_AV_MAP && d->av_type != FI_AV_TABLE) {
+        REFUSE("av_type %d\n", (int)d->av_type);
+    }
+    /* mr_mode: what the application can do; we need none of it. */
+    if (d->cq_data_size > DNF_CQ_DATA) {
+        REFUSE("cq_data_size %zu over %u\n", d->cq_data_size, DNF_CQ_DATA);
+    }
+    if (d->ep_cnt > 1 || d->tx_ctx_cnt > 1 || d->rx_ctx_cnt > 1 || d->max_ep_tx_ctx > 1 ||
+        d->max_ep_rx_ctx > 1 || d->max_ep_stx_ctx || d->max_ep_srx_ctx || d->cntr_cnt ||
+        d->mr_cnt || d->auth_key_size) {
+        REFUSE("domain counts beyond one endpoint, no counters, MRs or auth keys\n");
     }
     return 1;
 }
 
+/* A node's name: its node id ("1") or what fi_av_straddr writes ("dimmnet://1"). */
+static int parse_node(const char *s, uint32_t *node)
+{
+    char *end;
+
+    if (!strncmp(s, "dimmnet://", 10)) {
+        s += 10;
+    }
+    if (*s < '0' || *s > '9') {
+        return -1;
+    }
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v >= DNF_NODES) {
+        return -1;
+    }
+    *node = (uint32_t)v;
+    return 0;
+}
+
+/* This process's node and the cluster's size, from the launcher's
+ * environment (what the domain opens); -1 outside a cluster. */
+static int own_node(uint32_t *self, uint32_t *nodes)
+{
+    const char *id = getenv("DIMMNET_NODE_ID"), *n = getenv("DIMMNET_NODES");
+
+    *nodes = DNF_NODES;
+    if (n && *n) {
+        unsigned long v = strtoul(n, NULL, 10);
+        if (v && v <= DNF_NODES) {
+            *nodes = (uint32_t)v;
+        }
+    }
+    return id && *id && !parse_node(id, self) && *self < *nodes ? 0 : -1;
+}
+
+static void *addr_dup(uint32_t node)
+{
+    struct dnf_addr *a = malloc(sizeof(*a));
+
+    if (a) {
+        a->magic = DNF_ADDR_MAGIC;
+        a->node = node;
+    }
+    return a;
+}
+
+static int addr_node(const void *addr, size_t len, uint32_t nodes, uint32_t *node)
+{
+    const struct dnf_addr *a = addr;
+
+    if (len != sizeof(*a) || a->magic != DNF_ADDR_MAGIC || a->node >= nodes) {
+        return -1;
+    }
+    *node = a->node;
+    return 0;
+}
+
+/* Primary capabilities as asked (all ours with no caps in the hints), the
+ * secondary ones we have always (ofi_get_caps). */
+static uint64_t answer_caps(uint64_t asked)
+{
+    return asked ? asked | DNF_SECONDARY_CAPS : (uint64_t)DNF_CAPS;
+}
+
+/*
+ * Addresses (fi_getinfo(3)): a node names a board by its node id ("1" or
+ * "dimmnet://1"). Without FI_SOURCE it is the destination (dest_addr) and
+ * the source is this process's own node; with FI_SOURCE it names the
+ * source, which can only be our own node. A service names the endpoint on
+ * the board; there is one, so any decimal service names it. Addresses in
+ * the hints are taken the same way (node and service win).
+ */
 int dnf_getinfo(uint32_t version, const char *node, const char *service,
                 uint64_t flags, const struct fi_info *hints, struct fi_info **info)
 {
     struct fi_info *fi;
+    uint32_t self, nodes, src = UINT32_MAX, dst = UINT32_MAX;
+    int have_self;
 
     (void)version;
-    (void)service;
-    if (node && !(flags & FI_SOURCE)) {
-        /* A destination name: only our own (opaque) names work, through the AV. */
-        return -FI_ENODATA;
-    }
     if (!hints_fit(hints)) {
         return -FI_ENODATA;
+    }
+    have_self = !own_node(&self, &nodes);
+    if (service && (!*service || strspn(service, "0123456789") != strlen(service))) {
+        FI_INFO(&dnf_prov, FI_LOG_CORE, "service %s: not a number\n", service);
+        return -FI_ENODATA;
+    }
+    if (hints && hints->src_addr &&
+        (addr_node(hints->src_addr, hints->src_addrlen, nodes, &src) ||
+         !have_self || src != self)) {
+        FI_INFO(&dnf_prov, FI_LOG_CORE, "hints' src_addr is not this node's\n");
+        return -FI_ENODATA;
+    }
+    if (hints && hints->dest_addr &&
+        addr_node(hints->dest_addr, hints->dest_addrlen, nodes, &dst)) {
+        FI_INFO(&dnf_prov, FI_LOG_CORE, "hints' dest_addr is no board's\n");
+        return -FI_ENODATA;
+    }
+    if (node) {
+        uint32_t n;
+
+        if (parse_node(node, &n) || n >= nodes) {
+            FI_INFO(&dnf_prov, FI_LOG_CORE, "node %s: no such board\n", node);
+            return -FI_ENODATA;
+        }
+        if (flags & FI_SOURCE) {
+            if (!have_self || n != self) {
+                FI_INFO(&dnf_prov, FI_LOG_CORE, "node %s: not this process's board\n", node);
+                return -FI_ENODATA;
+            }
+            src = n;
+        } else {
+            dst = n;
+        }
+    }
+    if (src == UINT32_MAX && have_self) {
+        src = self;
     }
     fi = fi_allocinfo();
     if (!fi) {
         return -FI_ENOMEM;
     }
-    fi->caps = hints && hints->caps ? hints->caps : DNF_CAPS;
-    fi->caps |= FI_SEND | FI_RECV;
+    fi->caps = answer_caps(hints ? hints->caps : 0);
     fi->mode = 0;
-    fi->addr_format = FI_FORMAT_UNSPEC;
+    fi->addr_format = FI_FORMAT_UNSPEC;      /* struct dnf_addr */
+    if (src != UINT32_MAX) {
+        fi->src_addr = addr_dup(src);
+        fi->src_addrlen = sizeof(struct dnf_addr);
+    }
+    if (dst != UINT32_MAX) {
+        fi->dest_addr = addr_dup(dst);
+        fi->dest_addrlen = sizeof(struct dnf_addr);
+    }
+    if ((src != UINT32_MAX && !fi->src_addr) || (dst != UINT32_MAX && !fi->dest_addr)) {
+        fi_freeinfo(fi);
+        return -FI_ENOMEM;
+    }
     /* Default op flags as asked: FI_COMPLETION (for selective completion);
      * a send completes when it is delivered and ACKed, which satisfies any
      * of FI_INJECT_COMPLETE, FI_TRANSMIT_COMPLETE, FI_DELIVERY_COMPLETE. */
@@ -134,16 +319,16 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     if (hints && hints->rx_attr) {
         fi->rx_attr->op_flags = hints->rx_attr->op_flags;
     }
-    fi->tx_attr->caps = fi->caps;
-    fi->tx_attr->msg_order = FI_ORDER_SAS;
+    fi->tx_attr->caps = fi->caps & DNF_TX_CAPS;
+    fi->tx_attr->msg_order = DNF_MSG_ORDER;
     fi->tx_attr->comp_order = FI_ORDER_NONE;
     fi->tx_attr->inject_size = DNF_INJECT_SIZE;
-    fi->tx_attr->size = 256;
+    fi->tx_attr->size = DNF_QUEUE_SIZE;
     fi->tx_attr->iov_limit = 1;
-    fi->rx_attr->caps = fi->caps;
-    fi->rx_attr->msg_order = FI_ORDER_SAS;
+    fi->rx_attr->caps = fi->caps & DNF_RX_CAPS;
+    fi->rx_attr->msg_order = DNF_MSG_ORDER;
     fi->rx_attr->comp_order = FI_ORDER_NONE;
-    fi->rx_attr->size = 256;
+    fi->rx_attr->size = DNF_QUEUE_SIZE;
     fi->rx_attr->iov_limit = 1;
     fi->ep_attr->type = FI_EP_RDM;
     fi->ep_attr->protocol = FI_PROTO_UNSPEC;
@@ -151,12 +336,14 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->ep_attr->mem_tag_format = 0xaaaaaaaaaaaaaaaaull;   /* FI_TAG_GENERIC: any 64 bits */
     fi->ep_attr->tx_ctx_cnt = 1;
     fi->ep_attr->rx_ctx_cnt = 1;
+    fi->domain_attr->caps = fi->caps & DNF_DOMAIN_CAPS;
     fi->domain_attr->name = strdup(DNF_NAME);
     fi->domain_attr->threading = FI_THREAD_DOMAIN;
     fi->domain_attr->control_progress = FI_PROGRESS_MANUAL;
     fi->domain_attr->data_progress = FI_PROGRESS_MANUAL;
     fi->domain_attr->resource_mgmt = FI_RM_ENABLED;
-    fi->domain_attr->av_type = FI_AV_UNSPEC;
+    fi->domain_attr->av_type = hints && hints->domain_attr ? hints->domain_attr->av_type
+                                                           : FI_AV_UNSPEC;
     fi->domain_attr->mr_mode = 0;
     fi->domain_attr->cq_cnt = 2;
     fi->domain_attr->ep_cnt = 1;
@@ -167,6 +354,10 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->domain_attr->cq_data_size = DNF_CQ_DATA;  /* FIRST/DIRECT header field */
     fi->fabric_attr->name = strdup(DNF_NAME);
     fi->fabric_attr->prov_version = DNF_VERSION;
+    if (!fi->domain_attr->name || !fi->fabric_attr->name) {
+        fi_freeinfo(fi);
+        return -FI_ENOMEM;
+    }
     *info = fi;
     return 0;
 }

@@ -102,7 +102,7 @@ static ssize_t tag_recv(struct fid_ep *fep, void *buf, size_t len, void *desc,
 {
     (void)desc;
     return dnf_recv(EP(fep), DNF_F_TAGGED, buf, len, src, tag, ignore, context,
-                    EP(fep)->rx_op_flags);
+                    EP(fep)->rx_op_flags & ~FI_MULTI_RECV);   /* untagged only */
 }
 
 static ssize_t tag_recvv(struct fid_ep *fep, const struct iovec *iov, void **desc,
@@ -115,7 +115,7 @@ static ssize_t tag_recvv(struct fid_ep *fep, const struct iovec *iov, void **des
     }
     return dnf_recv(EP(fep), DNF_F_TAGGED, count ? iov[0].iov_base : NULL,
                     count ? iov[0].iov_len : 0, src, tag, ignore, context,
-                    EP(fep)->rx_op_flags);
+                    EP(fep)->rx_op_flags & ~FI_MULTI_RECV);
 }
 
 static ssize_t tag_recvmsg(struct fid_ep *fep, const struct fi_msg_tagged *m,

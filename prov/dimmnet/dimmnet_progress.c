@@ -217,9 +217,39 @@ int dnf_ctl_send(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
 
 /* ---- receive side ------------------------------------------------------- */
 
+/* A message of @mlen bytes meets FI_MULTI_RECV buffer @p: a child receive
+ * for it from the next free byte on (fi_msg(3): messages packed into the
+ * buffer). Fewer than the endpoint's minimum left: @p is retired, taken off
+ * the posted list if @posted. NULL: no memory. */
+static struct dnf_rx *multi_child(struct dnf_ep *ep, struct dnf_rx *p, uint64_t mlen,
+                                  int posted)
+{
+    struct dnf_rx *k = calloc(1, sizeof(*k));
+    size_t left = p->len - p->moff;
+
+    if (!k) {
+        return NULL;
+    }
+    *k = (struct dnf_rx){ .flags = p->flags, .complete = p->complete,
+                          .buf = (uint8_t *)p->buf + p->moff, .len = left,
+                          .src = p->src, .context = p->context, .mparent = p };
+    p->moff += mlen < left ? (size_t)mlen : left;
+    p->mkids++;
+    left = p->len - p->moff;
+    if (!left || left < ep->min_multi_recv) {
+        p->mdone = 1;
+        if (posted) {
+            unlink_rx(&ep->rx_head, &ep->rx_tail, p);
+        }
+    }
+    return k;
+}
+
 static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
 {
     struct dnf_comp c = { 0 };
+    struct dnf_rx *parent = r->mparent;
+    int last = parent && !--parent->mkids && parent->mdone;
 
     c.e.op_context = r->context;
     c.e.flags = FI_RECV | op_flag(r->flags);
@@ -242,12 +272,18 @@ static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
         c.err = FI_ETRUNC;
         c.olen = r->mlen - r->len;
     }
-    if (c.err || r->complete) {
+    if (last) {
+        c.e.flags |= FI_MULTI_RECV;   /* the buffer is the application's again */
+    }
+    if (c.err || r->complete || last) {
         dnf_cq_push(ep->rx_cq, &c);
     }
     free(r->ch.req);
     free(r->stage);
     free(r);
+    if (last) {
+        free(parent);
+    }
 }
 
 /* Receive @r (already off the posted list) meets the FIRST @h: first part
@@ -328,6 +364,15 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
     dnf_emx_decide(ep, node, h);
     for (struct dnf_rx *r = ep->rx_head; r; r = r->next) {
         if (r->adv != DNF_ADV_REMOTE && rx_matches(r, h->flags, node, h->tag)) {
+            if (r->multi) {
+                struct dnf_rx *k = multi_child(ep, r, h->len, 1);
+
+                if (!k) {
+                    break;                   /* kept as unexpected */
+                }
+                rx_start(ep, k, node, h, part, plen);
+                return;
+            }
             unlink_rx(&ep->rx_head, &ep->rx_tail, r);
             if (r->adv == DNF_ADV_OPEN) {
                 dnf_emx_withdraw(ep, r);     /* ours now: the sender ignores it */
@@ -789,7 +834,15 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
     if ((flags & FI_CLAIM) && !context) {
         return -FI_EINVAL;        /* the claim is known by its fi_context */
     }
-    if (src != FI_ADDR_UNSPEC) {
+    if (flags & FI_MULTI_RECV) {
+        /* fi_recvmsg only (fi_msg(3)); not tagged, not with probes. */
+        if ((kflags & DNF_F_TAGGED) || (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD))) {
+            return -FI_EBADFLAGS;
+        }
+    }
+    /* Without FI_DIRECTED_RECV the source is ignored (fi_getinfo(3)), so an
+     * address since removed from the AV is no error (fabtests av_xfer). */
+    if (src != FI_ADDR_UNSPEC && ep->directed) {
         uint32_t n;
 
         if (dnf_av_node(ep->av, src, &n) || n >= DNF_NODES) {
@@ -810,25 +863,44 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
     *r = (struct dnf_rx){ .flags = kflags,
                           .complete = wants_completion(ep->rx_selective, flags, context),
                           .buf = buf, .len = len, .src = node, .tag = tag,
-                          .ignore = ignore, .context = context };
+                          .ignore = ignore, .context = context,
+                          .multi = (flags & FI_MULTI_RECV) != 0 };
     if (flags & (FI_PEEK | FI_CLAIM)) {
         return probe(ep, r, flags);
     }
-    /* An unexpected message it matches, oldest first. */
-    for (struct dnf_unexp **p = &ep->ux_head; *p; p = &(*p)->next) {
-        struct dnf_unexp *u = *p;
+    /* An unexpected message it matches, oldest first; a multi-receive
+     * buffer takes as many as it holds. */
+    const int multi = r->multi;          /* r itself may be gone after rx_start */
 
-        if (!u->claim && rx_matches(r, u->h.flags, u->node, u->h.tag)) {
-            *p = u->next;
-            if (!*p) {
-                ep->ux_tail = p;
+    for (struct dnf_unexp **p = &ep->ux_head; *p;) {
+        struct dnf_unexp *u = *p;
+        struct dnf_rx *k = r;
+        int retired = 0;
+
+        if (u->claim || !rx_matches(r, u->h.flags, u->node, u->h.tag)) {
+            p = &u->next;
+            continue;
+        }
+        if (multi) {
+            k = multi_child(ep, r, u->h.len, 0);
+            if (!k) {
+                break;                       /* the rest waits for the buffer */
             }
-            rx_start(ep, r, u->node, &u->h, u->data, u->part);
-            free(u);
+            retired = r->mdone;
+        }
+        *p = u->next;
+        if (!*p) {
+            ep->ux_tail = p;
+        }
+        rx_start(ep, k, u->node, &u->h, u->data, u->part);
+        free(u);
+        if (!multi || retired) {
             return 0;
         }
     }
-    dnf_emx_advertise(ep, r);
+    if (!multi) {
+        dnf_emx_advertise(ep, r);        /* a multi-receive buffer is never advertised */
+    }
     *ep->rx_tail = r;
     ep->rx_tail = &r->next;
     return 0;
@@ -851,13 +923,20 @@ void dnf_ep_drain(struct dnf_ep *ep)
         if (r->adv != DNF_ADV_NONE) {
             dnf_emx_withdraw(ep, r);
         }
-        free(r);
+        if (r->multi && r->mkids) {
+            r->mdone = 1;                    /* its last child frees it */
+        } else {
+            free(r);
+        }
     }
     while (ep->act_head) {
         struct dnf_rx *r = ep->act_head;
 
         ep->act_head = r->next;
         dnf_chunks_cancel(ep, &r->ch);
+        if (r->mparent && !--r->mparent->mkids && r->mparent->mdone) {
+            free(r->mparent);
+        }
         free(r->stage);
         free(r);
     }
