@@ -552,5 +552,8 @@ extern struct fi_ops_collective dnf_no_collective_ops;
 
 /* libfabric errors for the shim's statuses. */
 int dnf_errno(int dn_status);
+/* fi_cq_strerror / fi_eq_strerror: prov_errno is the shim's status (DN_*);
+ * copied into @buf when there is one. */
+const char *dnf_strerror(int prov_errno, char *buf, size_t len);
 
 #endif

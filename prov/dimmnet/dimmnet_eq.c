@@ -227,17 +227,9 @@ static ssize_t eq_sread(struct fid_eq *feq, uint32_t *event, void *buf, size_t l
 static const char *eq_strerror(struct fid_eq *feq, int prov_errno, const void *err_data,
                                char *buf, size_t len)
 {
-    /* prov_errno is the shim's status (DN_*), as on the CQs. */
-    const char *s = dn_strerror(prov_errno);
-
     (void)feq;
     (void)err_data;
-    if (buf && len) {
-        strncpy(buf, s, len - 1);
-        buf[len - 1] = 0;
-        return buf;
-    }
-    return s;
+    return dnf_strerror(prov_errno, buf, len);   /* the shim's status, as on CQs */
 }
 
 static struct fi_ops_eq eq_ops = {

@@ -60,6 +60,18 @@ int dnf_errno(int dn_status)
     }
 }
 
+const char *dnf_strerror(int prov_errno, char *buf, size_t len)
+{
+    const char *s = dn_strerror(prov_errno);
+
+    if (buf && len) {
+        strncpy(buf, s, len - 1);
+        buf[len - 1] = 0;
+        return buf;
+    }
+    return s;
+}
+
 /* Does @hints leave room for what we offer? If not, say why (FI_LOG_LEVEL=info). */
 #define REFUSE(...)                                                   \
     do {                                                              \
