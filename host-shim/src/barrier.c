@@ -286,12 +286,7 @@ static uint64_t now_ns(struct dn_barrier *b)
 static int poll_turn(struct dn_barrier *b, uint64_t *now)
 {
     if (b->n->host_sync) {
-        /* The words this turn polled are charged (bar_word); else one. */
-        uint64_t ns = b->n->turn_loads ? 0 : DN_POLL_NS;
-
-        b->n->turn_loads = 0;
-        dn_self(b->n, DN_SELF_TURN_INSNS);
-        return dn_delay(b->n, ns, now);
+        return dn_sync_turn(b->n, now);   /* the words it polled: bar_word */
     }
     sched_yield();
     *now = now_ns(b);

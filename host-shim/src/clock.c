@@ -38,6 +38,17 @@ int dn_host_sync(dn_node *n)
     return n && n->host_sync;
 }
 
+int dn_sync_turn(dn_node *n, uint64_t *now_ns)
+{
+    /* The turn's loads are charged already; a turn that counted none (its
+     * caller read memory we do not see) costs one LLCM load. */
+    uint64_t ns = n->turn_loads ? 0 : DN_POLL_NS;
+
+    n->turn_loads = 0;
+    dn_self(n, DN_SELF_TURN_INSNS);
+    return dn_delay(n, ns, now_ns);
+}
+
 /* One turn of a host's polling loop. */
 int dn_idle(dn_node *n)
 {
@@ -45,13 +56,7 @@ int dn_idle(dn_node *n)
         return DN_EINVAL;
     }
     if (n->host_sync) {
-        /* The turn's loads are charged already; a turn that counted none
-         * (its caller read memory we do not see) costs one LLCM load. */
-        uint64_t ns = n->turn_loads ? 0 : DN_POLL_NS;
-
-        n->turn_loads = 0;
-        dn_self(n, DN_SELF_TURN_INSNS);
-        return dn_delay(n, ns, NULL);
+        return dn_sync_turn(n, NULL);
     }
     int rc = dn_hb_flush(n);    /* what we wait for may be among them */
     if (rc != DN_OK) {

@@ -60,6 +60,9 @@ struct dn_xfer_rec {
 
 /* Host sync: virtual time one turn of a polling loop costs (an LLCM load). */
 #define DN_POLL_NS DN1_HOST_LOAD_NS
+/* A polling turn with host sync (dn_idle, the barrier's): the loads it
+ * made, or one; the shim's instructions for it; *now_ns the board's clock. */
+int dn_sync_turn(dn_node *n, uint64_t *now_ns);
 
 /* A host profile (host_cost.c): what the host's own work costs. */
 struct dn_host_profile {
