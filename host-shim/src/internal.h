@@ -109,6 +109,7 @@ struct dn_node {
     int self_off;              /* a layer above charges the shim's instructions */
     int timed;                 /* the board keeps modeled time (TIMING_SYNC) */
     uint8_t *hostmem;
+    char *hostmem_path;         /* for dn_hostmem_alias */
     size_t hostmem_size;
     uint8_t *llcm;
     size_t llcm_size;

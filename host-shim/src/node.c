@@ -141,6 +141,10 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         (rc = map_shared(cfg->window_path, n->window_size, &n->window))) {
         goto fail;
     }
+    if (!(n->hostmem_path = strdup(cfg->hostmem_path))) {
+        rc = DN_ENOMEM;
+        goto fail;
+    }
     rc = connect_hostbus(cfg->hostbus_path, cfg->timeout_ms);
     if (rc < 0) {
         goto fail;
@@ -247,6 +251,7 @@ void dn_close(dn_node *n)
     if (n->window) {
         munmap(n->window, n->window_size);
     }
+    free(n->hostmem_path);
     free(n);
 }
 

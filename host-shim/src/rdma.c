@@ -13,9 +13,9 @@
 
 /* Write descriptor after descriptor (round robin) and ring its doorbell;
  * *sent: the packets that left. */
-static int rdma_post(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
-                     uint64_t local, size_t len, uint32_t first_tag, uint32_t xoff,
-                     uint16_t seq, uint64_t *sent)
+static int rdma_post(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                     uint64_t raddr, uint64_t local, size_t len, uint32_t first_tag,
+                     uint32_t xoff, uint16_t seq, uint64_t *sent)
 {
     unsigned d = n->next_desc;
     uint8_t *e = n->window + DN1_RDMA_DESC_OFF + d * sizeof(struct dn1_rdma_desc);
@@ -23,7 +23,7 @@ static int rdma_post(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
     dn_self(n, DN_SELF_PACKET_INSNS);
     memset(e, 0, sizeof(struct dn1_rdma_desc));
     e[offsetof(struct dn1_rdma_desc, type)] = type;
-    e[offsetof(struct dn1_rdma_desc, flags)] = DN1_FLAG_ACK_REQ;
+    e[offsetof(struct dn1_rdma_desc, flags)] = DN1_FLAG_ACK_REQ | flags;
     dn_put_le(e + offsetof(struct dn1_rdma_desc, dst), dst, 2);
     dn_put_le(e + offsetof(struct dn1_rdma_desc, len), len, 4);
     dn_put_le(e + offsetof(struct dn1_rdma_desc, local), local, 8);
@@ -49,24 +49,20 @@ int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         len > n->hostmem_size - local) {
         return DN_ERANGE;
     }
-    return rdma_post(n, type, dst, raddr, local, len, tag, xoff, seq, &sent);
+    return rdma_post(n, type, 0, dst, raddr, local, len, tag, xoff, seq, &sent);
 }
 
-int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
-                  uint64_t local, size_t len, dn_xfer *x)
+/* An RDMA transfer of @len bytes from receive memory at @local, in
+ * descriptors of up to RDMA_DESC_PACKETS packets. */
+static int rdma_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                         uint64_t raddr, uint64_t local, size_t len, dn_xfer *x)
 {
     const size_t desc_bytes = (size_t)RDMA_DESC_PACKETS * DN1_RDMA_MAX_PAYLOAD;
     size_t done = 0;
 
-    if (!n || !x || dst >= DN1_MCAST_BASE || !dn1_type_sendable(type)) {
-        return DN_EINVAL;
-    }
     dn_self(n, DN_SELF_XFER_INSNS);
     if (local > n->hostmem_size || len > n->hostmem_size - local) {
         return DN_ERANGE;   /* the NIC could not read it */
-    }
-    if (type == DN1_TYPE_PUSH && !dn1_raddr_writable(raddr, len)) {
-        return DN_ERANGE;
     }
     struct dn_xfer_rec *r = dn_xfer_begin(n, x);
     do {
@@ -79,7 +75,8 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         if (rc != DN_OK) {
             return rc;
         }
-        rc = rdma_post(n, type, dst, type == DN1_TYPE_PUSH ? raddr + done : raddr,
+        rc = rdma_post(n, type, flags, dst,
+                       type == DN1_TYPE_PUSH ? raddr + done : raddr,
                        local + done, chunk, n->next_tag, (uint32_t)done, n->next_seq,
                        &sent);
         for (uint64_t i = 0; i < sent; i++) {    /* those left, even on error */
@@ -92,4 +89,29 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
         done += chunk;
     } while (done < len);
     return DN_OK;
+}
+
+int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
+                  uint64_t local, size_t len, dn_xfer *x)
+{
+    if (!n || !x || dst >= DN1_MCAST_BASE || !dn1_type_sendable(type)) {
+        return DN_EINVAL;
+    }
+    if (type == DN1_TYPE_PUSH && !dn1_raddr_writable(raddr, len)) {
+        return DN_ERANGE;
+    }
+    return rdma_transfer(n, type, 0, dst, raddr, local, len, x);
+}
+
+int dn_rdma_write_rva(dn_node *n, unsigned dst, uint64_t rva, uint64_t local,
+                      size_t len, dn_xfer *x)
+{
+    if (!n || !x || dst >= DN1_MCAST_BASE) {
+        return DN_EINVAL;
+    }
+    /* The VA may not run into the context bits. */
+    if (len > DN1_RVA_VA(~0ull) - DN1_RVA_VA(rva) + 1) {
+        return DN_ERANGE;
+    }
+    return rdma_transfer(n, DN1_TYPE_PUSH, DN1_FLAG_VA, dst, rva, local, len, x);
 }

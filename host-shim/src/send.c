@@ -218,19 +218,14 @@ int dn_botf_put_group(dn_node *n, unsigned group, uint64_t raddr,
                          buf, len, NULL);
 }
 
-int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
-           dn_xfer *x)
+/* Remote read requests, one per response packet; each completes like an
+ * ACKed write. @flags: 0, or DN1_FLAG_VA for an RVA. */
+static int get_transfer(dn_node *n, uint8_t flags, unsigned src, uint64_t raddr,
+                        uint64_t local, size_t len, dn_xfer *x)
 {
     size_t done = 0;
-
-    if (!n || !x || src >= DN1_MCAST_BASE) {
-        return DN_EINVAL;
-    }
-    if (!dn1_raddr_readable(raddr, len) || !dn1_raddr_writable(local, len)) {
-        return DN_ERANGE;
-    }
-    /* One request per response packet; each completes like an ACKed write. */
     struct dn_xfer_rec *r = dn_xfer_begin(n, x);
+
     dn_self(n, DN_SELF_XFER_INSNS);
     do {
         uint32_t chunk = (uint32_t)(len - done < DN1_PKT_MAX_PAYLOAD
@@ -243,7 +238,7 @@ int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
         }
         if (rc == DN_OK) {
             /* The read length travels in xoff. */
-            rc = botf_send(n, DN1_TYPE_READ_REQ, 0, src, raddr + done, chunk,
+            rc = botf_send(n, DN1_TYPE_READ_REQ, flags, src, raddr + done, chunk,
                            reply, sizeof(reply), n->next_tag, 1);
         }
         if (rc != DN_OK) {
@@ -253,6 +248,31 @@ int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
         done += chunk;
     } while (done < len);
     return DN_OK;
+}
+
+int dn_get(dn_node *n, unsigned src, uint64_t raddr, uint64_t local, size_t len,
+           dn_xfer *x)
+{
+    if (!n || !x || src >= DN1_MCAST_BASE) {
+        return DN_EINVAL;
+    }
+    if (!dn1_raddr_readable(raddr, len) || !dn1_raddr_writable(local, len)) {
+        return DN_ERANGE;
+    }
+    return get_transfer(n, 0, src, raddr, local, len, x);
+}
+
+int dn_get_rva(dn_node *n, unsigned src, uint64_t rva, uint64_t local, size_t len,
+               dn_xfer *x)
+{
+    if (!n || !x || src >= DN1_MCAST_BASE) {
+        return DN_EINVAL;
+    }
+    if (len > DN1_RVA_VA(~0ull) - DN1_RVA_VA(rva) + 1 ||
+        !dn1_raddr_writable(local, len)) {
+        return DN_ERANGE;
+    }
+    return get_transfer(n, DN1_FLAG_VA, src, rva, local, len, x);
 }
 
 int dn_botf_put_rva(dn_node *n, unsigned dst, uint64_t rva, const void *buf,

@@ -906,10 +906,11 @@ static void t_hold_large(void)
     CHECK(memcmp(b.hostmem + 0x8000, data, sizeof(data)) == 0);
 }
 
-static void set_rvatlb(unsigned i, uint16_t ctx, uint64_t vpn, uint32_t ppn, int w)
+/* @w: DN1_TLB_W and/or DN1_TLB_R (1 stands for W, as before reads). */
+static void set_rvatlb(unsigned i, uint16_t ctx, uint64_t vpn, uint32_t ppn, uint32_t w)
 {
     uint32_t pa = DN1_RVATLB_BASE + i * DN1_RVATLB_ENTRY;
-    qb_writel(&b, pa, DN1_TLB_V | (w ? DN1_TLB_W : 0) | ctx);
+    qb_writel(&b, pa, DN1_TLB_V | (w == 1 ? DN1_TLB_W : w) | ctx);
     qb_writel(&b, pa + 4, (uint32_t)(vpn >> 32));
     qb_writel(&b, pa + 8, (uint32_t)vpn);
     qb_writel(&b, pa + 12, ppn);
@@ -1022,6 +1023,86 @@ static void t_rvatlb_protection(void)
     expect_reply(DN1_TYPE_NACK, 85, DN1_NACK_RANGE);
     CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RANGE), 1);
     CHECK_EQ(dirty_outside(0, 0), 0);
+}
+
+/* Remote reads of an RVA (contract 1.22): translated page by page, R
+ * required; a miss holds the request for the firmware, which RETRYs,
+ * CONTINUEs at a NIC address it vouches for, or NACKs. */
+static void t_rvatlb_read(void)
+{
+    uint8_t req[8], got[DN1_PKT_MAX_PAYLOAD];
+    struct dn1_hdr h, r;
+
+    fill(b.hostmem + 0x110c00, 0x400, 41);
+    fill(b.hostmem + 0x356000, 0x400, 42);
+    dn1_put_be64(req, 0x4000);                            /* reply address */
+    set_rvatlb(10, CTX, VA >> 12, 0x110, DN1_TLB_R);
+    set_rvatlb(11, CTX, (VA >> 12) + 1, 0x356, DN1_TLB_R | DN1_TLB_W);
+    h = pkt(DN1_TYPE_READ_REQ, DN1_FLAG_VA, DN1_RVA(CTX, VA + 0xc00), 8, 101);
+    h.xoff = 0x800;                                       /* across the pages */
+    qb_link_send(&b, &h, req);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.type, DN1_TYPE_READ_RSP);
+    CHECK_EQ(r.tag, 101);
+    CHECK_EQ(r.len, 0x800);
+    CHECK(memcmp(got, b.hostmem + 0x110c00, 0x400) == 0);
+    CHECK(memcmp(got + 0x400, b.hostmem + 0x356000, 0x400) == 0);
+
+    /* A page without R refuses the read whole: NACK, nothing sent. */
+    set_rvatlb(12, CTX, (VA >> 12) + 2, 0x357, DN1_TLB_W);
+    h = pkt(DN1_TYPE_READ_REQ, DN1_FLAG_VA, DN1_RVA(CTX, VA + 0x2000), 8, 102);
+    h.xoff = 8;
+    qb_link_send(&b, &h, req);
+    expect_reply(DN1_TYPE_NACK, 102, DN1_NACK_PROTECTION);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_PROT), 1);
+
+    /* ... and an R page takes no write. */
+    uint8_t data[8] = { 7 };
+    h = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ | DN1_FLAG_VA, DN1_RVA(CTX, VA), 8, 103);
+    qb_link_send(&b, &h, data);
+    expect_reply(DN1_TYPE_NACK, 103, DN1_NACK_PROTECTION);
+    CHECK_EQ(b.hostmem[0x110000], 0);
+
+    /* A miss holds the read; RETRY after a refill serves it. */
+    h = pkt(DN1_TYPE_READ_REQ, DN1_FLAG_VA, DN1_RVA(CTX, VA + 0x3010), 8, 104);
+    h.xoff = 16;
+    qb_link_send(&b, &h, req);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RVATLB_MISS, 1, 5000) == 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_HOLD_REASON), DN1_HOLD_RVATLB_MISS);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_MISS_LO), (uint32_t)DN1_RVA(CTX, VA + 0x3010));
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_XOFF), 16);
+    set_rvatlb(13, CTX, (VA >> 12) + 3, 0x356, DN1_TLB_R);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_RETRY);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.tag, 104);
+    CHECK(memcmp(got, b.hostmem + 0x356010, 16) == 0);
+
+    /* CONTINUE: read at the NIC address the firmware wrote, as given. */
+    h = pkt(DN1_TYPE_READ_REQ, DN1_FLAG_VA, DN1_RVA(CTX + 1, VA), 8, 105);
+    h.xoff = 32;
+    qb_link_send(&b, &h, req);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RVATLB_MISS, 2, 5000) == 0);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_HI, 0);
+    qb_set_reg(&b, DN1_REG_RX_RADDR_LO, 0x110c00);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_CONTINUE);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.tag, 105);
+    CHECK(memcmp(got, b.hostmem + 0x110c00, 32) == 0);
+
+    /* WRITE is no answer to a held read; NACK refuses it. */
+    h = pkt(DN1_TYPE_READ_REQ, DN1_FLAG_VA, DN1_RVA(CTX + 1, VA), 8, 106);
+    h.xoff = 8;
+    qb_link_send(&b, &h, req);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RVATLB_MISS, 3, 5000) == 0);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_WRITE);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_BAD_CMD);
+    qb_set_reg(&b, DN1_REG_RX_NACK_REASON, DN1_NACK_PROTECTION);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_NACK);
+    expect_reply(DN1_TYPE_NACK, 106, DN1_NACK_PROTECTION);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_READ_REQ), 3);
+    CHECK_EQ(dirty_outside(0x110c00, 0x357000), 0);       /* reads write nothing */
 }
 
 /* PATLB: once enabled, every page written must be allowed; polled here. */
@@ -1447,7 +1528,7 @@ static const struct test_case cases[] = {
     CASE(register_errors), CASE(link_down), CASE(rx_done), CASE(tx_from_sram),
     CASE(aotf_store), CASE(rx_otf), CASE(rdma_post), CASE(hold_large),
     CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
-    CASE(rvatlb_protection), CASE(patlb), CASE(read_serve), CASE(read_done),
+    CASE(rvatlb_protection), CASE(rvatlb_read), CASE(patlb), CASE(read_serve), CASE(read_done),
     CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
     CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
     CASE(nic_restart), CASE(flash_ops_without_flash), CASE(hostbus_posted),

@@ -67,8 +67,13 @@ static void martini_place(MartiniState *s, uint64_t a, MartiniPiece *p)
 }
 
 MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
-                           uint32_t len, bool translate, MartiniWrite *w)
+                           uint32_t len, bool translate, bool read,
+                           MartiniWrite *w)
 {
+    /* A write needs W in every entry it uses, a remote read R (contract
+     * 1.22); reads are range-checked as readable and pass no PATLB. */
+    uint32_t allow = read ? DN1_TLB_R : DN1_TLB_W;
+
     uint64_t nic[2];
     unsigned n = 1;
 
@@ -100,7 +105,7 @@ MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
                 w->miss_addr = DN1_RVA(ctx, pva);
                 return MARTINI_XLATE_HOLD;
             }
-            if (!(w0 & DN1_TLB_W)) {
+            if (!(w0 & allow)) {
                 w->nack_reason = DN1_NACK_PROTECTION;
                 return MARTINI_XLATE_REFUSE;
             }
@@ -108,12 +113,13 @@ MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
         }
     }
     for (unsigned i = 0; i < n; i++) {
-        if (!dn1_raddr_writable(nic[i], w->piece[i].len)) {
+        if (read ? !dn1_raddr_readable(nic[i], w->piece[i].len)
+                 : !dn1_raddr_writable(nic[i], w->piece[i].len)) {
             w->nack_reason = DN1_NACK_RANGE;
             return MARTINI_XLATE_REFUSE;
         }
     }
-    if (translate && (s->mmu_ctrl & DN1_MMU_PATLB_EN)) {
+    if (translate && !read && (s->mmu_ctrl & DN1_MMU_PATLB_EN)) {
         for (unsigned i = 0; i < n; i++) {
             uint64_t last = nic[i] + (w->piece[i].len ? w->piece[i].len - 1 : 0);
 

@@ -112,7 +112,7 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
     int64_t written = DN1_DIMM_NS(h->len);
     MartiniWrite w;
 
-    switch (martini_xlate(s, h->flags, raddr, h->len, translate, &w)) {
+    switch (martini_xlate(s, h->flags, raddr, h->len, translate, false, &w)) {
     case MARTINI_XLATE_HOLD:
         s->hold_reason = w.hold_reason;
         s->miss_addr = w.miss_addr;
@@ -225,11 +225,16 @@ static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
 }
 
 /*
- * Serve a remote read in hardware: send the @h->xoff bytes at @h->raddr back
+ * Serve a remote read in hardware: send the @h->xoff bytes at @raddr back
  * to the reply address the request carries, or NACK (RANGE) if they are not
- * all readable or too many for one packet.
+ * all readable or too many for one packet. With flag VA and @translate the
+ * RVATLB maps @raddr page by page and must allow reads (R; a miss holds the
+ * request for the firmware, contract 1.22); without, @raddr is a NIC
+ * address (a firmware CONTINUE vouches for it).
  */
-static void martini_read_serve(MartiniState *s, const MartiniPacket *p)
+static MartiniWriteResult martini_read_serve(MartiniState *s,
+                                             const MartiniPacket *p,
+                                             uint64_t raddr, bool translate)
 {
     const struct dn1_hdr *h = &p->hdr;
     uint8_t rsp[DN1_PKT_MAX_SIZE];
@@ -238,23 +243,43 @@ static void martini_read_serve(MartiniState *s, const MartiniPacket *p)
         .src = s->node_id, .dst = h->src, .len = h->xoff, .seq = h->seq,
         .tag = h->tag,
     };
+    uint8_t flags = translate ? h->flags : h->flags & ~DN1_FLAG_VA;
+    uint8_t reason = DN1_NACK_RANGE;
+    MartiniWrite w;
 
-    if (h->len != 8 || h->xoff > DN1_PKT_MAX_PAYLOAD ||
-        (h->flags & DN1_FLAG_VA) || !dn1_raddr_readable(h->raddr, h->xoff)) {
-        martini_count(s, DN1_CNT_ERR_RANGE);
-        martini_reply(s, h, DN1_TYPE_NACK, DN1_NACK_RANGE);
-        return;
+    if (h->len != 8 || h->xoff > DN1_PKT_MAX_PAYLOAD) {
+        goto refuse;
+    }
+    switch (martini_xlate(s, flags, raddr, h->xoff, translate, true, &w)) {
+    case MARTINI_XLATE_HOLD:
+        s->hold_reason = w.hold_reason;
+        s->miss_addr = w.miss_addr;
+        martini_count(s, DN1_CNT_RVATLB_MISS);
+        return MARTINI_WRITE_HELD;
+    case MARTINI_XLATE_REFUSE:
+        reason = w.nack_reason;
+        goto refuse;
+    case MARTINI_XLATE_OK:
+        break;
     }
     r.raddr = dn1_get_be64(p->data + DN1_PKT_HDR_SIZE);
-    if (h->raddr >= DN1_RADDR_LLCM) {
-        memcpy(rsp + DN1_PKT_HDR_SIZE, (uint8_t *)memory_region_get_ram_ptr(s->llcm) +
-               (h->raddr - DN1_RADDR_LLCM), h->xoff);
-    } else {
-        memcpy(rsp + DN1_PKT_HDR_SIZE, (uint8_t *)memory_region_get_ram_ptr(s->hostmem) +
-               h->raddr, h->xoff);
+    for (unsigned i = 0; i < w.npieces; i++) {
+        memcpy(rsp + DN1_PKT_HDR_SIZE + w.piece[i].src,
+               (uint8_t *)memory_region_get_ram_ptr(w.piece[i].mr) +
+               w.piece[i].off, w.piece[i].len);
     }
     martini_count(s, DN1_CNT_RX_READ_REQ);
     martini_link_send(s, rsp, &r);
+    return MARTINI_WRITE_DONE;
+
+refuse:
+    martini_count(s, reason == DN1_NACK_PROTECTION ? DN1_CNT_ERR_PROT
+                                                   : DN1_CNT_ERR_RANGE);
+    qemu_log_mask(LOG_GUEST_ERROR, "martini%u: read of %u bytes at 0x%"
+                  PRIx64 " from node %u refused (reason %u)\n", s->node_id,
+                  h->xoff, raddr, h->src, reason);
+    martini_reply(s, h, DN1_TYPE_NACK, reason);
+    return MARTINI_WRITE_REFUSED;
 }
 
 /* The data of our remote read: write it, then tell the host (CQ). */
@@ -276,7 +301,7 @@ static void martini_read_done(MartiniState *s, const MartiniPacket *p)
 
 /*
  * Hardware handling of an implemented type. Returns true if the packet was
- * held (a PUSH that missed in a TLB); otherwise it is consumed.
+ * held (a PUSH or a READ_REQ that missed in a TLB); otherwise it is consumed.
  */
 static bool martini_rx_hw(MartiniState *s, MartiniPacket *p)
 {
@@ -309,7 +334,10 @@ static bool martini_rx_hw(MartiniState *s, MartiniPacket *p)
                           p->hdr.dst, p->hdr.src);
             break;
         }
-        martini_read_serve(s, p);
+        if (martini_read_serve(s, p, p->hdr.raddr, true) == MARTINI_WRITE_HELD) {
+            martini_hold(s, p, s->hold_reason);
+            return true;
+        }
         break;
     case DN1_TYPE_READ_RSP:
         martini_read_done(s, p);
@@ -411,6 +439,19 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
     switch (cmd) {
     case DN1_RX_CMD_CONTINUE:
     case DN1_RX_CMD_WRITE:
+        if (p->hdr.type == DN1_TYPE_READ_REQ) {
+            /* A held read: served at RX_RADDR, a NIC address, as given. */
+            if (cmd == DN1_RX_CMD_WRITE) {
+                goto bad_cmd;
+            }
+            s->cmd_result = martini_read_serve(s, p, s->held_raddr, false) ==
+                            MARTINI_WRITE_DONE ? DN1_RX_RESULT_OK
+                                               : DN1_RX_RESULT_RANGE;
+            if (s->cmd_result == DN1_RX_RESULT_OK) {
+                martini_count(s, DN1_CNT_RX_CONTINUED);
+            }
+            break;
+        }
         /* At RX_RADDR as a NIC address: the firmware translated (or chose)
          * it, so no TLB applies; only the range check does. WRITE is the
          * DMA the firmware starts: no ACK, the firmware sends its own. */
@@ -429,14 +470,18 @@ static void martini_rx_command(MartiniState *s, uint32_t cmd)
             goto bad_cmd;       /* only a TLB miss can be retried */
         }
         martini_count(s, DN1_CNT_RX_RETRY);
-        switch (martini_remote_write(s, p, s->held_raddr, true, true)) {
+        switch (p->hdr.type == DN1_TYPE_READ_REQ
+                ? martini_read_serve(s, p, s->held_raddr, true)
+                : martini_remote_write(s, p, s->held_raddr, true, true)) {
         case MARTINI_WRITE_HELD:
             s->cmd_result = DN1_RX_RESULT_HELD;
             martini_update_irq(s);
             return;             /* still held, with the new miss */
         case MARTINI_WRITE_DONE:
             s->cmd_result = DN1_RX_RESULT_OK;
-            martini_count_push(s, p);
+            if (p->hdr.type == DN1_TYPE_PUSH) {
+                martini_count_push(s, p);   /* a read counted itself */
+            }
             break;
         case MARTINI_WRITE_REFUSED:
             s->cmd_result = DN1_RX_RESULT_PROT;

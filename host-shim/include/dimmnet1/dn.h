@@ -94,6 +94,18 @@ unsigned dn_node_id(const dn_node *n);
 uint8_t *dn_hostmem(dn_node *n, size_t *size);
 
 /*
+ * Move the pages [@addr, @addr + @len) of this process onto the card: their
+ * contents are copied into receive memory at offset @off and the range is
+ * mapped there, at the same addresses, so that remote writes land in them
+ * and the NIC can read them (memory registration, docs/libfabric.md). All
+ * three page aligned (4 KiB); a range outside receive memory: DN_ERANGE.
+ * What another thread writes to those pages during the call may be lost.
+ * dn_hostmem_unalias() copies them back into ordinary memory.
+ */
+int dn_hostmem_alias(dn_node *n, void *addr, size_t len, uint64_t off);
+int dn_hostmem_unalias(dn_node *n, void *addr, size_t len, uint64_t off);
+
+/*
  * This node's LLCM user area (56 KiB), which remote writes may also target:
  * its byte k is remote address DN_RADDR_LLCM_USER + k on this node.
  */
@@ -144,6 +156,39 @@ int dn_botf_put_group(dn_node *n, unsigned group, uint64_t raddr,
 #define DN_RVA(ctx, va) ((uint64_t)(ctx) << 48 | ((uint64_t)(va) & 0xffffffffffffull))
 int dn_botf_put_rva(dn_node *n, unsigned dst, uint64_t rva, const void *buf,
                     size_t len, dn_xfer *x);
+
+/*
+ * The same by RDMA: the NIC reads @len bytes from this node's receive
+ * memory at @local and writes them to @rva in 2048-byte packets.
+ */
+int dn_rdma_write_rva(dn_node *n, unsigned dst, uint64_t rva, uint64_t local,
+                      size_t len, dn_xfer *x);
+
+/*
+ * Remote read (as dn_get) of @len bytes at remote virtual address @rva of
+ * node @src: its RVATLB translates each request and must allow reads (R);
+ * a miss is served by its firmware (a registration, docs/hardware.md
+ * section 14) or refused: DN_ENACK, x->nack_reason PROTECTION or
+ * NO_TRANSLATION, nothing landed.
+ */
+int dn_get_rva(dn_node *n, unsigned src, uint64_t rva, uint64_t local, size_t len,
+               dn_xfer *x);
+
+/*
+ * Registered memory (docs/hardware.md section 14): entry @idx of this
+ * node's registration table says that remote writes (DN_MR_REMOTE_WRITE)
+ * and reads (DN_MR_REMOTE_READ) with context @key (bit 15 set) may reach
+ * [@va, @va + @len) as receive memory from @nic_off on; the firmware fills
+ * the RVATLB from it on a miss and refuses everything else. dn_mr_clear()
+ * takes the entry off and waits until the firmware has dropped every
+ * translation of its key.
+ */
+#define DN_MR_ENTRIES 32
+#define DN_MR_REMOTE_WRITE 1u
+#define DN_MR_REMOTE_READ  2u
+int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va, uint32_t nic_off,
+              uint32_t len, unsigned access);
+int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms);
 
 /*
  * Remote indirect write: @ptr_addr in node @dst's NIC address space (its

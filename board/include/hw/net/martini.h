@@ -221,7 +221,8 @@ void martini_mmu_reset(MartiniState *s);
 /* Resolve a write of @len bytes at @raddr; @translate: RVATLB (flag VA) and
  * PATLB apply, else @raddr is a NIC address the firmware vouches for. */
 MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
-                           uint32_t len, bool translate, MartiniWrite *w);
+                           uint32_t len, bool translate, bool read,
+                           MartiniWrite *w);
 
 /* martini-sync.c */
 void martini_sync_init(MartiniState *s);
