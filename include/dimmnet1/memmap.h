@@ -55,6 +55,7 @@
 #define DN1_PATLB_ENTRY      8u
 #define DN1_TLB_V            0x80000000u  /* word 0: entry valid */
 #define DN1_TLB_W            0x40000000u  /* word 0: writes allowed */
+#define DN1_TLB_R            0x20000000u  /* RVATLB word 0: reads allowed (READ_REQ with VA) */
 
 /* Console UART: 16550-compatible, byte registers at stride 1. */
 #define DN1_UART_BASE        0x1f100000u
