@@ -15,6 +15,8 @@
 #include "barrier/barrier_paper.h"
 #include "variant/variant.h"
 #include "soft_indirect/soft_indirect.h"
+#include "mr/mr.h"
+#include "atomic/atomic.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 #include "fw_version.h"
@@ -34,10 +36,11 @@ int main(void)
     }
     printf("node %lu: handlers: indirect-write=0x%02x message=0x%02x "
            "barrier=0x%02x control=0x%02x soft-indirect=0x%02x "
-           "barrier-paper=0x%02x\n",
+           "barrier-paper=0x%02x atomic=0x%02x mr-sync=0x%02x\n",
            (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE,
            DN1_TYPE_MESSAGE, DN1_TYPE_BARRIER, DN1_TYPE_CONTROL,
-           DN1_TYPE_SOFT_INDIRECT, DN1_TYPE_BARRIER_PAPER);
+           DN1_TYPE_SOFT_INDIRECT, DN1_TYPE_BARRIER_PAPER, DN1_TYPE_ATOMIC,
+           DN1_TYPE_MR_SYNC);
 
     fwstats_init();
     /* After a host-asked restart, conversations and barriers carry on. */
@@ -50,13 +53,18 @@ int main(void)
     }
     variant_init();
     soft_indirect_init();
+    mr_init();
+    atomic_init();
     dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
     dispatch_register(DN1_TYPE_MESSAGE, message_handle);
     dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
     dispatch_register(DN1_TYPE_CONTROL, variant_control_handle);
     dispatch_register(DN1_TYPE_SOFT_INDIRECT, soft_indirect_handle);
     dispatch_register(DN1_TYPE_BARRIER_PAPER, barrier_paper_handle);
-    dispatch_register_miss(variant_miss_handle);
+    dispatch_register(DN1_TYPE_ATOMIC, atomic_handle);
+    dispatch_register(DN1_TYPE_MR_SYNC, mr_sync_handle);
+    /* Registration keys (context bit 15) here, the rest to the variants. */
+    dispatch_register_miss(mr_miss_handle);
     /* Served at the vector in their common case (handlers/fast_path.S). */
     dispatch_register_fast(DN1_TYPE_INDIRECT_WRITE);
     dispatch_register_fast(DN1_TYPE_MESSAGE);

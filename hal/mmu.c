@@ -17,6 +17,21 @@ void hal_patlb_fill(unsigned index, uint64_t nic_addr)
     mmio_write32(e, DN1_TLB_V | DN1_TLB_W);
 }
 
+void hal_rvatlb_fill(unsigned index, uint32_t word0, uint64_t vpn, uint32_t ppn)
+{
+    uint32_t e = DN1_RVATLB_BASE + DN1_RVATLB_ENTRY * (index % DN1_RVATLB_ENTRIES);
+
+    mmio_write32(e + 4, (uint32_t)(vpn >> 32));
+    mmio_write32(e + 8, (uint32_t)vpn);
+    mmio_write32(e + 12, ppn);
+    mmio_write32(e, word0);
+}
+
+void hal_rvatlb_invalidate(unsigned index)
+{
+    mmio_write32(DN1_RVATLB_BASE + DN1_RVATLB_ENTRY * (index % DN1_RVATLB_ENTRIES), 0);
+}
+
 /* RESTART stays enabled once the firmware has asked for it (main). */
 static uint32_t irq_restart;
 

@@ -102,6 +102,16 @@ static const char *const fw_stat_names[DN1_FWST_COUNT] = {
     [DN1_FWST_SOFT_REFUSED] = "soft_refused",
     [DN1_FWST_SOFT_TX_ERRORS] = "soft_tx_errors",
     [DN1_FWST_SOFT_ENDED] = "soft_ended",
+    [DN1_FWST_MR_FILLS] = "mr_fills",
+    [DN1_FWST_MR_CONTINUES] = "mr_continues",
+    [DN1_FWST_MR_REFUSED] = "mr_refused",
+    [DN1_FWST_MR_SYNCS] = "mr_syncs",
+    [DN1_FWST_ATOMIC_APPLIED] = "atomic_applied",
+    [DN1_FWST_ATOMIC_DUPLICATES] = "atomic_duplicates",
+    [DN1_FWST_ATOMIC_SEQUENCE] = "atomic_sequence",
+    [DN1_FWST_ATOMIC_STALE] = "atomic_stale",
+    [DN1_FWST_ATOMIC_REFUSED] = "atomic_refused",
+    [DN1_FWST_ATOMIC_TX_ERRORS] = "atomic_tx_errors",
 };
 
 unsigned dn_fw_stat_count(void)

@@ -77,7 +77,19 @@
 #define DN1_FWST_SOFT_TX_ERRORS   30 /* ACK sends the NIC refused (link down) */
 #define DN1_FWST_SOFT_ENDED       31 /* transfers in progress ended for a new one
                                         (no free entry): their next packet is refused */
-#define DN1_FWST_COUNT            32
+/* Registered memory (section 14). */
+#define DN1_FWST_MR_FILLS         32 /* RVATLB entries filled from the table (RETRY) */
+#define DN1_FWST_MR_CONTINUES     33 /* edge pages: continued at the NIC address, checked to the byte */
+#define DN1_FWST_MR_REFUSED       34 /* misses NACKed PROTECTION: no registration, or no access */
+#define DN1_FWST_MR_SYNCS         35 /* MR_SYNC served */
+/* Remote atomics (section 15). */
+#define DN1_FWST_ATOMIC_APPLIED   36 /* atomics performed (the old value sent) */
+#define DN1_FWST_ATOMIC_DUPLICATES 37 /* seqs answered already: answered again, not applied */
+#define DN1_FWST_ATOMIC_SEQUENCE  38 /* NACKed SEQUENCE: ahead of the next, or an unknown session */
+#define DN1_FWST_ATOMIC_STALE     39 /* older than the window: discarded */
+#define DN1_FWST_ATOMIC_REFUSED   40 /* NACKed PROTECTION or BAD_ATOMIC */
+#define DN1_FWST_ATOMIC_TX_ERRORS 41 /* READ_RSP sends the NIC refused (link down) */
+#define DN1_FWST_COUNT            42
 
 /*
  * Message control block (LLCM, NIC-reserved part): the receiving host sets

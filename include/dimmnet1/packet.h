@@ -44,6 +44,8 @@
 #define DN1_TYPE_CONTROL         0x43u  /* firmware: take the variant block (own node only) */
 #define DN1_TYPE_SOFT_INDIRECT   0x44u  /* firmware: a transfer received in software */
 #define DN1_TYPE_BARRIER_PAPER   0x45u  /* firmware: the paper's counting barrier, its steps only */
+#define DN1_TYPE_ATOMIC          0x46u  /* firmware: remote atomic on registered memory (atomic.h) */
+#define DN1_TYPE_MR_SYNC         0x47u  /* firmware: own host only: forget RVATLB fills of a key (mr.h) */
 
 /* Destinations from DN1_MCAST_BASE up name multicast groups of the switch:
  * group g is dst DN1_MCAST_BASE + g. Multicast packets are never ACKed. */
@@ -91,6 +93,8 @@
 #define DN1_NACK_BARRIER_MEMBER 14u /* the sender is not a member of the group */
 #define DN1_NACK_BARRIER_EPOCH  15u /* epoch neither the one counted nor the last released */
 #define DN1_NACK_BAD_CONTROL    16u /* control: not from this node, or an unusable variant block */
+#define DN1_NACK_BAD_ATOMIC     17u /* atomic: unknown op or datatype, unaligned target,
+                                       malformed packet (firmware, docs/hardware.md section 15) */
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not
@@ -107,13 +111,17 @@ static inline int dn1_type_sendable(uint8_t type)
 
 /*
  * What the firmware may send from a chip-SRAM image (TX_CMD): what a host
- * may, and an ACK without payload or flags (soft indirect answers in
- * software). Hosts still cannot forge answers.
+ * may, an ACK without payload or flags (soft indirect answers in
+ * software), and a READ_RSP without flags (a remote atomic's old value,
+ * section 15). Hosts still cannot forge answers.
  */
 static inline int dn1_fw_sendable(uint8_t type, uint8_t flags, uint16_t len)
 {
     if (type == DN1_TYPE_ACK) {
         return len == 0 && flags == 0;
+    }
+    if (type == DN1_TYPE_READ_RSP) {
+        return flags == 0;
     }
     return dn1_type_sendable(type) && !(flags & ~DN1_FLAGS_SENDABLE);
 }

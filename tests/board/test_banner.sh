@@ -22,7 +22,7 @@ for i in 0 1 2; do
     esac
 done
 first=$(sed -n 3p "$console")
-tr -d '\r' <"$console" | grep '^node 0: handlers: indirect-write=0x40 message=0x41 barrier=0x42 control=0x43 soft-indirect=0x44 barrier-paper=0x45$' >/dev/null ||
+tr -d '\r' <"$console" | grep '^node 0: handlers: indirect-write=0x40 message=0x41 barrier=0x42 control=0x43 soft-indirect=0x44 barrier-paper=0x45 atomic=0x46 mr-sync=0x47$' >/dev/null ||
     { echo "no handler line naming every type served" >&2; exit 1; }
 grep -q '^ready' "$console" || { echo "no ready line" >&2; exit 1; }
 if grep -q 'FATAL' "$console"; then echo "firmware reported FATAL" >&2; exit 1; fi

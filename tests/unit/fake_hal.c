@@ -256,6 +256,23 @@ void hal_patlb_fill(unsigned index, uint64_t nic_addr)
     fake_patlb[index % 64] = nic_addr >> 12 | 1ull << 63;
 }
 
+uint32_t fake_rvatlb[64][4];
+
+void hal_rvatlb_fill(unsigned index, uint32_t word0, uint64_t vpn, uint32_t ppn)
+{
+    uint32_t *e = fake_rvatlb[index % 64];
+
+    e[1] = (uint32_t)(vpn >> 32);
+    e[2] = (uint32_t)vpn;
+    e[3] = ppn;
+    e[0] = word0;
+}
+
+void hal_rvatlb_invalidate(unsigned index)
+{
+    fake_rvatlb[index % 64][0] = 0;
+}
+
 void hal_rx_irq_enable(int on)
 {
     fake_rx_irq_enabled = on != 0;

@@ -71,5 +71,6 @@ extern size_t fake_decision_count;
 extern uint32_t fake_node_id;
 extern int fake_patlb_enabled, fake_rx_irq_enabled;
 extern uint64_t fake_patlb[64];     /* NIC page number | 1 << 63 when valid */
+extern uint32_t fake_rvatlb[64][4]; /* the RVATLB's words, as the processor stored them */
 
 #endif

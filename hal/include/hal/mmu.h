@@ -15,6 +15,12 @@ void hal_mmu_patlb_enable(int on);
  * NIC address @nic_addr (the word with V is stored last). */
 void hal_patlb_fill(unsigned index, uint64_t nic_addr);
 
+/* RVATLB entry @index (0..63): @word0 (V, W, R, context), VA page @vpn
+ * (36 bits), NIC page @ppn; word 0 is stored last. */
+void hal_rvatlb_fill(unsigned index, uint32_t word0, uint64_t vpn, uint32_t ppn);
+/* RVATLB entry @index invalid (word 0 cleared). */
+void hal_rvatlb_invalidate(unsigned index);
+
 /* IRQ_ENABLE.RX_HELD: interrupt on a held packet (off: the firmware polls). */
 void hal_rx_irq_enable(int on);
 /* Take part in host-asked NIC restarts: the RESTART interrupt comes once

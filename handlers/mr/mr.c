@@ -1,0 +1,130 @@
+/* Registered memory: table lookup, RVATLB miss handler, MR_SYNC (mr.h). */
+#include "mr.h"
+#include "fwstats.h"
+#include "hal/martini.h"
+#include "hal/mmu.h"
+#include "hal/nicmem.h"
+#include "variant/variant.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/mr.h"
+#include "dimmnet1/packet.h"
+
+#define PAGE ((uint64_t)1 << DN1_PAGE_SHIFT)
+
+/* The key each entry 32..63 was filled for (0: none), and the next to use. */
+static uint16_t filled[DN1_MR_TLB_COUNT];
+static unsigned fill_next;
+/* Where a key was found last (key mod 16): tried first, checked as any. */
+static uint8_t hint[16];
+
+void mr_init(void)
+{
+    for (unsigned i = 0; i < DN1_MR_TLB_COUNT; i++) {
+        hal_rvatlb_invalidate(DN1_MR_TLB_FIRST + i);
+        filled[i] = 0;
+    }
+    fill_next = 0;
+}
+
+/* Entry @i if it is @key's and holds [va, va + n). The key word is read
+ * again last: an entry the host freed meanwhile is not used. */
+static int entry_match(unsigned i, uint16_t key, uint64_t va, uint32_t n,
+                       struct mr_entry *e)
+{
+    uint32_t off = DN1_MR_LLCM_OFF + DN1_MR_ENTRY * i;
+    uint32_t hi = hal_llcm_read32(off + DN1_MR_RVA_BASE + 4);
+
+    if (hi >> 16 != key) {
+        return -1;
+    }
+    e->base = (uint64_t)(hi & 0xffffu) << 32 | hal_llcm_read32(off + DN1_MR_RVA_BASE);
+    e->nic_off = hal_llcm_read32(off + DN1_MR_NIC_OFF);
+    uint32_t la = hal_llcm_read32(off + DN1_MR_LEN_ACCESS);
+    e->len = la & DN1_MR_LEN_MASK;
+    e->access = la & (DN1_MR_ACCESS_W | DN1_MR_ACCESS_R);
+    if (hal_llcm_read32(off + DN1_MR_RVA_BASE + 4) != hi ||
+        e->len == 0 || e->len > DN1_MR_LEN_MAX ||
+        e->nic_off > DN1_HOSTMEM_SIZE - e->len ||
+        va < e->base || va - e->base > e->len || n > e->len - (va - e->base)) {
+        return -1;
+    }
+    return 0;
+}
+
+int mr_lookup(uint16_t key, uint64_t va, uint32_t n, struct mr_entry *e)
+{
+    unsigned h = hint[key & 15u];
+
+    if (entry_match(h, key, va, n, e) == 0) {
+        return 0;
+    }
+    for (unsigned i = 0; i < DN1_MR_ENTRIES; i++) {
+        if (i != h && entry_match(i, key, va, n, e) == 0) {
+            hint[key & 15u] = (uint8_t)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+enum rx_action mr_miss_handle(struct rx_packet *p)
+{
+    uint16_t key = DN1_RVA_CTX(p->hdr.raddr);
+
+    if (p->hold_reason != DN1_HOLD_RVATLB_MISS || !(key & DN1_MR_KEY_BIT)) {
+        return variant_miss_handle(p);
+    }
+    int read = p->hdr.type == DN1_TYPE_READ_REQ;
+    uint32_t n = read ? p->hdr.xoff : p->hdr.len;
+    uint64_t va = DN1_RVA_VA(p->hdr.raddr);
+    struct mr_entry e;
+
+    if (mr_lookup(key, va, n ? n : 1, &e) != 0 ||
+        !(e.access & (read ? DN1_MR_ACCESS_R : DN1_MR_ACCESS_W))) {
+        fwstats_inc(DN1_FWST_MR_REFUSED);
+        p->nack_reason = DN1_NACK_PROTECTION;
+        return RX_NACK;
+    }
+    uint64_t page = DN1_RVA_VA(p->miss_addr) & ~(PAGE - 1);
+
+    /* The page wholly registered, and VA and NIC address on the same
+     * offset in their pages: the RVATLB can map it. */
+    if ((((uint32_t)e.base ^ e.nic_off) & (PAGE - 1)) == 0 &&
+        page >= e.base && page + PAGE - e.base <= e.len) {
+        unsigned i = fill_next;
+
+        fill_next = (i + 1) % DN1_MR_TLB_COUNT;
+        filled[i] = key;
+        hal_rvatlb_fill(DN1_MR_TLB_FIRST + i,
+                        DN1_TLB_V | key |
+                        (e.access & DN1_MR_ACCESS_W ? DN1_TLB_W : 0) |
+                        (e.access & DN1_MR_ACCESS_R ? DN1_TLB_R : 0),
+                        page >> DN1_PAGE_SHIFT,
+                        (e.nic_off + (uint32_t)(page - e.base)) >> DN1_PAGE_SHIFT);
+        fwstats_inc(DN1_FWST_MR_FILLS);
+        return RX_RETRY;
+    }
+    /* An edge page: checked to the byte here, the hardware goes on at
+     * the NIC address. */
+    p->raddr = e.nic_off + (va - e.base);
+    fwstats_inc(DN1_FWST_MR_CONTINUES);
+    return RX_CONTINUE;
+}
+
+enum rx_action mr_sync_handle(struct rx_packet *p)
+{
+    uint64_t key = p->hdr.raddr;
+
+    if (p->hdr.src != hal_node_id() || p->hdr.dst != p->hdr.src || key > 0xffffu) {
+        p->nack_reason = DN1_NACK_BAD_CONTROL;
+        return RX_NACK;
+    }
+    for (unsigned i = 0; i < DN1_MR_TLB_COUNT; i++) {
+        if (filled[i] && (key == 0 || filled[i] == key)) {
+            hal_rvatlb_invalidate(DN1_MR_TLB_FIRST + i);
+            filled[i] = 0;
+        }
+    }
+    fwstats_inc(DN1_FWST_MR_SYNCS);
+    return RX_DONE;
+}

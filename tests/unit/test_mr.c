@@ -1,0 +1,219 @@
+/* Registered memory (handlers/mr/): the RVATLB miss handler and MR_SYNC on
+ * the FAKE HAL. */
+#include "../common/check.h"
+#include "fake_hal.h"
+#include "dispatch.h"
+#include "fwstats.h"
+#include "mr/mr.h"
+#include "variant/variant.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/mr.h"
+
+#define ME   3u
+#define KEYA 0x8001u
+#define KEYB 0xbeefu
+#define VA   0x7f0012340000ull          /* page-aligned */
+#define RW   (DN1_MR_ACCESS_W | DN1_MR_ACCESS_R)
+
+static void reg(unsigned i, uint16_t key, uint64_t va, uint32_t nic_off,
+                uint32_t len, uint32_t access)
+{
+    uint64_t e = DN1_RADDR_LLCM + DN1_MR_LLCM_OFF + DN1_MR_ENTRY * i;
+
+    fake_nic_put_u32(e + DN1_MR_NIC_OFF, nic_off);
+    fake_nic_put_u32(e + DN1_MR_LEN_ACCESS, len | access);
+    fake_hostmem_put_u64(e, (uint64_t)key << 48 | va);
+}
+
+static void setup(void)
+{
+    fake_rx_reset();
+    memset(fake_rvatlb, 0, sizeof(fake_rvatlb));
+    fake_node_id = ME;
+    variant_init();
+    mr_init();
+    dispatch_register(DN1_TYPE_MR_SYNC, mr_sync_handle);
+    dispatch_register_miss(mr_miss_handle);
+}
+
+/* A PUSH (or a READ_REQ of @n bytes) to key:va held on an RVATLB miss;
+ * its decision. */
+static struct fake_decision miss(uint8_t type, uint16_t key, uint64_t va, uint32_t n)
+{
+    struct dn1_hdr h = { .version = 1, .type = type, .flags = DN1_FLAG_VA,
+                         .src = 5, .dst = ME, .tag = 77,
+                         .raddr = DN1_RVA(key, va) };
+    if (type == DN1_TYPE_READ_REQ) {
+        h.len = 8;
+        h.xoff = n;
+    } else {
+        h.len = (uint16_t)n;
+    }
+    size_t k = fake_decision_count;
+    fake_rx_push_held(&h, DN1_HOLD_RVATLB_MISS);
+    dispatch_service();
+    return fake_decisions[k % FAKE_DECISIONS];
+}
+
+static unsigned valid_entries(void)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        n += (fake_rvatlb[i][0] & DN1_TLB_V) != 0;
+    }
+    return n;
+}
+
+/* A page wholly inside a registration, VA and NIC offset on the same page
+ * offset: one RVATLB entry (32 first) with the registered access, RETRY. */
+static void t_fill(void)
+{
+    uint32_t fills = fwstats_get(DN1_FWST_MR_FILLS);
+
+    reg(4, KEYA, VA, 0x4000, 0x3000, RW);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x1010, 64).action, RX_RETRY);
+    CHECK_EQ(fake_rvatlb[32][0], DN1_TLB_V | DN1_TLB_W | DN1_TLB_R | KEYA);
+    CHECK_EQ((uint64_t)fake_rvatlb[32][1] << 32 | fake_rvatlb[32][2], (VA + 0x1000) >> 12);
+    CHECK_EQ(fake_rvatlb[32][3], 0x5000 >> 12);
+    CHECK_EQ(fwstats_get(DN1_FWST_MR_FILLS), fills + 1);
+    /* The next miss takes the next entry; a read-only one has R only. */
+    reg(5, KEYB, VA + 0x100000, 0x8000, 0x1000, DN1_MR_ACCESS_R);
+    CHECK_EQ(miss(DN1_TYPE_READ_REQ, KEYB, VA + 0x100000, 2048).action, RX_RETRY);
+    CHECK_EQ(fake_rvatlb[33][0], DN1_TLB_V | DN1_TLB_R | KEYB);
+    CHECK_EQ(fake_rvatlb[33][3], 0x8);
+    CHECK_EQ(valid_entries(), 2);
+}
+
+/* Pages not wholly inside, or mapped off the page grid: checked to the
+ * byte and continued at the NIC address; nothing filled. */
+static void t_continue(void)
+{
+    uint32_t cont = fwstats_get(DN1_FWST_MR_CONTINUES);
+
+    reg(0, KEYA, VA + 0x100, 0x4100, 0x1000, RW);       /* two partial pages */
+    struct fake_decision d = miss(DN1_TYPE_PUSH, KEYA, VA + 0x100, 64);
+    CHECK_EQ(d.action, RX_CONTINUE);
+    CHECK_EQ(d.raddr, 0x4100);
+    d = miss(DN1_TYPE_READ_REQ, KEYA, VA + 0x1000, 0x100);  /* the last bytes */
+    CHECK_EQ(d.action, RX_CONTINUE);
+    CHECK_EQ(d.raddr, 0x5000);
+    reg(1, KEYB, VA, 0x6008, 0x4000, RW);               /* off the page grid */
+    d = miss(DN1_TYPE_PUSH, KEYB, VA + 0x2000, 464);
+    CHECK_EQ(d.action, RX_CONTINUE);
+    CHECK_EQ(d.raddr, 0x8008);
+    CHECK_EQ(fwstats_get(DN1_FWST_MR_CONTINUES), cont + 3);
+    CHECK_EQ(valid_entries(), 0);
+}
+
+/* Every refusal: NACK PROTECTION, counted, no RVATLB entry. */
+static void t_refusals(void)
+{
+    uint32_t refused = fwstats_get(DN1_FWST_MR_REFUSED);
+
+    reg(2, KEYA, VA, 0x4000, 0x1000, DN1_MR_ACCESS_W);
+    reg(3, 0x9000, VA, 0x4000, 0, RW);                  /* length 0 */
+    reg(6, 0x9001, VA, 0x4000, DN1_MR_LEN_MAX + 1, RW); /* over 16 MiB */
+    reg(7, 0x9002, VA, DN1_HOSTMEM_SIZE - 0x800, 0x1000, RW);  /* past receive memory */
+    struct { uint8_t type; uint16_t key; uint64_t va; uint32_t n; } c[] = {
+        { DN1_TYPE_PUSH, 0x8002, VA, 8 },               /* no entry with the key */
+        { DN1_TYPE_PUSH, KEYA, VA - 8, 8 },             /* before the start */
+        { DN1_TYPE_PUSH, KEYA, VA + 0xff8, 16 },        /* runs past the end */
+        { DN1_TYPE_PUSH, KEYA, VA + 0x1000, 1 },        /* just after */
+        { DN1_TYPE_READ_REQ, KEYA, VA, 8 },             /* no R */
+        { DN1_TYPE_PUSH, 0x9000, VA, 8 },
+        { DN1_TYPE_PUSH, 0x9001, VA, 8 },
+        { DN1_TYPE_PUSH, 0x9002, VA, 8 },
+    };
+    for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        struct fake_decision d = miss(c[i].type, c[i].key, c[i].va, c[i].n);
+        CHECK_MSG(d.action == RX_NACK && d.nack_reason == DN1_NACK_PROTECTION,
+                  "case %u: action %d reason %u", i, d.action, d.nack_reason);
+    }
+    CHECK_EQ(fwstats_get(DN1_FWST_MR_REFUSED), refused + 8);
+    /* Freed (rva_base 0): refused too. */
+    fake_hostmem_put_u64(DN1_RADDR_LLCM + DN1_MR_LLCM_OFF + 2 * DN1_MR_ENTRY, 0);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA, 8).nack_reason, DN1_NACK_PROTECTION);
+    /* The whole byte range counts, not only the missed page: the last
+     * byte inside, one more outside. */
+    reg(2, KEYA, VA, 0x4000, 0x1000, DN1_MR_ACCESS_W);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0xff8, 8).action, RX_RETRY);
+    CHECK_EQ(valid_entries(), 1);
+}
+
+/* Contexts without bit 15 keep the variant handler (default: NACK
+ * NO_TRANSLATION). */
+static void t_other_contexts(void)
+{
+    reg(0, KEYA, VA, 0x4000, 0x1000, RW);
+    struct fake_decision d = miss(DN1_TYPE_PUSH, KEYA & 0x7fff, VA, 8);
+    CHECK_EQ(d.action, RX_NACK);
+    CHECK_EQ(d.nack_reason, DN1_NACK_NO_TRANSLATION);
+}
+
+/* MR_SYNC: only from this node to itself; invalidates the key's fills
+ * (0: all) and nothing else; DONE. */
+static void t_sync(void)
+{
+    reg(0, KEYA, VA, 0x4000, 0x2000, RW);
+    reg(1, KEYB, VA, 0x8000, 0x1000, RW);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA, 8).action, RX_RETRY);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x1000, 8).action, RX_RETRY);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYB, VA, 8).action, RX_RETRY);
+    fake_rvatlb[0][0] = DN1_TLB_V | KEYA;               /* not the firmware's */
+    CHECK_EQ(valid_entries(), 4);
+
+    struct dn1_hdr h = { .version = 1, .type = DN1_TYPE_MR_SYNC,
+                         .flags = DN1_FLAG_ACK_REQ, .src = 4, .dst = ME, .raddr = KEYA };
+    size_t k = fake_decision_count;
+    fake_rx_push(&h);
+    dispatch_service();
+    CHECK_EQ(fake_decisions[k % FAKE_DECISIONS].action, RX_NACK);
+    CHECK_EQ(fake_decisions[k % FAKE_DECISIONS].nack_reason, DN1_NACK_BAD_CONTROL);
+    CHECK_EQ(valid_entries(), 4);
+
+    h.src = ME;
+    fake_rx_push(&h);
+    dispatch_service();
+    CHECK_EQ(fake_decisions[(k + 1) % FAKE_DECISIONS].action, RX_DONE);
+    CHECK_EQ(valid_entries(), 2);
+    CHECK(fake_rvatlb[34][0] & DN1_TLB_V);              /* KEYB's */
+    CHECK(fake_rvatlb[0][0] & DN1_TLB_V);
+    h.raddr = 0;
+    fake_rx_push(&h);
+    dispatch_service();
+    CHECK_EQ(valid_entries(), 1);
+    CHECK(fake_rvatlb[0][0] & DN1_TLB_V);
+    /* A boot forgets whatever a predecessor filled in 32..63. */
+    fake_rvatlb[40][0] = DN1_TLB_V | KEYB;
+    mr_init();
+    CHECK_EQ(valid_entries(), 1);
+}
+
+/* Fills take entries 32..63 in turn, never 0..31. */
+static void t_round_robin(void)
+{
+    reg(0, KEYA, VA, 0, DN1_MR_LEN_MAX, RW);
+    for (unsigned i = 0; i < 40; i++) {
+        CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x1000ull * i, 8).action, RX_RETRY);
+    }
+    CHECK_EQ(valid_entries(), 32);
+    CHECK_EQ(fake_rvatlb[32 + 7][2], (uint32_t)((VA >> 12) + 39));
+    for (unsigned i = 0; i < 32; i++) {
+        CHECK_EQ(fake_rvatlb[i][0], 0);
+    }
+}
+
+static const struct test_case cases[] = {
+    { "fill", t_fill },
+    { "continue", t_continue },
+    { "refusals", t_refusals },
+    { "other_contexts", t_other_contexts },
+    { "sync", t_sync },
+    { "round_robin", t_round_robin },
+    { NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+    return run_cases(cases, argc, argv, 1, setup, NULL);
+}
