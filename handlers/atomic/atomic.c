@@ -141,12 +141,12 @@ static void perform(const struct dn1_hdr *h, unsigned op, unsigned dt,
         a->status = DN1_NACK_PROTECTION;
         return;
     }
-    /* Inside receive memory (mr_lookup) and aligned: these cannot fail
-     * unless the registration is unaligned itself (nic_off odd). */
+    /* Inside receive memory (mr_lookup); the NIC address aligned too (a
+     * registration whose nic_off is off the VA's alignment is refused). */
     uint64_t at = e.nic_off + (va - e.base);
     uint32_t lo, hi = 0;
 
-    if (hal_nic_read_u32(at, &lo) != 0 ||
+    if ((at & (size - 1)) || hal_nic_read_u32(at, &lo) != 0 ||
         (size == 8 && hal_nic_read_u32(at + 4, &hi) != 0)) {
         a->status = DN1_NACK_BAD_ATOMIC;
         return;
