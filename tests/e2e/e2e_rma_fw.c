@@ -16,6 +16,11 @@
  *                         nodes x K and the old values returned are
  *                         0 .. nodes x K - 1 (their sum and sum of squares),
  *                         whatever the switch drops, duplicates or reorders
+ *   e2e_rma_fw fetch-add K  2 boards: node 1 does K fetch-adds on node 0's
+ *                         counter one at a time (bench/run_bench.py counts
+ *                         node 0's handler, path atomic-fetch-add); node 0
+ *                         waits with dn_idle (host sync: never outside the
+ *                         shim while the other needs its board)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,15 +363,44 @@ static void sum(dn_node *n, unsigned k)
     CHECK_EQ(fwstat(n, DN1_FWST_ATOMIC_APPLIED), total);
 }
 
+static void fetch_add(dn_node *n, unsigned k)
+{
+    size_t size;
+    uint8_t *mem = dn_hostmem(n, &size);
+    volatile uint64_t *counter = (volatile uint64_t *)(mem + OFF_RW);
+    uint64_t one = 1, old;
+
+    if (dn_node_id(n) == 0) {
+        *counter = 0;
+        CHECK_EQ(dn_mr_set(n, 0, KEY_RW, VA_RW, OFF_RW, 8,
+                           DN_MR_REMOTE_WRITE | DN_MR_REMOTE_READ), DN_OK);
+        CHECK_EQ(dn_publish("registered", "1"), DN_OK);
+        while (*counter < k) {
+            dn_idle(n);
+        }
+        CHECK_EQ(*counter, k);
+        printf("fetch-adds %u applied %u\n", k, fwstat(n, DN1_FWST_ATOMIC_APPLIED));
+    } else if (dn_node_id(n) == 1) {
+        wait_key("registered");
+        for (unsigned i = 0; i < k; i++) {
+            CHECK_EQ(dn_atomic(n, 0, DN_RVA(KEY_RW, VA_RW), DN1_AOP_SUM, DN1_ADT_UINT64,
+                               &one, NULL, &old, TIMEOUT_MS), DN_OK);
+            CHECK_EQ(old, i);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     dn_node *n;
 
     if (argc < 2 || dn_open_env(&n, TIMEOUT_MS) != DN_OK) {
-        fprintf(stderr, "usage: e2e_rma_fw refusals|ops|sum K (under dimmnet-cluster)\n");
+        fprintf(stderr, "usage: e2e_rma_fw refusals|ops|sum K|fetch-add K (under dimmnet-cluster)\n");
         return 2;
     }
-    if (!strcmp(argv[1], "sum")) {
+    if (!strcmp(argv[1], "fetch-add")) {
+        fetch_add(n, argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 12);
+    } else if (!strcmp(argv[1], "sum")) {
         sum(n, argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 1000);
     } else if (dn_node_id(n) == 1) {
         target(n, !strcmp(argv[1], "refusals"));
