@@ -256,6 +256,11 @@ def handlers(tmp):
         (["barrier-paper-release-mcast"], 4,
          [barrier, "--algorithm", "firmware-paper-mcast", "--rounds", "12"], 0,
          ["cmd1+tx"]),
+        # A remote fetch-add (docs/hardware.md section 15): the registration
+        # looked up, the op, the old value sent back as a READ_RSP.
+        (["atomic-fetch-add"], 2,
+         [os.path.join(BUILD, "tests", "e2e", "e2e_rma_fw"), "fetch-add", "12"], 0,
+         ["cmd1+tx"]),
     ]
     # The paper's miss-continue variants, after the indirect write they resemble.
     scenarios[1:1] = [

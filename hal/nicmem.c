@@ -78,3 +78,16 @@ int hal_nic_write_u32(uint64_t addr, uint32_t value)
     mmio_write32(pa, swap ? hal_swap32(value) : value);
     return 0;
 }
+
+#define HOSTMEM_WORD(off) (DN1_HOSTMEM_BASE + ((off) & (DN1_HOSTMEM_SIZE - 4u)))
+_Static_assert((DN1_HOSTMEM_SIZE & (DN1_HOSTMEM_SIZE - 1)) == 0, "receive memory a power of two");
+
+uint32_t hal_hostmem_read32(uint32_t off)
+{
+    return hal_swap32(mmio_read32(HOSTMEM_WORD(off)));
+}
+
+void hal_hostmem_write32(uint32_t off, uint32_t value)
+{
+    mmio_write32(HOSTMEM_WORD(off), hal_swap32(value));
+}

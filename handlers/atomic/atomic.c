@@ -42,6 +42,10 @@ void atomic_init(void)
         sources[i].session = 0;
         sources[i].next = 0;
     }
+    /* The answer's words that never change (answer() writes the rest). */
+    hal_sram_write32(DN1_ATOMIC_SRAM_RSP + 0, (uint32_t)DN1_PKT_VERSION << 24 |
+                                              (uint32_t)DN1_TYPE_READ_RSP << 16);
+    hal_sram_write32(DN1_ATOMIC_SRAM_RSP + 24, 0);          /* xoff */
 }
 
 /* Little-endian payload words (the processor loads them byte-swapped). */
@@ -106,14 +110,11 @@ static enum rx_action answer(struct rx_packet *p, const struct answer *a,
         p->nack_reason = a->status;
         return RX_NACK;
     }
-    hal_sram_write32(img + 0, (uint32_t)DN1_PKT_VERSION << 24 |
-                              (uint32_t)DN1_TYPE_READ_RSP << 16);
     hal_sram_write32(img + 4, h->src);                     /* dst; the NIC sets src */
     hal_sram_write32(img + 8, (uint32_t)size << 16 | h->seq);
     hal_sram_write32(img + 12, h->tag);
     hal_sram_write32(img + 16, (uint32_t)(reply >> 32));
     hal_sram_write32(img + 20, (uint32_t)reply);
-    hal_sram_write32(img + 24, 0);
     hal_sram_write32(img + 32, hal_swap32((uint32_t)a->old));
     hal_sram_write32(img + 36, hal_swap32((uint32_t)(a->old >> 32)));
     if (hal_tx_send(img) != DN1_TX_RESULT_OK) {
@@ -141,23 +142,23 @@ static void perform(const struct dn1_hdr *h, unsigned op, unsigned dt,
         a->status = DN1_NACK_PROTECTION;
         return;
     }
-    /* Inside receive memory (mr_lookup) and aligned: these cannot fail
-     * unless the registration is unaligned itself (nic_off odd). */
-    uint64_t at = e.nic_off + (va - e.base);
-    uint32_t lo, hi = 0;
+    /* Inside receive memory (mr_lookup); the NIC address aligned too (a
+     * registration whose nic_off is off the VA's alignment is refused). */
+    uint32_t at = e.nic_off + (uint32_t)(va - e.base);
 
-    if (hal_nic_read_u32(at, &lo) != 0 ||
-        (size == 8 && hal_nic_read_u32(at + 4, &hi) != 0)) {
+    if (at & (size - 1)) {
         a->status = DN1_NACK_BAD_ATOMIC;
         return;
     }
+    uint32_t lo = hal_hostmem_read32(at), hi = size == 8 ? hal_hostmem_read32(at + 4) : 0;
+    /* The compare word only for the ops that use it. */
+    uint64_t c = op >= DN1_AOP_CSWAP ? pl64(DN1_ATOMIC_OFF_COMPARE) : 0;
     a->old = (uint64_t)hi << 32 | lo;
-    uint64_t r = atomic_apply(op, dt, a->old, pl64(DN1_ATOMIC_OFF_OPERAND),
-                              pl64(DN1_ATOMIC_OFF_COMPARE), &write);
+    uint64_t r = atomic_apply(op, dt, a->old, pl64(DN1_ATOMIC_OFF_OPERAND), c, &write);
     if (write) {
-        hal_nic_write_u32(at, (uint32_t)r);
+        hal_hostmem_write32(at, (uint32_t)r);
         if (size == 8) {
-            hal_nic_write_u32(at + 4, (uint32_t)(r >> 32));
+            hal_hostmem_write32(at + 4, (uint32_t)(r >> 32));
         }
     }
     a->status = 0;

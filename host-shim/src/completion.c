@@ -79,6 +79,8 @@ void dn_cq_drain(dn_node *n)
 
         if (tag & DN_MSG_TAG_BIT) {
             dn_msg_on_record(n, tag, kind, reason, from);
+        } else if ((tag & DN_ATOMIC_TAG_MASK) == DN_ATOMIC_TAG) {
+            dn_atomic_on_record(n, tag, kind, reason);
         } else if (tag & DN_BAR_TAG_BIT) {
             dn_barrier_on_record(n, tag, kind, reason, from);
         } else if (credit(n, tag, kind, reason, from)) {
@@ -91,7 +93,8 @@ void dn_cq_drain(dn_node *n)
 
 static uint32_t in_flight(dn_node *n)
 {
-    return n->next_tag - n->first_tag - n->completed + dn_msg_inflight(n);
+    return n->next_tag - n->first_tag - n->completed + dn_msg_inflight(n) +
+           dn_atomic_inflight(n);
 }
 
 int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms)

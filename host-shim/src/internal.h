@@ -20,6 +20,7 @@
 #define DN_ANSWERED_NONE 0xffffffffu   /* no transfer's tag (bit 31 set) */
 
 struct dn_msg_state;
+struct dn_atomic_state;
 
 /*
  * Posted host-bus requests (docs/hardware.md, "Host bus"): a BOTF kick or
@@ -162,6 +163,7 @@ struct dn_node {
         uint32_t size;
     } aotf[DN1_AOTF_CHANNELS];
     struct dn_msg_state *msg;  /* message exchange, once dn_msg_init ran */
+    struct dn_atomic_state *atomic;    /* remote atomics, from the first post */
     struct dn_barrier *barriers[16];   /* by id (DN_BARRIER_MAX) */
     unsigned barrier_created[16];      /* how often each id was created */
 };
@@ -286,6 +288,19 @@ int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms);
 int64_t dn_now_ms(void);
 /* Now, in ns: the board's modeled clock with host sync, else wall clock. */
 uint64_t dn_msg_now_ns(dn_node *n);
+
+/* Remote atomics (atomic.c): tags 0x60000000 | 29 bits (barrier tags never
+ * have bit 29); a completion record for one (1 if it was an atomic's);
+ * answers awaited (they share the completion queue); teardown. */
+#define DN_ATOMIC_TAG_MASK 0xe0000000u
+#define DN_ATOMIC_TAG      0x60000000u
+int dn_atomic_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason);
+uint32_t dn_atomic_inflight(const dn_node *n);
+void dn_atomic_fini(dn_node *n);
+
+/* dn_botf_packet flags: ask for no ACK (a firmware type that answers
+ * itself, e.g. ATOMIC); never on the wire. */
+#define DN_BOTF_NO_ACK 0x80u
 
 /* Barrier packets' completion records (tags with DN_BAR_TAG_BIT). */
 #define DN_BAR_TAG_BIT   0x40000000u

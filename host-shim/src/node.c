@@ -239,6 +239,7 @@ void dn_close(dn_node *n)
     dn_hb_settle(n);        /* posted requests act (or fail) first */
     dn_msg_fini(n);
     dn_barrier_fini(n);
+    dn_atomic_fini(n);
     if (n->hb_fd >= 0) {
         close(n->hb_fd);
     }

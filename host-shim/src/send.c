@@ -62,9 +62,11 @@ static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     }
     memset(win, 0, DN1_BOTF_PAYLOAD_OFF);
     win[offsetof(struct dn1_botf_hdr, type)] = type;
-    /* Multicast is never answered: asking would only be misleading. */
+    /* Multicast is never answered: asking would only be misleading; nor do
+     * firmware types that answer themselves (DN_BOTF_NO_ACK). */
     win[offsetof(struct dn1_botf_hdr, flags)] =
-        (dst < DN1_MCAST_BASE ? DN1_FLAG_ACK_REQ : 0) | flags;
+        (dst < DN1_MCAST_BASE && !(flags & DN_BOTF_NO_ACK) ? DN1_FLAG_ACK_REQ : 0) |
+        (flags & ~DN_BOTF_NO_ACK);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, dst), dst, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, len), len, 2);
     dn_put_le(win + offsetof(struct dn1_botf_hdr, seq), seq, 2);

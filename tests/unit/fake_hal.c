@@ -88,6 +88,24 @@ int hal_nic_write_u32(uint64_t addr, uint32_t value)
     return 0;
 }
 
+/* Receive memory past the fake's reads as 0 and takes no writes. */
+uint32_t hal_hostmem_read32(uint32_t off)
+{
+    off &= DN1_HOSTMEM_SIZE - 4u;
+    return off < FAKE_HOSTMEM_SIZE ? fake_nic_get_u32(off) : 0;
+}
+
+void hal_hostmem_write32(uint32_t off, uint32_t value)
+{
+    off &= DN1_HOSTMEM_SIZE - 4u;
+    if (fake_nic_write_check) {
+        fake_nic_write_check(off);
+    }
+    if (off < FAKE_HOSTMEM_SIZE) {
+        fake_nic_put_u32(off, value);
+    }
+}
+
 void fake_hostmem_put_u64(uint64_t addr, uint64_t v)
 {
     uint8_t *p = fake_nic(addr);

@@ -35,4 +35,12 @@ int hal_nic_write_u32(uint64_t addr, uint32_t value);
 uint32_t hal_llcm_read32(uint32_t off);
 void hal_llcm_write32(uint32_t off, uint32_t value);
 
+/*
+ * Host receive memory's little-endian 32-bit word at offset @off, taken
+ * modulo the memory and 4-aligned: for offsets a handler has checked
+ * itself (a remote atomic's target), a few instructions.
+ */
+uint32_t hal_hostmem_read32(uint32_t off);
+void hal_hostmem_write32(uint32_t off, uint32_t value);
+
 #endif

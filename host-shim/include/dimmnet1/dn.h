@@ -366,6 +366,95 @@ struct dn_fw_variant {
 int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v);
 
 /*
+ * ---- Registered memory (docs/hardware.md section 14) ----
+ *
+ * This node's registration table: entry @idx (0 .. DN_MR_ENTRIES - 1) lets
+ * remote packets that carry key @key (bit 15 set: 0x8000..0xffff) reach
+ * @len bytes (1 .. 16 MiB) of this node's receive memory from offset
+ * @nic_off, named by VA @va (48 bits) onwards: remote writes and atomics
+ * with DN_MR_REMOTE_WRITE, remote reads (and atomics) with
+ * DN_MR_REMOTE_READ. A remote write is DN_RVA(key, va) with flag VA
+ * (dn_botf_put_rva); a remote atomic needs both bits (every atomic
+ * returns the old value), a READ only DN_MR_REMOTE_READ. The NIC's
+ * firmware fills its RVATLB from the table and refuses (NACK PROTECTION)
+ * anything outside a registration, with another key, or without the
+ * access. Several entries may share a key (a registration in pieces).
+ * DN_EINVAL: bad idx, key without bit 15, access 0 or other bits, a VA
+ * range past 48 bits; DN_ERANGE: length 0 or over 16 MiB, a range outside
+ * receive memory; DN_EBUSY: the entry is in use (dn_mr_clear it first).
+ * dn_mr_clear turns entry @idx off, tells the firmware (a packet to this
+ * node itself, through the switch and back) and waits for its answer
+ * (wall-clock @timeout_ms): once it returns, no packet can reach the old
+ * registration. Clearing a free entry still waits for the firmware.
+ */
+#define DN_MR_ENTRIES 32
+#define DN_MR_REMOTE_WRITE 1u
+#define DN_MR_REMOTE_READ  2u
+int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
+              uint32_t nic_off, uint32_t len, unsigned access);
+int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms);
+
+/*
+ * ---- Remote atomics (docs/hardware.md section 15) ----
+ *
+ * dn_atomic_post: @op (DN1_AOP_*, dimmnet1/atomic.h: libfabric's enum
+ * fi_op numbers) on the @datatype (DN1_ADT_INT32, _UINT32, _INT64,
+ * _UINT64) at @rva = DN_RVA(key, va) in node @dst's registered memory,
+ * served by @dst's firmware; @operand and @compare point to values of the
+ * datatype (@compare only for the CSWAP ops and MSWAP, else may be NULL).
+ * The old value lands at @reply_raddr in this node's NIC address space
+ * (receive memory, or DN_RADDR_LLCM_USER + k), 4 or 8 bytes, aligned;
+ * leave it to the request until dn_atomic_test says done.
+ * dn_atomic_test progresses every atomic of the node (answers, resends)
+ * and says whether @r is done: *done = 1 and DN_OK (the old value is at
+ * reply_raddr), DN_ENACK (refused: r->nack_reason, DN1_NACK_PROTECTION or
+ * DN1_NACK_BAD_ATOMIC), DN_ERETRY (no answer after DN_ATOMIC_RETRIES
+ * resends: the conversation with @dst is broken, later posts to it fail
+ * too); *done = 0 while it waits. A request is sent again after a backoff
+ * when no answer came, with the same seq, so it is never applied twice
+ * (the firmware answers a duplicate from memory). At most
+ * DN_ATOMIC_WINDOW atomics are unanswered per destination and
+ * DN_ATOMIC_MAX per node: a post beyond answers DN_EBUSY (test earlier
+ * ones first). Also DN_EINVAL (bad op, datatype, unaligned @rva or
+ * @reply_raddr, a group), DN_ERANGE (@reply_raddr not writable).
+ * The backoff starts at 20 ms of wall clock (200 us of the board's clock
+ * when it keeps modeled time; DIMMNET_ATOMIC_TIMEOUT_US sets it) and
+ * doubles to 64 times that; a SEQUENCE refusal (an earlier atomic to the
+ * same node is missing there) resends once that earlier one is answered.
+ * dn_atomic: post, wait (wall-clock @timeout_ms: DN_ETIMEDOUT leaves the
+ * request to the shim, which forgets it), copy the old value to @old (4 or
+ * 8 bytes); the reply lands in this node's LLCM user area at
+ * DN_ATOMIC_LLCM_OFF (256 bytes that belong to dn_atomic).
+ */
+#define DN_ATOMIC_WINDOW  8u
+#define DN_ATOMIC_MAX     64u
+#define DN_ATOMIC_RETRIES 12u
+#define DN_ATOMIC_LLCM_OFF 0x7f00u
+typedef struct dn_atomic_req dn_atomic_req;
+struct dn_atomic_req {
+    /* The outcome, once dn_atomic_test said done. */
+    int error;                 /* DN_OK, DN_ENACK, DN_ERETRY */
+    uint8_t nack_reason;       /* DN1_NACK_* with DN_ENACK */
+    unsigned resends;          /* sent again: no answer in time, or after SEQUENCE */
+    /* The shim's. */
+    int state;                 /* 0 not posted, 1 waiting, 2 done */
+    uint32_t tag;
+    uint16_t dst, seq;
+    uint64_t rva;
+    uint8_t payload[32];
+    uint64_t due_ns, rto_ns;
+    unsigned timeouts;         /* resends after no answer (against DN_ATOMIC_RETRIES) */
+    int seq_nacked;            /* refused SEQUENCE: resend when the gap closes */
+};
+int dn_atomic_post(dn_node *n, dn_atomic_req *r, unsigned dst, uint64_t rva,
+                   unsigned op, unsigned datatype, const void *operand,
+                   const void *compare, uint64_t reply_raddr);
+int dn_atomic_test(dn_node *n, dn_atomic_req *r, int *done);
+int dn_atomic(dn_node *n, unsigned dst, uint64_t rva, unsigned op,
+              unsigned datatype, const void *operand, const void *compare,
+              void *old, int timeout_ms);
+
+/*
  * ---- Message exchange (docs/hardware.md section 10; paper, steps 1-7) ----
  *
  * Messages of 0 bytes to 16 MiB - 1 with a 32-bit tag, delivered exactly

@@ -1,0 +1,62 @@
+/*
+ * Registered memory (docs/hardware.md section 14): this node's host writes
+ * its registration table in the NIC-reserved part of LLCM; clearing an
+ * entry waits for the firmware's MR_SYNC answer, after which no packet can
+ * reach the old registration.
+ */
+#include "internal.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/mr.h"
+
+#define ENTRY(i) (DN1_MR_LLCM_OFF + DN1_MR_ENTRY * (i))
+
+static volatile uint64_t *rva_base(dn_node *n, unsigned idx)
+{
+    return (volatile uint64_t *)(n->llcm + ENTRY(idx) + DN1_MR_RVA_BASE);
+}
+
+int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
+              uint32_t nic_off, uint32_t len, unsigned access)
+{
+    if (!n || idx >= DN_MR_ENTRIES || !(key & DN1_MR_KEY_BIT) ||
+        access == 0 || (access & ~(DN_MR_REMOTE_WRITE | DN_MR_REMOTE_READ)) ||
+        va > DN1_RVA_VA(~0ull) || (len && len - 1 > DN1_RVA_VA(~0ull) - va)) {
+        return DN_EINVAL;
+    }
+    if (len == 0 || len > DN1_MR_LEN_MAX || nic_off > n->hostmem_size ||
+        len > n->hostmem_size - nic_off) {
+        return DN_ERANGE;
+    }
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    if (__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48 != 0) {
+        return DN_EBUSY;    /* the firmware may be using it: clear it first */
+    }
+    dn_st32(n, ENTRY(idx) + DN1_MR_NIC_OFF, nic_off);
+    dn_st32(n, ENTRY(idx) + DN1_MR_LEN_ACCESS, len |
+            (access & DN_MR_REMOTE_WRITE ? DN1_MR_ACCESS_W : 0) |
+            (access & DN_MR_REMOTE_READ ? DN1_MR_ACCESS_R : 0));
+    /* The key last, in one store: the firmware never sees half an entry. */
+    dn_host_charge(n, DN_HOST_STORE, 1);
+    __atomic_store_n(rva_base(n, idx), (uint64_t)key << 48 | va, __ATOMIC_RELEASE);
+    return DN_OK;
+}
+
+int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms)
+{
+    dn_xfer x;
+
+    if (!n || idx >= DN_MR_ENTRIES || timeout_ms < 0) {
+        return DN_EINVAL;
+    }
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    uint16_t key = (uint16_t)(__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48);
+    dn_host_charge(n, DN_HOST_STORE, 1);
+    __atomic_store_n(rva_base(n, idx), 0, __ATOMIC_SEQ_CST);
+    /* Through the switch and back, behind every packet that came before:
+     * the firmware forgets the key's RVATLB entries (0: all of them). */
+    int rc = dn_send_typed(n, DN1_TYPE_MR_SYNC, dn_node_id(n), key, NULL, 0, &x);
+    if (rc == DN_OK) {
+        rc = dn_wait(n, &x, timeout_ms);
+    }
+    return rc;
+}
