@@ -9,6 +9,7 @@
 #include "dimmnet1/mr.h"
 
 #define ENTRY(i) (DN1_MR_LLCM_OFF + DN1_MR_ENTRY * (i))
+#define MR_SYNC_RESEND_MS 200
 
 static volatile uint64_t *rva_base(dn_node *n, unsigned idx)
 {
@@ -53,10 +54,21 @@ int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms)
     dn_host_charge(n, DN_HOST_STORE, 1);
     __atomic_store_n(rva_base(n, idx), 0, __ATOMIC_SEQ_CST);
     /* Through the switch and back, behind every packet that came before:
-     * the firmware forgets the key's RVATLB entries (0: all of them). */
-    int rc = dn_send_typed(n, DN1_TYPE_MR_SYNC, dn_node_id(n), key, NULL, 0, &x);
-    if (rc == DN_OK) {
-        rc = dn_wait(n, &x, timeout_ms);
-    }
+     * the firmware forgets the key's RVATLB entries (0: all of them). The
+     * packet or its ACK may be lost on the way: sent again (harmless, the
+     * firmware just forgets again) after MR_SYNC_RESEND_MS, doubling, until
+     * @timeout_ms has passed. */
+    int64_t deadline = dn_now_ms() + timeout_ms;
+    int wait_ms = MR_SYNC_RESEND_MS, rc;
+    do {
+        int64_t left = deadline - dn_now_ms();
+        rc = dn_send_typed(n, DN1_TYPE_MR_SYNC, dn_node_id(n), key, NULL, 0, &x);
+        if (rc == DN_OK || rc == DN_ELINKDOWN || rc == DN_EBUSY) {
+            rc = rc == DN_OK ? dn_wait(n, &x, (int)(left < wait_ms ? (left > 0 ? left : 0)
+                                                                   : wait_ms))
+                             : DN_ETIMEDOUT;
+        }
+        wait_ms *= 2;
+    } while (rc == DN_ETIMEDOUT && dn_now_ms() < deadline);
     return rc;
 }

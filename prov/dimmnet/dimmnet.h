@@ -53,9 +53,13 @@
 /* Capabilities, by the attribute they belong to (fi_getinfo(3)): transmit,
  * receive, domain; info->caps is their union. Primary ones are answered only
  * when asked for (or with no caps in the hints), secondary ones always. */
-#define DNF_TX_CAPS     (FI_TAGGED | FI_MSG | FI_SEND)
+#define DNF_TX_CAPS     (FI_TAGGED | FI_MSG | FI_SEND | FI_RMA | FI_ATOMIC | FI_READ | \
+                         FI_WRITE)
 #define DNF_RX_CAPS     (FI_TAGGED | FI_MSG | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
-                         FI_MULTI_RECV)
+                         FI_MULTI_RECV | FI_RMA | FI_ATOMIC | FI_REMOTE_READ | \
+                         FI_REMOTE_WRITE)
+/* FI_RMA (FI_ATOMIC) asked without FI_READ, FI_WRITE, FI_REMOTE_* implies them. */
+#define DNF_RMA_ROLES   (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
 #define DNF_DOMAIN_CAPS (FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define DNF_CAPS        (DNF_TX_CAPS | DNF_RX_CAPS | DNF_DOMAIN_CAPS)
 #define DNF_SECONDARY_CAPS (FI_SOURCE | FI_MULTI_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM)
@@ -74,14 +78,16 @@
  *           with DNF_F_ZONE); in a mailbox entry
  *   DIRECT: tag, seen (as FIRST), rid, len, data, sid: lfree (as FIRST)
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
- * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)           */
+ * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)
+ *   WDATA:  data (remote CQ data of an RMA write now in place), len  */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
-enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING };
+enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_WDATA };
 #define DNF_F_TAGGED    1u
 #define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
 #define DNF_F_LAND      4u                 /* RREQ: a landing chunk waits for it (below) */
 #define DNF_F_ZONE      8u                 /* RREQ: a landing zone (sid) waits for it */
 #define DNF_CQ_DATA     8u                 /* cq_data_size */
+#define DNF_CNTR_CNT    16u                /* cntr_cnt: a hint, nothing bounds them */
 struct dnf_hdr {
     uint32_t magic;
     uint8_t kind, flags;
@@ -164,6 +170,37 @@ _Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
 #define DNF_ZONES            32u
 #define DNF_ZONE_MAX         (DNF_ZONE_SIZE - sizeof(struct dnf_land))
 
+/* Memory registration (dimmnet_mr.c): registrations open to remote access
+ * whose memory lies outside receive memory have their pages moved into a
+ * pool of receive memory at 4 MiB; keys are RVATLB contexts with bit 15 set
+ * (docs/hardware.md section 14). */
+#define DNF_MR_POOL_OFF      (4u << 20)
+#define DNF_MR_POOL_SIZE     (4u << 20)
+#define DNF_MR_KEY_BIT       0x8000u
+#define DNF_MR_MODES         (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
+
+/* RMA (dimmnet_rma.c): an operation goes in pieces of DNF_RMA_PIECE bytes,
+ * each its own transfer, resent whole until ACKed (a lost packet costs its
+ * piece, not the operation); DNF_RMA_SLOTS pieces in flight an endpoint.
+ * Reads into memory the NIC cannot reach land in a staging slot per piece
+ * at DNF_RMA_STAGE_OFF of receive memory first. */
+#define DNF_RMA_PIECE        8192u
+#define DNF_RMA_SLOTS        16u
+#define DNF_RMA_TRIES        8u
+#define DNF_RMA_STAGE_OFF    ((3u << 20) + (1u << 19))
+_Static_assert(DNF_RMA_STAGE_OFF + DNF_RMA_SLOTS * DNF_RMA_PIECE <= DNF_MR_POOL_OFF,
+               "staging slots end below the registration pool");
+enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
+
+/* Atomics (dimmnet_atomic.c): elements an operation, and the endpoint's
+ * reply slots (8 bytes each, one per element in flight) after the staging
+ * slots, where the targets' firmware answers with the old values. */
+#define DNF_ATOMIC_COUNT     64u
+#define DNF_ATOMIC_REPLIES   64u           /* DN_ATOMIC_MAX */
+#define DNF_ATOMIC_REPLY_OFF (DNF_RMA_STAGE_OFF + DNF_RMA_SLOTS * DNF_RMA_PIECE)
+_Static_assert(DNF_ATOMIC_REPLY_OFF + DNF_ATOMIC_REPLIES * 8u <= DNF_MR_POOL_OFF,
+               "reply slots end below the registration pool");
+
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
     struct dnf_mput *next;
@@ -216,6 +253,8 @@ struct dnf_domain {
                                   * timers on its clock (TIMING register) */
     struct dnf_ep *ep;           /* its endpoint, if it has the node's one */
     int refs;                    /* AVs, CQs and the endpoint open on it */
+    uint64_t mr_mode;            /* FI_MR_* the application allowed and we use */
+    atomic_int mr_refs;          /* registrations open on it */
     /* Instructions charged as host work under host sync per data call in
      * and per completion-queue read: the provider's and shim's own
      * (DNF_SELF_*_INSNS) and the caller's, an MPI library's
@@ -240,6 +279,84 @@ static inline void dnf_copy(struct dnf_domain *dom, void *dst, const void *src, 
 {
     dn_copy(dom->node, dst, src, len);
 }
+
+/* A registration (fi_mr_reg): key and table entry, where its memory lies. */
+struct dnf_alias;
+struct dnf_mr {
+    struct fid_mr mr;            /* mr.key: the application's key; mem_desc: this */
+    struct dnf_mr *next;         /* the node's registrations */
+    struct dnf_domain *dom;
+    uint8_t *buf;
+    size_t len;
+    uint64_t access;
+    uint64_t base;               /* the remote address of buf: its VA, or the offset */
+    uint16_t wire;               /* the context remote accesses carry */
+    int entry;                   /* registration table index; -1: local access only */
+    uint64_t nic_off;            /* buf in receive memory; UINT64_MAX: not there */
+    struct dnf_alias *alias;     /* pages moved onto the card for it */
+};
+
+/* A completion counter (fi_cntr(3)). */
+struct dnf_cntr {
+    struct fid_cntr cntr;
+    struct dnf_domain *dom;
+    enum fi_wait_obj wait;
+    atomic_uint_fast64_t value, err;
+    int refs;                    /* endpoint bindings */
+};
+
+/* An RMA operation until every piece is answered (and, with remote CQ
+ * data, its notice delivered). */
+struct dnf_rma {
+    struct dnf_rma *next;
+    uint8_t kind;                /* DNF_RMA_WRITE, DNF_RMA_READ */
+    uint8_t fence;               /* FI_FENCE: starts once those before are done */
+    uint8_t nack;                /* the first NACK's reason */
+    int complete;                /* a completion on success (errors always) */
+    int err;                     /* DN_* of the first failure */
+    uint32_t node;
+    uint16_t wire;
+    uint64_t addr;               /* remote: VA or offset, as the key's MR takes it */
+    const uint8_t *src;          /* write: the data */
+    uint8_t *dst;                /* read: where it goes */
+    size_t len, issued, finished;
+    uint64_t local;              /* the local buffer in receive memory; UINT64_MAX: not */
+    uint64_t flags, data;
+    void *context;
+    dn_msg_req *notice;          /* remote CQ data, once the write is in */
+    struct dnf_hdr nh;           /* its message: the shim reads it until done */
+    uint8_t inject[];            /* FI_INJECT: the data, copied */
+};
+
+/* An atomic operation: its elements, each a request of the shim's. */
+struct dnf_atomic_el {
+    dn_atomic_req r;
+    int slot;                    /* reply slot while in flight; -1: none */
+};
+struct dnf_atomic {
+    struct dnf_atomic *next;
+    uint8_t kind;                /* write, fetch, compare (dimmnet_atomic.c) */
+    uint8_t nack;
+    int complete, err;
+    uint32_t node;
+    uint16_t wire;
+    uint64_t addr;
+    enum fi_datatype dt;
+    enum fi_op op;
+    size_t count, posted, done;
+    const uint8_t *buf, *cmp;    /* copies, after el[] */
+    uint8_t *res;                /* the application's result buffer */
+    void *context;
+    struct dnf_atomic_el el[];
+};
+
+struct dnf_rma_piece {
+    struct dnf_rma *op;          /* NULL: slot free */
+    size_t off, len;
+    unsigned tries;
+    uint64_t sent_us;
+    dn_xfer x;
+};
 
 struct dnf_av {
     struct fid_av av;
@@ -419,12 +536,22 @@ struct dnf_ep {
     uint8_t *mem;                /* our receive memory */
     uint32_t zone_rid[DNF_ZONES], zone_node[DNF_ZONES];
     uint8_t zone_taken[DNF_ZONES];
+    /* RMA: operations in order, their pieces in flight; counters bound
+     * (FI_SEND, FI_RECV, FI_WRITE, FI_READ, FI_REMOTE_WRITE, FI_REMOTE_READ). */
+    struct dnf_rma *rma_head, **rma_tail;
+    struct dnf_rma_piece rma_piece[DNF_RMA_SLOTS];
+    struct dnf_cntr *cntr_send, *cntr_recv, *cntr_write, *cntr_read;
+    struct dnf_cntr *cntr_rwrite, *cntr_rread;
+    struct dnf_atomic *atomic_head, **atomic_tail;
+    uint64_t atomic_slots;       /* reply slots in use, a bit each */
     struct dnf_ep_stats {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
         uint64_t landed, land_rewrites;      /* landings taken; written again */
         uint64_t zone_landed;                /* of them, into landing zones */
         uint64_t mbox_rewrites, mbox_full;   /* advertisements written again; not made */
         uint64_t inject_errors;              /* injected sends that failed (no entry) */
+        uint64_t rma_ops, rma_resends, rma_refused;   /* RMA: done; pieces sent again; NACKed */
+        uint64_t atomics;                    /* atomic operations done */
     } stats;
 };
 
@@ -490,6 +617,37 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r);
 void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                   const struct dnf_hdr *h, const void *buf, size_t sent);
 int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
+/* dimmnet_mr.c */
+extern struct fi_ops_mr dnf_mr_ops;
+/* Is [buf, buf + len) in receive memory (ours, or pages moved there)? Its offset. */
+int dnf_mr_nic(struct dnf_domain *dom, const void *buf, size_t len, uint64_t *off);
+/* The context a remote access with the application's @key carries. */
+int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire);
+/* dimmnet_rma.c */
+extern struct fi_ops_rma dnf_rma_ops;
+void dnf_rma_progress(struct dnf_ep *ep);
+void dnf_rma_notice(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
+int dnf_rma_idle(const struct dnf_ep *ep);
+/* dimmnet_atomic.c */
+extern struct fi_ops_atomic dnf_atomic_ops;
+void dnf_atomic_progress(struct dnf_ep *ep);
+int dnf_query_atomic(struct fid_domain *domain, enum fi_datatype dt, enum fi_op op,
+                     struct fi_atomic_attr *attr, uint64_t flags);
+/* dimmnet_cntr.c */
+int dnf_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+                  struct fid_cntr **cntr, void *context);
+int dnf_cntr_bind(struct dnf_ep *ep, struct dnf_cntr *c, uint64_t flags);
+void dnf_cntr_unbind(struct dnf_ep *ep);
+/* One operation done: the counter's value, or its error count. */
+static inline void dnf_cntr_bump(struct dnf_cntr *c, int failed)
+{
+    if (c) {
+        atomic_fetch_add(failed ? &c->err : &c->value, 1);
+    }
+}
+/* dimmnet_clock.c: resend timers on the board's clock when it keeps modeled time */
+uint64_t dnf_now_us(const struct dnf_domain *dom);
+uint64_t dnf_resend_us(const struct dnf_domain *dom, unsigned tries);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;

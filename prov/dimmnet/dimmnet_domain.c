@@ -4,7 +4,9 @@
  * Several domains may be open at once (fi_domain(3) allows it); they share
  * the one node, opened by the first and closed with the last, and the
  * node's one endpoint (the shim's tag 0 is one conversation a node).
- * No memory registration is needed (mr_mode 0) nor offered.
+ * Memory registration (dimmnet_mr.c) is what RMA's targets need; mr_mode
+ * is what the application allowed of FI_MR_VIRT_ADDR, FI_MR_ALLOCATED and
+ * FI_MR_PROV_KEY (FI_MR_BASIC: all three; FI_MR_SCALABLE: none).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +49,7 @@ static int domain_close(struct fid *fid)
 {
     struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);
 
-    if (d->refs) {
+    if (d->refs || atomic_load(&d->mr_refs)) {
         return -FI_EBUSY;
     }
     if (d->eq) {
@@ -114,21 +116,13 @@ static struct fi_ops_domain domain_ops = {
     .cq_open = dnf_cq_open,
     .endpoint = dnf_endpoint,
     .scalable_ep = dnf_no_scalable_ep,
-    .cntr_open = dnf_no_cntr_open,
+    .cntr_open = dnf_cntr_open,
     .poll_open = dnf_no_poll_open,
     .stx_ctx = dnf_no_stx_ctx,
     .srx_ctx = dnf_no_srx_ctx,
-    .query_atomic = dnf_no_query_atomic,
+    .query_atomic = dnf_query_atomic,
     .query_collective = dnf_no_query_collective,
     .endpoint2 = domain_endpoint2,
-};
-
-/* mr_mode 0 and no FI_RMA: nothing to register. */
-static struct fi_ops_mr domain_mr_ops = {
-    .size = sizeof(struct fi_ops_mr),
-    .reg = dnf_no_mr_reg,
-    .regv = dnf_no_mr_regv,
-    .regattr = dnf_no_mr_regattr,
 };
 
 int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -183,13 +177,20 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     fi_param_get_int(&dnf_prov, "caller_poll_insns", &caller_poll);
     d->call_insns = DNF_SELF_CALL_INSNS + (uint64_t)(caller_call > 0 ? caller_call : 0);
     d->poll_insns = DNF_SELF_POLL_INSNS + (uint64_t)(caller_poll > 0 ? caller_poll : 0);
+    d->mr_mode = DNF_MR_MODES;
+    if (info && info->domain_attr) {
+        int mode = info->domain_attr->mr_mode;
+        d->mr_mode = mode == FI_MR_BASIC ? DNF_MR_MODES
+                   : mode == FI_MR_SCALABLE ? 0 : (uint64_t)mode & DNF_MR_MODES;
+    }
+    atomic_init(&d->mr_refs, 0);
     d->fab = container_of(fabric, struct dnf_fabric, fab);
     atomic_fetch_add(&d->fab->refs, 1);
     d->dom.fid.fclass = FI_CLASS_DOMAIN;
     d->dom.fid.context = context;
     d->dom.fid.ops = &domain_fi_ops;
     d->dom.ops = &domain_ops;
-    d->dom.mr = &domain_mr_ops;
+    d->dom.mr = &dnf_mr_ops;
     *dom = &d->dom;
     return 0;
 }

@@ -2,8 +2,9 @@
  * The endpoint: FI_EP_RDM, one per domain. Bound to an AV and to one or
  * two CQs (FI_TRANSMIT, FI_RECV), optionally to an EQ (else its domain's)
  * for critical errors; fi_enable posts its receives in the shim. Its name
- * is the node id (struct dnf_addr). No RMA, atomics or collectives: their
- * tables answer with errors (dimmnet_nosys.c).
+ * is the node id (struct dnf_addr). RMA (dimmnet_rma.c), atomics
+ * (dimmnet_atomic.c) and counters (dimmnet_cntr.c); no collectives: that
+ * table answers with errors (dimmnet_nosys.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,8 @@ static int ep_close(struct fid *fid)
         fprintf(stderr, "dimmnet: node %u: sender-matching=%s advertised=%llu taken=%llu "
                 "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu "
                 "mailbox-rewrites=%llu mailbox-full=%llu landed=%llu zones=%llu "
-                "landing-rewrites=%llu inject-errors=%llu\n",
+                "landing-rewrites=%llu inject-errors=%llu rma=%llu rma-resends=%llu "
+                "rma-refused=%llu\n",
                 dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
                 (unsigned long long)s->advertised, (unsigned long long)s->taken,
                 (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
@@ -31,8 +33,10 @@ static int ep_close(struct fid *fid)
                 (unsigned long long)s->mbox_rewrites, (unsigned long long)s->mbox_full,
                 (unsigned long long)s->landed, (unsigned long long)s->zone_landed,
                 (unsigned long long)s->land_rewrites,
-                (unsigned long long)s->inject_errors);
+                (unsigned long long)s->inject_errors, (unsigned long long)s->rma_ops,
+                (unsigned long long)s->rma_resends, (unsigned long long)s->rma_refused);
     }
+    dnf_cntr_unbind(ep);
     if (ep->av) {
         ep->av->refs--;
     }
@@ -102,6 +106,7 @@ static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
         atomic_fetch_add(&ep->eq->refs, 1);
         return 0;
     case FI_CLASS_CNTR:
+        return dnf_cntr_bind(ep, container_of(bfid, struct dnf_cntr, cntr.fid), flags);
     case FI_CLASS_STX_CTX:
     case FI_CLASS_SRX_CTX:
         return -FI_ENOSYS;        /* never handed out */
@@ -395,6 +400,8 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     ep->rx_tail = &ep->rx_head;
     ep->ux_tail = &ep->ux_head;
     ep->tx_tail = &ep->tx_head;
+    ep->rma_tail = &ep->rma_head;
+    ep->atomic_tail = &ep->atomic_head;
     ep->ep.fid.fclass = FI_CLASS_EP;
     ep->ep.fid.context = context;
     ep->ep.fid.ops = &ep_fi_ops;
@@ -402,8 +409,8 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     ep->ep.cm = &ep_cm_ops;
     ep->ep.msg = &dnf_msg_ops;
     ep->ep.tagged = &dnf_tagged_ops;
-    ep->ep.rma = &dnf_no_rma_ops;
-    ep->ep.atomic = &dnf_no_atomic_ops;
+    ep->ep.rma = &dnf_rma_ops;
+    ep->ep.atomic = &dnf_atomic_ops;
     ep->ep.collective = &dnf_no_collective_ops;
     d->ep = ep;
     d->refs++;

@@ -172,13 +172,17 @@ static int hints_fit(const struct fi_info *h)
         REFUSE("av_type %d\n", (int)d->av_type);
     }
     /* mr_mode: what the application can do; we need none of it. */
+    if (d->mr_key_size > 2 && (d->mr_mode & FI_MR_PROV_KEY)) {
+        REFUSE("mr_key_size %zu: ours are 2 bytes\n", d->mr_key_size);
+    }
     if (d->cq_data_size > DNF_CQ_DATA) {
         REFUSE("cq_data_size %zu over %u\n", d->cq_data_size, DNF_CQ_DATA);
     }
     if (d->ep_cnt > 1 || d->tx_ctx_cnt > 1 || d->rx_ctx_cnt > 1 || d->max_ep_tx_ctx > 1 ||
-        d->max_ep_rx_ctx > 1 || d->max_ep_stx_ctx || d->max_ep_srx_ctx || d->cntr_cnt ||
-        d->mr_cnt || d->auth_key_size) {
-        REFUSE("domain counts beyond one endpoint, no counters, MRs or auth keys\n");
+        d->max_ep_rx_ctx > 1 || d->max_ep_stx_ctx || d->max_ep_srx_ctx ||
+        d->cntr_cnt > DNF_CNTR_CNT || d->mr_cnt > DN_MR_ENTRIES || d->auth_key_size) {
+        REFUSE("domain counts beyond one endpoint, %u counters, %u registrations for "
+               "remote access, no auth keys\n", DNF_CNTR_CNT, DN_MR_ENTRIES);
     }
     return 1;
 }
@@ -245,7 +249,28 @@ static int addr_node(const void *addr, size_t len, uint32_t nodes, uint32_t *nod
  * secondary ones we have always (ofi_get_caps). */
 static uint64_t answer_caps(uint64_t asked)
 {
-    return asked ? asked | DNF_SECONDARY_CAPS : (uint64_t)DNF_CAPS;
+    if (!asked) {
+        return DNF_CAPS;
+    }
+    if ((asked & (FI_RMA | FI_ATOMIC)) && !(asked & DNF_RMA_ROLES)) {
+        asked |= DNF_RMA_ROLES;
+    }
+    return asked | DNF_SECONDARY_CAPS;
+}
+
+/* mr_mode: of FI_MR_VIRT_ADDR, FI_MR_ALLOCATED and FI_MR_PROV_KEY what the
+ * application allows (we can do without each; FI_MR_BASIC and
+ * FI_MR_SCALABLE, the old modes, as asked); all three with no hints. */
+static int answer_mr_mode(const struct fi_info *hints)
+{
+    if (!hints || !hints->domain_attr) {
+        return DNF_MR_MODES;
+    }
+    int mode = hints->domain_attr->mr_mode;
+    if (mode == FI_MR_BASIC || mode == FI_MR_SCALABLE) {
+        return mode;
+    }
+    return mode & DNF_MR_MODES;
 }
 
 /*
@@ -337,6 +362,7 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->tx_attr->inject_size = DNF_INJECT_SIZE;
     fi->tx_attr->size = DNF_QUEUE_SIZE;
     fi->tx_attr->iov_limit = 1;
+    fi->tx_attr->rma_iov_limit = 1;
     fi->rx_attr->caps = fi->caps & DNF_RX_CAPS;
     fi->rx_attr->msg_order = DNF_MSG_ORDER;
     fi->rx_attr->comp_order = FI_ORDER_NONE;
@@ -356,7 +382,11 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->domain_attr->resource_mgmt = FI_RM_ENABLED;
     fi->domain_attr->av_type = hints && hints->domain_attr ? hints->domain_attr->av_type
                                                            : FI_AV_UNSPEC;
-    fi->domain_attr->mr_mode = 0;
+    fi->domain_attr->mr_mode = answer_mr_mode(hints);
+    fi->domain_attr->mr_key_size = 2;       /* an RVATLB context */
+    fi->domain_attr->mr_cnt = DN_MR_ENTRIES;
+    fi->domain_attr->mr_iov_limit = 1;
+    fi->domain_attr->cntr_cnt = DNF_CNTR_CNT;
     fi->domain_attr->cq_cnt = 2;
     fi->domain_attr->ep_cnt = 1;
     fi->domain_attr->tx_ctx_cnt = 1;

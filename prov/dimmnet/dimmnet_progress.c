@@ -278,6 +278,7 @@ static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
     if (c.err || r->complete || last) {
         dnf_cq_push(ep->rx_cq, &c);
     }
+    dnf_cntr_bump(ep->cntr_recv, c.err != 0);
     free(r->ch.req);
     free(r->stage);
     free(r);
@@ -416,6 +417,9 @@ static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t
         break;
     case DNF_K_PING:
         break;
+    case DNF_K_WDATA:
+        dnf_rma_notice(ep, node, &h);
+        break;
     default:
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "message kind %u from node %u dropped\n",
                 h.kind, node);
@@ -501,7 +505,9 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
          * name nothing (Open MPI's mtl ofi dereferences it). Logged above
          * and counted; the peer's later sends fail with entries. */
         ep->stats.inject_errors++;
-    } else if (t->complete || t->err != DN_OK) {
+    }
+    dnf_cntr_bump(ep->cntr_send, t->err != DN_OK);
+    if ((t->complete || t->err != DN_OK) && (t->context || t->complete)) {
         struct dnf_comp c = { 0 };
 
         c.e.op_context = t->context;
@@ -549,6 +555,8 @@ void dnf_progress(struct dnf_ep *ep)
     }
     dnf_ep_fatal(ep, dn_msg_progress(ep->dom->node));   /* our board gone? */
     dnf_emx_progress(ep);
+    dnf_rma_progress(ep);
+    dnf_atomic_progress(ep);
     /* Arrivals under tag 0, in posting order of the bounces. */
     for (;;) {
         struct dnf_bounce *b = &ep->bounce[ep->bounce_next];
@@ -910,9 +918,9 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
  * withdrawn first, and sends in flight get a little time to finish. */
 void dnf_ep_drain(struct dnf_ep *ep)
 {
-    for (int i = 0; i < 1000 && ep->tx_head; i++) {
+    for (int i = 0; i < 1000 && (ep->tx_head || !dnf_rma_idle(ep)); i++) {
         dnf_progress(ep);
-        if (ep->tx_head) {
+        if (ep->tx_head || !dnf_rma_idle(ep)) {
             dn_idle(ep->dom->node);
         }
     }

@@ -32,8 +32,10 @@
 #include "conf_util.h"
 
 #define API FI_VERSION(1, 17)
-#define TX_BITS (FI_MSG | FI_TAGGED | FI_SEND)
-#define RX_BITS (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | FI_MULTI_RECV)
+#define TX_BITS (FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE)
+#define RX_BITS (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | FI_MULTI_RECV | \
+                 FI_RMA | FI_ATOMIC | FI_REMOTE_READ | FI_REMOTE_WRITE)
+#define RMA_ROLES (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
 #define DOM_BITS (FI_LOCAL_COMM | FI_REMOTE_COMM)
 
 struct addr {                   /* the provider's name: magic, node id */
@@ -160,12 +162,13 @@ static void test_caps(void)
         FI_MSG, FI_TAGGED, FI_MSG | FI_TAGGED, FI_MSG | FI_SEND, FI_TAGGED | FI_RECV,
         FI_TAGGED | FI_DIRECTED_RECV | FI_SOURCE, FI_MSG | FI_LOCAL_COMM | FI_REMOTE_COMM,
         FI_MSG | FI_MULTI_RECV, TX_BITS | RX_BITS | DOM_BITS,
+        FI_RMA, FI_MSG | FI_RMA, FI_RMA | FI_WRITE, FI_RMA | FI_REMOTE_READ, FI_ATOMIC,
+        FI_TAGGED | FI_ATOMIC | FI_READ,
     };
     static const uint64_t no[] = {
-        FI_RMA, FI_ATOMIC, FI_READ, FI_WRITE, FI_REMOTE_READ, FI_REMOTE_WRITE,
         FI_MULTICAST, FI_NAMED_RX_CTX, FI_COLLECTIVE, FI_HMEM, FI_VARIABLE_MSG,
         FI_TRIGGER, FI_FENCE, FI_RMA_EVENT, FI_SOURCE_ERR, FI_RMA_PMEM,
-        FI_SHARED_AV, FI_AV_USER_ID, FI_MSG | FI_RMA, FI_TAGGED | FI_SHARED_AV,
+        FI_SHARED_AV, FI_AV_USER_ID, FI_MSG | FI_COLLECTIVE, FI_TAGGED | FI_SHARED_AV,
     };
     struct fi_info *h, *fi;
 
@@ -186,6 +189,19 @@ static void test_caps(void)
         if (!(ok[i] & FI_MSG)) {
             CHECK(!(fi->caps & FI_MSG));
         }
+        if (!(ok[i] & FI_RMA)) {
+            CHECK(!(fi->caps & FI_RMA));
+        }
+        if (!(ok[i] & FI_ATOMIC)) {
+            CHECK(!(fi->caps & FI_ATOMIC));
+        }
+        /* FI_RMA or FI_ATOMIC without a role implies every role; with
+         * roles asked, only those. */
+        if ((ok[i] & (FI_RMA | FI_ATOMIC)) && !(ok[i] & RMA_ROLES)) {
+            CHECK_EQ(fi->caps & RMA_ROLES, RMA_ROLES);
+        } else if (ok[i] & (FI_RMA | FI_ATOMIC)) {
+            CHECK_EQ(fi->caps & RMA_ROLES, ok[i] & RMA_ROLES);
+        }
         fi_freeinfo(fi);
     }
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
@@ -194,7 +210,7 @@ static void test_caps(void)
         CHECK_MSG(takes(h) == -FI_ENODATA, "caps 0x%llx", (unsigned long long)no[i]);
         h = hints_new();
         h->tx_attr->caps = no[i];
-        if (no[i] & (FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_MULTICAST |
+        if (no[i] & (FI_MULTICAST |
                      FI_NAMED_RX_CTX | FI_COLLECTIVE | FI_HMEM | FI_TRIGGER | FI_FENCE)) {
             CHECK_MSG(takes(h) == -FI_ENODATA, "tx caps 0x%llx", (unsigned long long)no[i]);
         } else {
@@ -202,7 +218,7 @@ static void test_caps(void)
         }
         h = hints_new();
         h->rx_attr->caps = no[i];
-        if (no[i] & (FI_RMA | FI_ATOMIC | FI_REMOTE_READ | FI_REMOTE_WRITE |
+        if (no[i] & (
                      FI_VARIABLE_MSG | FI_RMA_EVENT | FI_SOURCE_ERR | FI_COLLECTIVE)) {
             CHECK_MSG(takes(h) == -FI_ENODATA, "rx caps 0x%llx", (unsigned long long)no[i]);
         } else {
@@ -349,8 +365,34 @@ static void test_domain(void)
     h->domain_attr->ep_cnt = 2;
     EXPECT(takes(h), -FI_ENODATA);
     h = hints_new();
-    h->domain_attr->cntr_cnt = 1;
+    h->domain_attr->cntr_cnt = 16;                       /* counters (issue 24) */
+    EXPECT(takes(h), 0);
+    h = hints_new();
+    h->domain_attr->cntr_cnt = 17;
     EXPECT(takes(h), -FI_ENODATA);
+    h = hints_new();
+    h->domain_attr->mr_cnt = 33;                         /* the table's 32 */
+    EXPECT(takes(h), -FI_ENODATA);
+    /* mr_mode: what the hints allow of the three we can use, or the old
+     * modes as asked. */
+    static const struct { int ask, answer; } mr[] = {
+        { FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_LOCAL | FI_MR_ENDPOINT,
+          FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY },
+        { FI_MR_PROV_KEY, FI_MR_PROV_KEY }, { 0, 0 },
+        { FI_MR_BASIC, FI_MR_BASIC }, { FI_MR_SCALABLE, FI_MR_SCALABLE },
+    };
+    for (size_t i = 0; i < sizeof(mr) / sizeof(mr[0]); i++) {
+        h = hints_new();
+        h->domain_attr->mr_mode = mr[i].ask;
+        EXPECT(gi(NULL, NULL, 0, h, &fi), 0);
+        if (fi) {
+            CHECK_MSG(fi->domain_attr->mr_mode == mr[i].answer, "mr_mode 0x%x answered 0x%x",
+                      mr[i].ask, fi->domain_attr->mr_mode);
+            CHECK_EQ(fi->domain_attr->mr_key_size, 2);
+            CHECK_EQ(fi->domain_attr->mr_cnt, 32);
+            fi_freeinfo(fi);
+        }
+    }
     h = hints_new();
     h->domain_attr->cq_data_size = 9;
     EXPECT(takes(h), -FI_ENODATA);

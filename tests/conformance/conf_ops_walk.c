@@ -8,13 +8,14 @@
  *   - every entry is called through its fi_*(3) call (fid-level ones
  *     without a call, tostr, through the table), and answers what its man
  *     page says: a valid result where the provider offers the operation, an
- *     error where it does not (-FI_ENOSYS; -FI_EOPNOTSUPP for atomics and
- *     collectives, as fi_atomic(3) and fi_collective(3) name);
+ *     error where it does not (-FI_ENOSYS; -FI_EOPNOTSUPP for
+ *     collectives, as fi_collective(3) names);
  *   - the number of entries called is the table's number of slots, so a
  *     slot added to a table (a newer header) is not silently skipped.
- * Objects the provider does not offer (counters, wait sets, poll sets,
- * passive and scalable endpoints, shared contexts, MRs, AV sets) are
- * refused at their open, which leaves the output untouched.
+ * Objects the provider does not offer (wait sets, poll sets, passive and
+ * scalable endpoints, shared contexts, AV sets) are refused at their open,
+ * which leaves the output untouched; counters and MRs (issue 24) are
+ * walked as the rest.
  *
  *   conf_ops_walk      (under dimmnet-cluster -n 1: the domain is a node)
  */
@@ -167,14 +168,34 @@ int main(void)
 
         EXPECT(fi_endpoint(domain, info, &none, NULL), -FI_EBUSY);   /* one a node */
         CALL(wd, fi_scalable_ep(domain, info, &none, NULL), -FI_ENOSYS);
-        CALL(wd, fi_cntr_open(domain, &ca, &cntr, NULL), -FI_ENOSYS);
+        CALL(wd, fi_cntr_open(domain, &ca, &cntr, NULL), 0);
         CALL(wd, fi_poll_open(domain, &pa, &ps), -FI_ENOSYS);
         CALL(wd, fi_stx_context(domain, &ta, &stx, NULL), -FI_ENOSYS);
         CALL(wd, fi_srx_context(domain, &ra, &none, NULL), -FI_ENOSYS);
-        CALL(wd, fi_query_atomic(domain, FI_INT32, FI_SUM, &aa, 0), -FI_EOPNOTSUPP);
+        CALL(wd, fi_query_atomic(domain, FI_INT32, FI_SUM, &aa, 0), 0);
+        CHECK(aa.size == 4 && aa.count >= 1);
         CALL(wd, fi_query_collective(domain, FI_BARRIER, &coll, 0), -FI_EOPNOTSUPP);
         CALL(wd, fi_endpoint2(domain, info, &none, FI_PEER, NULL), -FI_ENOSYS);
-        CHECK(!none && !cntr && !ps && !stx);
+        CHECK(!none && cntr && !ps && !stx);
+        if (cntr) {
+            struct walk wc = walk_begin("fi_ops_cntr", cntr->ops, sizeof(struct fi_ops_cntr));
+            struct walk wc_fid = walk_begin("fi_ops(cntr)", cntr->fid.ops,
+                                            sizeof(struct fi_ops));
+            CALL(wc, fi_cntr_add(cntr, 5), 0);
+            CALL(wc, fi_cntr_read(cntr), 5);
+            CALL(wc, fi_cntr_set(cntr, 2), 0);
+            CALL(wc, fi_cntr_adderr(cntr, 3), 0);
+            CALL(wc, fi_cntr_readerr(cntr), 3);
+            CALL(wc, fi_cntr_seterr(cntr, 1), 0);
+            EXPECT(fi_cntr_readerr(cntr), 1);
+            EXPECT(fi_cntr_read(cntr), 2);
+            /* FI_WAIT_NONE (the default): no waiting (fi_cntr(3)). */
+            CALL(wc, fi_cntr_wait(cntr, 1, 0), -FI_EINVAL);
+            walk_end(&wc);
+            walk_fid_ops(&wc_fid, &cntr->fid, &cq->fid, -FI_ENOSYS, FI_GETWAIT, -FI_ENODATA);
+            CALL(wc_fid, fi_close(&cntr->fid), 0);
+            walk_end(&wc_fid);
+        }
     }
     walk_end(&wd);
     {
@@ -182,11 +203,24 @@ int main(void)
         struct iovec iov = { buf, sizeof(buf) };
         struct fi_mr_attr ma = { .mr_iov = &iov, .iov_count = 1, .access = FI_SEND };
 
-        CALL(wmr, fi_mr_reg(domain, buf, sizeof(buf), FI_SEND, 0, 0, 0, &mr, NULL),
-             -FI_ENOSYS);
-        CALL(wmr, fi_mr_regv(domain, &iov, 1, FI_SEND, 0, 0, 0, &mr, NULL), -FI_ENOSYS);
-        CALL(wmr, fi_mr_regattr(domain, &ma, 0, &mr), -FI_ENOSYS);
-        CHECK(mr == NULL);
+        /* Local registrations: a key, a descriptor, no table entry. */
+        CALL(wmr, fi_mr_reg(domain, buf, sizeof(buf), FI_SEND, 0, 0, 0, &mr, NULL), 0);
+        if (mr) {
+            struct walk wm_fid = walk_begin("fi_ops(mr)", mr->fid.ops, sizeof(struct fi_ops));
+            CHECK(fi_mr_desc(mr) != NULL);
+            /* no registration events (FI_RMA_EVENT, FI_MR_ENDPOINT) */
+            walk_fid_ops(&wm_fid, &mr->fid, &cq->fid, -FI_ENOSYS, FI_ENABLE, -FI_ENOSYS);
+            CALL(wm_fid, fi_close(&mr->fid), 0);
+            walk_end(&wm_fid);
+        }
+        mr = NULL;
+        CALL(wmr, fi_mr_regv(domain, &iov, 1, FI_SEND, 0, 0, 0, &mr, NULL), 0);
+        CHECK(mr && fi_close(&mr->fid) == 0);
+        mr = NULL;
+        CALL(wmr, fi_mr_regattr(domain, &ma, 0, &mr), 0);
+        CHECK(mr && fi_close(&mr->fid) == 0);
+        EXPECT(fi_mr_reg(domain, buf, sizeof(buf), FI_SEND | (1ull << 62), 0, 0, 0, &mr,
+                         NULL), -FI_EINVAL);                   /* unknown access bit */
     }
     walk_end(&wmr);
     /* bind takes an EQ only */
@@ -325,59 +359,60 @@ int main(void)
         EXPECT(fi_cq_read(cq, &e, 1), -FI_EAGAIN);
     }
     {
-        /* No FI_RMA: to a valid address all the same. */
+        /* RMA to an address not in the AV: -FI_EINVAL, nothing posted. */
         struct iovec iov = { buf, 16 };
         void *desc = NULL;
         struct fi_rma_iov riov = { 0, 16, 0 };
         struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1,
-                                .addr = self, .rma_iov = &riov, .rma_iov_count = 1,
+                                .addr = bad, .rma_iov = &riov, .rma_iov_count = 1,
                                 .context = &ctx };
 
-        CALL(wrma, fi_read(ep, buf, 16, NULL, self, 0, 0, &ctx), -FI_ENOSYS);
-        CALL(wrma, fi_readv(ep, &iov, &desc, 1, self, 0, 0, &ctx), -FI_ENOSYS);
-        CALL(wrma, fi_readmsg(ep, &m, 0), -FI_ENOSYS);
-        CALL(wrma, fi_write(ep, buf, 16, NULL, self, 0, 0, &ctx), -FI_ENOSYS);
-        CALL(wrma, fi_writev(ep, &iov, &desc, 1, self, 0, 0, &ctx), -FI_ENOSYS);
-        CALL(wrma, fi_writemsg(ep, &m, 0), -FI_ENOSYS);
-        CALL(wrma, fi_inject_write(ep, buf, 16, self, 0, 0), -FI_ENOSYS);
-        CALL(wrma, fi_writedata(ep, buf, 16, NULL, 5, self, 0, 0, &ctx), -FI_ENOSYS);
-        CALL(wrma, fi_inject_writedata(ep, buf, 16, 5, self, 0, 0), -FI_ENOSYS);
+        CALL(wrma, fi_read(ep, buf, 16, NULL, bad, 0, 0, &ctx), -FI_EINVAL);
+        CALL(wrma, fi_readv(ep, &iov, &desc, 1, bad, 0, 0, &ctx), -FI_EINVAL);
+        CALL(wrma, fi_readmsg(ep, &m, 0), -FI_EINVAL);
+        CALL(wrma, fi_write(ep, buf, 16, NULL, bad, 0, 0, &ctx), -FI_EINVAL);
+        CALL(wrma, fi_writev(ep, &iov, &desc, 1, bad, 0, 0, &ctx), -FI_EINVAL);
+        CALL(wrma, fi_writemsg(ep, &m, 0), -FI_EINVAL);
+        CALL(wrma, fi_inject_write(ep, buf, 16, bad, 0, 0), -FI_EINVAL);
+        CALL(wrma, fi_writedata(ep, buf, 16, NULL, 5, bad, 0, 0, &ctx), -FI_EINVAL);
+        CALL(wrma, fi_inject_writedata(ep, buf, 16, 5, bad, 0, 0), -FI_EINVAL);
         walk_end(&wrma);
     }
     {
-        /* No FI_ATOMIC. */
+        /* Atomics to an address not in the AV: -FI_EINVAL, nothing posted. */
         int32_t v = 1, cmp = 0, res = 0;
         struct fi_ioc ioc = { &v, 1 }, cioc = { &cmp, 1 }, rioc = { &res, 1 };
         void *desc = NULL;
         struct fi_rma_ioc rioc_remote = { 0, 1, 0 };
         struct fi_msg_atomic m = { .msg_iov = &ioc, .desc = &desc, .iov_count = 1,
-                                   .addr = self, .rma_iov = &rioc_remote,
+                                   .addr = bad, .rma_iov = &rioc_remote,
                                    .rma_iov_count = 1, .datatype = FI_INT32,
                                    .op = FI_SUM, .context = &ctx };
         size_t count = 0;
 
-        CALL(wat, fi_atomic(ep, &v, 1, NULL, self, 0, 0, FI_INT32, FI_SUM, &ctx),
-             -FI_EOPNOTSUPP);
-        CALL(wat, fi_atomicv(ep, &ioc, &desc, 1, self, 0, 0, FI_INT32, FI_SUM, &ctx),
-             -FI_EOPNOTSUPP);
-        CALL(wat, fi_atomicmsg(ep, &m, 0), -FI_EOPNOTSUPP);
-        CALL(wat, fi_inject_atomic(ep, &v, 1, self, 0, 0, FI_INT32, FI_SUM),
-             -FI_EOPNOTSUPP);
-        CALL(wat, fi_fetch_atomic(ep, &v, 1, NULL, &res, NULL, self, 0, 0, FI_INT32,
-                                  FI_SUM, &ctx), -FI_EOPNOTSUPP);
-        CALL(wat, fi_fetch_atomicv(ep, &ioc, &desc, 1, &rioc, &desc, 1, self, 0, 0,
-                                   FI_INT32, FI_SUM, &ctx), -FI_EOPNOTSUPP);
-        CALL(wat, fi_fetch_atomicmsg(ep, &m, &rioc, &desc, 1, 0), -FI_EOPNOTSUPP);
-        CALL(wat, fi_compare_atomic(ep, &v, 1, NULL, &cmp, NULL, &res, NULL, self, 0, 0,
-                                    FI_INT32, FI_CSWAP, &ctx), -FI_EOPNOTSUPP);
+        CALL(wat, fi_atomic(ep, &v, 1, NULL, bad, 0, 0, FI_INT32, FI_SUM, &ctx),
+             -FI_EINVAL);
+        CALL(wat, fi_atomicv(ep, &ioc, &desc, 1, bad, 0, 0, FI_INT32, FI_SUM, &ctx),
+             -FI_EINVAL);
+        CALL(wat, fi_atomicmsg(ep, &m, 0), -FI_EINVAL);
+        CALL(wat, fi_inject_atomic(ep, &v, 1, bad, 0, 0, FI_INT32, FI_SUM),
+             -FI_EINVAL);
+        CALL(wat, fi_fetch_atomic(ep, &v, 1, NULL, &res, NULL, bad, 0, 0, FI_INT32,
+                                  FI_SUM, &ctx), -FI_EINVAL);
+        CALL(wat, fi_fetch_atomicv(ep, &ioc, &desc, 1, &rioc, &desc, 1, bad, 0, 0,
+                                   FI_INT32, FI_SUM, &ctx), -FI_EINVAL);
+        CALL(wat, fi_fetch_atomicmsg(ep, &m, &rioc, &desc, 1, 0), -FI_EINVAL);
+        CALL(wat, fi_compare_atomic(ep, &v, 1, NULL, &cmp, NULL, &res, NULL, bad, 0, 0,
+                                    FI_INT32, FI_CSWAP, &ctx), -FI_EINVAL);
         CALL(wat, fi_compare_atomicv(ep, &ioc, &desc, 1, &cioc, &desc, 1, &rioc, &desc, 1,
-                                     self, 0, 0, FI_INT32, FI_CSWAP, &ctx),
-             -FI_EOPNOTSUPP);
+                                     bad, 0, 0, FI_INT32, FI_CSWAP, &ctx),
+             -FI_EINVAL);
+        /* m's op is FI_SUM: no compare op, refused before anything else */
         CALL(wat, fi_compare_atomicmsg(ep, &m, &cioc, &desc, 1, &rioc, &desc, 1, 0),
              -FI_EOPNOTSUPP);
-        CALL(wat, fi_atomicvalid(ep, FI_INT32, FI_SUM, &count), -FI_EOPNOTSUPP);
-        CALL(wat, fi_fetch_atomicvalid(ep, FI_INT32, FI_SUM, &count), -FI_EOPNOTSUPP);
-        CALL(wat, fi_compare_atomicvalid(ep, FI_INT32, FI_CSWAP, &count), -FI_EOPNOTSUPP);
+        CALL(wat, fi_atomicvalid(ep, FI_INT32, FI_SUM, &count), 0);
+        CALL(wat, fi_fetch_atomicvalid(ep, FI_INT32, FI_SUM, &count), 0);
+        CALL(wat, fi_compare_atomicvalid(ep, FI_INT32, FI_CSWAP, &count), 0);
         walk_end(&wat);
     }
     {

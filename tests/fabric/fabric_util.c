@@ -8,6 +8,7 @@ struct fid_domain *domain;
 struct fid_av *av;
 struct fid_cq *cq;
 struct fid_ep *ep;
+struct fid_cntr *cntr;
 struct fi_info *info;
 unsigned me, nodes;
 fi_addr_t node_addr[FAB_NODES];
@@ -123,6 +124,11 @@ void tsend_to(fi_addr_t dest, const void *buf, size_t len, uint64_t tag, void *c
 
 void fab_setup(void)
 {
+    fab_setup_caps(0, 0);
+}
+
+void fab_setup_caps(uint64_t caps, int mr_mode)
+{
     struct fi_info *hints = fi_allocinfo();
     struct fi_av_attr av_attr = { 0 };
     struct fi_cq_attr cq_attr = { 0 };
@@ -136,7 +142,8 @@ void fab_setup(void)
         fprintf(stderr, "node %u: %u nodes, at most %u\n", me, nodes, FAB_NODES);
         exit(1);
     }
-    hints->caps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE;
+    hints->caps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV | FI_SOURCE | caps;
+    hints->domain_attr->mr_mode = mr_mode;
     hints->ep_attr->type = FI_EP_RDM;
     hints->fabric_attr->prov_name = strdup("dimmnet");
     TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info));
@@ -152,6 +159,12 @@ void fab_setup(void)
     CHECK(fi_enable(ep) == -FI_ENOAV);             /* not bound yet */
     TRY(fi_ep_bind(ep, &av->fid, 0));
     TRY(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
+    if (caps & FI_RMA) {
+        struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP,
+                                          .wait_obj = FI_WAIT_UNSPEC };
+        TRY(fi_cntr_open(domain, &cntr_attr, &cntr, NULL));
+        TRY(fi_ep_bind(ep, &cntr->fid, FI_WRITE | FI_READ | FI_REMOTE_WRITE));
+    }
     TRY(fi_enable(ep));
     TRY(fi_getname(&ep->fid, name, &len));
     for (size_t i = 0; i < len; i++) {
@@ -180,6 +193,9 @@ int fab_failures(void)
 void fab_close(void)
 {
     fi_close(&ep->fid);
+    if (cntr) {
+        fi_close(&cntr->fid);
+    }
     fi_close(&cq->fid);
     fi_close(&av->fid);
     fi_close(&domain->fid);

@@ -27,6 +27,7 @@ extern struct fid_domain *domain;
 extern struct fid_av *av;
 extern struct fid_cq *cq;
 extern struct fid_ep *ep;
+extern struct fid_cntr *cntr;          /* with FI_RMA: FI_WRITE | FI_READ | FI_REMOTE_WRITE */
 extern struct fi_info *info;
 extern unsigned me, nodes;             /* DIMMNET_NODE_ID, DIMMNET_NODES */
 extern fi_addr_t node_addr[FAB_NODES]; /* node i's address in the AV */
@@ -43,6 +44,9 @@ extern fi_addr_t node_addr[FAB_NODES]; /* node i's address in the AV */
 /* Open everything (FI_AV_TABLE on node 0, FI_AV_MAP elsewhere), insert
  * every node's name, meet the others. */
 void fab_setup(void);
+/* The same with more capabilities asked for (FI_RMA...) and @mr_mode
+ * allowed in the hints. */
+void fab_setup_caps(uint64_t caps, int mr_mode);
 void fab_close(void);
 /* CHECKs that failed in here (check.h counts per file): add to the test's. */
 int fab_failures(void);

@@ -175,22 +175,6 @@ int dn_get_rva(dn_node *n, unsigned src, uint64_t rva, uint64_t local, size_t le
                dn_xfer *x);
 
 /*
- * Registered memory (docs/hardware.md section 14): entry @idx of this
- * node's registration table says that remote writes (DN_MR_REMOTE_WRITE)
- * and reads (DN_MR_REMOTE_READ) with context @key (bit 15 set) may reach
- * [@va, @va + @len) as receive memory from @nic_off on; the firmware fills
- * the RVATLB from it on a miss and refuses everything else. dn_mr_clear()
- * takes the entry off and waits until the firmware has dropped every
- * translation of its key.
- */
-#define DN_MR_ENTRIES 32
-#define DN_MR_REMOTE_WRITE 1u
-#define DN_MR_REMOTE_READ  2u
-int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va, uint32_t nic_off,
-              uint32_t len, unsigned access);
-int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms);
-
-/*
  * Remote indirect write: @ptr_addr in node @dst's NIC address space (its
  * receive memory, or its LLCM as in the paper, e.g. DN_RADDR_LLCM_USER + k)
  * holds a little-endian 64-bit pointer; the data lands at that pointer

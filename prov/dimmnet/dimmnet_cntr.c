@@ -1,0 +1,229 @@
+/*
+ * Completion counters (fi_cntr(3)): FI_CNTR_EVENTS_COMP only. An endpoint
+ * bumps the counters bound to it once per operation of the bound kind that
+ * completes (FI_SEND, FI_RECV, FI_WRITE, FI_READ), successful or not (the
+ * error count), whether or not it writes a CQ entry; at the target,
+ * FI_REMOTE_WRITE counts writes that carried remote CQ data (the only ones
+ * the target learns of: the NIC writes the others with no software
+ * there). Reading a counter drives progress, as reading a CQ does;
+ * fi_cntr_wait drives it in turns (dn_idle) until the threshold, an error
+ * or the timeout.
+ */
+#include <stdlib.h>
+#include <time.h>
+#include "dimmnet.h"
+
+static struct dnf_cntr *cntr_of(struct fid_cntr *fc)
+{
+    return container_of(fc, struct dnf_cntr, cntr);
+}
+
+static void cntr_progress(struct dnf_cntr *c)
+{
+    if (c->dom->ep) {
+        dnf_progress(c->dom->ep);
+    }
+}
+
+static uint64_t cntr_read(struct fid_cntr *fc)
+{
+    struct dnf_cntr *c = cntr_of(fc);
+
+    cntr_progress(c);
+    return atomic_load(&c->value);
+}
+
+static uint64_t cntr_readerr(struct fid_cntr *fc)
+{
+    struct dnf_cntr *c = cntr_of(fc);
+
+    cntr_progress(c);
+    return atomic_load(&c->err);
+}
+
+static int cntr_add(struct fid_cntr *fc, uint64_t v)
+{
+    atomic_fetch_add(&cntr_of(fc)->value, v);
+    return 0;
+}
+
+static int cntr_set(struct fid_cntr *fc, uint64_t v)
+{
+    atomic_store(&cntr_of(fc)->value, v);
+    return 0;
+}
+
+static int cntr_adderr(struct fid_cntr *fc, uint64_t v)
+{
+    atomic_fetch_add(&cntr_of(fc)->err, v);
+    return 0;
+}
+
+static int cntr_seterr(struct fid_cntr *fc, uint64_t v)
+{
+    atomic_store(&cntr_of(fc)->err, v);
+    return 0;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Until the value reaches @threshold (0), an error is counted
+ * (-FI_EAVAIL), or @timeout ms pass (-FI_ETIMEDOUT; -1: no limit). */
+static int cntr_wait(struct fid_cntr *fc, uint64_t threshold, int timeout)
+{
+    struct dnf_cntr *c = cntr_of(fc);
+    uint64_t err0 = atomic_load(&c->err);
+    int64_t deadline = timeout < 0 ? INT64_MAX : now_ms() + timeout;
+
+    if (c->wait == FI_WAIT_NONE) {
+        return -FI_EINVAL;       /* fi_cntr(3): no wait object, no waiting */
+    }
+    for (;;) {
+        cntr_progress(c);
+        if (atomic_load(&c->value) >= threshold) {
+            return 0;
+        }
+        if (atomic_load(&c->err) != err0) {
+            return -FI_EAVAIL;
+        }
+        if (now_ms() >= deadline) {
+            return -FI_ETIMEDOUT;
+        }
+        dn_idle(c->dom->node);
+    }
+}
+
+static struct fi_ops_cntr cntr_ops = {
+    .size = sizeof(struct fi_ops_cntr),
+    .read = cntr_read,
+    .readerr = cntr_readerr,
+    .add = cntr_add,
+    .set = cntr_set,
+    .wait = cntr_wait,
+    .adderr = cntr_adderr,
+    .seterr = cntr_seterr,
+};
+
+static int cntr_close(struct fid *fid)
+{
+    struct dnf_cntr *c = container_of(fid, struct dnf_cntr, cntr.fid);
+
+    if (c->refs) {
+        return -FI_EBUSY;
+    }
+    c->dom->refs--;
+    free(c);
+    return 0;
+}
+
+static int cntr_control(struct fid *fid, int command, void *arg)
+{
+    struct dnf_cntr *c = container_of(fid, struct dnf_cntr, cntr.fid);
+
+    switch (command) {
+    case FI_GETWAIT:
+        return -FI_ENODATA;      /* waiting is progress in turns: no fd to hand out */
+    case FI_GETWAITOBJ:
+        *(enum fi_wait_obj *)arg = c->wait;
+        return 0;
+    default:
+        return -FI_ENOSYS;
+    }
+}
+
+static struct fi_ops cntr_fi_ops = {
+    .size = sizeof(struct fi_ops),
+    .close = cntr_close,
+    .bind = dnf_no_bind,
+    .control = cntr_control,
+    .ops_open = dnf_no_ops_open,
+    .tostr = dnf_no_tostr,
+    .ops_set = dnf_no_ops_set,
+};
+
+int dnf_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+                  struct fid_cntr **out, void *context)
+{
+    struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
+    enum fi_wait_obj wait = attr ? attr->wait_obj : FI_WAIT_UNSPEC;
+    struct dnf_cntr *c;
+
+    if (!out || (attr && (attr->events != FI_CNTR_EVENTS_COMP || attr->flags ||
+                          attr->wait_set))) {
+        return -FI_EINVAL;
+    }
+    if (wait != FI_WAIT_NONE && wait != FI_WAIT_UNSPEC && wait != FI_WAIT_YIELD) {
+        return -FI_ENOSYS;       /* no fd, mutex or set: waiting is progress */
+    }
+    if (!(c = calloc(1, sizeof(*c)))) {
+        return -FI_ENOMEM;
+    }
+    c->dom = d;
+    c->wait = wait;
+    atomic_init(&c->value, 0);
+    atomic_init(&c->err, 0);
+    c->cntr.fid.fclass = FI_CLASS_CNTR;
+    c->cntr.fid.context = context;
+    c->cntr.fid.ops = &cntr_fi_ops;
+    c->cntr.ops = &cntr_ops;
+    d->refs++;
+    *out = &c->cntr;
+    return 0;
+}
+
+static void bind_one(struct dnf_cntr **slot, struct dnf_cntr *c)
+{
+    if (*slot) {
+        (*slot)->refs--;
+    }
+    *slot = c;
+    c->refs++;
+}
+
+#define CNTR_BIND_FLAGS (FI_SEND | FI_RECV | FI_WRITE | FI_READ | FI_REMOTE_WRITE | \
+                         FI_REMOTE_READ)
+
+int dnf_cntr_bind(struct dnf_ep *ep, struct dnf_cntr *c, uint64_t flags)
+{
+    if (!flags || (flags & ~(uint64_t)CNTR_BIND_FLAGS) || c->dom != ep->dom) {
+        return flags & ~(uint64_t)CNTR_BIND_FLAGS ? -FI_EBADFLAGS : -FI_EINVAL;
+    }
+    if (flags & FI_SEND) {
+        bind_one(&ep->cntr_send, c);
+    }
+    if (flags & FI_RECV) {
+        bind_one(&ep->cntr_recv, c);
+    }
+    if (flags & FI_WRITE) {
+        bind_one(&ep->cntr_write, c);
+    }
+    if (flags & FI_READ) {
+        bind_one(&ep->cntr_read, c);
+    }
+    if (flags & FI_REMOTE_WRITE) {
+        bind_one(&ep->cntr_rwrite, c);
+    }
+    if (flags & FI_REMOTE_READ) {
+        bind_one(&ep->cntr_rread, c);    /* never bumped: reads leave no trace there */
+    }
+    return 0;
+}
+
+void dnf_cntr_unbind(struct dnf_ep *ep)
+{
+    struct dnf_cntr **all[] = { &ep->cntr_send, &ep->cntr_recv, &ep->cntr_write,
+                                &ep->cntr_read, &ep->cntr_rwrite, &ep->cntr_rread };
+
+    for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        if (*all[i]) {
+            (*all[i])->refs--;
+            *all[i] = NULL;
+        }
+    }
+}

@@ -1,0 +1,467 @@
+/*
+ * Memory registration (fi_mr(3)), enforced by the NIC: a registration open
+ * to remote access becomes an entry of the node's registration table in
+ * LLCM (docs/hardware.md section 14), which only this host can write; the
+ * key is the RVATLB context remote writes and reads carry, and the
+ * firmware fills the RVATLB from the table on a miss or refuses (NACK
+ * PROTECTION: the initiator's FI_EACCES). The NIC reaches host memory only
+ * in receive memory, the DIMM it sits in, so the pages of a registration
+ * outside it are moved there, keeping their addresses (dn_hostmem_alias),
+ * and moved back when the last registration using them closes.
+ *
+ * Keys: with FI_MR_PROV_KEY the provider's (0x8000-0xffff, the table's
+ * contexts); otherwise the application's requested_key below 0x8000,
+ * carried as 0x8000 | key. Addresses: the buffer's own (FI_MR_VIRT_ADDR)
+ * or offsets from the registration's start plus the offset given.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dimmnet.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/packet.h"
+
+#define MR_PAGE          (1u << DN1_PAGE_SHIFT)
+#define MR_CLEAR_MS      10000
+#define MR_MAX_LEN       (16u << 20)      /* the table's length field */
+
+/* Pages moved onto the card: [addr, addr + len) at receive memory @off. */
+struct dnf_alias {
+    struct dnf_alias *next;
+    uint8_t *addr;
+    size_t len;
+    uint64_t off;
+    int refs;
+    int kept;                    /* a registration on it not withdrawn: the pool
+                                  * pages stay taken (the NIC may still write them) */
+};
+
+/* The process's node's registrations (one node a process, shared by its
+ * domains): table entries, moved pages, the pool they live in. */
+static pthread_mutex_t mr_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dnf_mr *mr_entry[DN_MR_ENTRIES];
+static struct dnf_mr *mr_all;              /* every open registration */
+static struct dnf_alias *aliases;
+static uint8_t pool_used[DNF_MR_POOL_SIZE / MR_PAGE];
+static uint32_t next_key;
+
+/* First fit of @pages contiguous pool pages: their receive memory offset,
+ * or UINT64_MAX. */
+static uint64_t pool_alloc(size_t pages)
+{
+    size_t run = 0;
+
+    for (size_t i = 0; i < sizeof(pool_used); i++) {
+        run = pool_used[i] ? 0 : run + 1;
+        if (run == pages) {
+            memset(pool_used + i + 1 - pages, 1, pages);
+            return DNF_MR_POOL_OFF + (uint64_t)(i + 1 - pages) * MR_PAGE;
+        }
+    }
+    return UINT64_MAX;
+}
+
+static void pool_free(uint64_t off, size_t len)
+{
+    memset(pool_used + (off - DNF_MR_POOL_OFF) / MR_PAGE, 0, len / MR_PAGE);
+}
+
+/* Where [buf, buf + len) lies in receive memory, if it does: in the
+ * provider's own view of it or in pages moved there. */
+static int nic_off_of(dn_node *n, const uint8_t *buf, size_t len, uint64_t *off)
+{
+    size_t size;
+    uint8_t *mem = dn_hostmem(n, &size);
+
+    if (buf >= mem && len <= size && buf - mem <= (ptrdiff_t)(size - len)) {
+        *off = (uint64_t)(buf - mem);
+        return 1;
+    }
+    for (struct dnf_alias *a = aliases; a; a = a->next) {
+        if (buf >= a->addr && len <= a->len && buf - a->addr <= (ptrdiff_t)(a->len - len)) {
+            *off = a->off + (uint64_t)(buf - a->addr);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int dnf_mr_nic(struct dnf_domain *dom, const void *buf, size_t len, uint64_t *off)
+{
+    pthread_mutex_lock(&mr_lock);
+    int rc = nic_off_of(dom->node, buf, len, off);
+    pthread_mutex_unlock(&mr_lock);
+    return rc;
+}
+
+static unsigned mr_access_bits(uint64_t access)
+{
+    return ((access & FI_REMOTE_WRITE) ? DN_MR_REMOTE_WRITE : 0) |
+           ((access & FI_REMOTE_READ) ? DN_MR_REMOTE_READ : 0);
+}
+
+/* Registration @m's memory now lies at receive memory @nic_off: a new
+ * table entry with its key first, then the old one cleared (which drops
+ * the key's translations): a miss in between finds either, both pointing
+ * at the same bytes until the old pages go. */
+static int entry_move(dn_node *n, struct dnf_mr *m, uint64_t nic_off)
+{
+    unsigned idx;
+    int st;
+
+    for (idx = 0; idx < DN_MR_ENTRIES && mr_entry[idx]; idx++) {
+    }
+    if (idx == DN_MR_ENTRIES) {
+        /* No spare entry: off, then on again (refused meanwhile). */
+        idx = (unsigned)m->entry;
+        if ((st = dn_mr_clear(n, idx, MR_CLEAR_MS)) != DN_OK) {
+            return st;
+        }
+        mr_entry[idx] = NULL;
+    }
+    st = dn_mr_set(n, idx, m->wire, m->base, (uint32_t)nic_off, (uint32_t)m->len,
+                   mr_access_bits(m->access));
+    if (st != DN_OK) {
+        return st;
+    }
+    if ((unsigned)m->entry != idx) {
+        int old = m->entry;
+        mr_entry[idx] = m;
+        m->entry = (int)idx;
+        st = dn_mr_clear(n, (unsigned)old, MR_CLEAR_MS);
+        mr_entry[old] = NULL;
+    } else {
+        mr_entry[idx] = m;
+    }
+    m->nic_off = nic_off;
+    return st;
+}
+
+static int overlaps(const struct dnf_alias *a, const uint8_t *lo, const uint8_t *hi)
+{
+    return lo < a->addr + a->len && hi > a->addr;
+}
+
+/*
+ * Move the pages under [buf, buf + len) onto the card, or take a share of
+ * those already moved. Pages already moved for other registrations that
+ * only partly cover these (neighbours on the heap share pages) are moved
+ * again together with them, into one contiguous run of the pool, and
+ * those registrations' table entries follow; remote writes that land in
+ * the old pages during the call are lost.
+ */
+static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **out)
+{
+    uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
+    uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
+                              ~(uintptr_t)(MR_PAGE - 1));
+    struct dnf_alias *a, *na;
+    int grown;
+
+    for (a = aliases; a; a = a->next) {
+        if (lo >= a->addr && hi <= a->addr + a->len) {
+            a->refs++;
+            *out = a;
+            return 0;
+        }
+    }
+    do {                        /* the union with every overlapping run */
+        grown = 0;
+        for (a = aliases; a; a = a->next) {
+            if (overlaps(a, lo, hi) && (a->addr < lo || a->addr + a->len > hi)) {
+                lo = a->addr < lo ? a->addr : lo;
+                hi = a->addr + a->len > hi ? a->addr + a->len : hi;
+                grown = 1;
+            }
+        }
+    } while (grown);
+    if (!(na = calloc(1, sizeof(*na)))) {
+        return -FI_ENOMEM;
+    }
+    na->addr = lo;
+    na->len = (size_t)(hi - lo);
+    na->off = pool_alloc(na->len / MR_PAGE);
+    if (na->off == UINT64_MAX) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "no %zu bytes of receive memory left for "
+                "registrations (%u in all)\n", na->len, DNF_MR_POOL_SIZE);
+        free(na);
+        return -FI_ENOSPC;
+    }
+    /* Copied through the pages as they are mapped now: moved ones from
+     * their old run. */
+    int rc = dn_hostmem_alias(n, na->addr, na->len, na->off);
+    if (rc != DN_OK) {
+        pool_free(na->off, na->len);
+        free(na);
+        return rc == DN_EINVAL ? -FI_EINVAL : -FI_EIO;
+    }
+    na->refs = 1;
+    for (struct dnf_alias **p = &aliases; *p;) {
+        a = *p;
+        if (!overlaps(a, lo, hi)) {
+            p = &a->next;
+            continue;
+        }
+        for (struct dnf_mr *m = mr_all; m; m = m->next) {
+            if (m->alias != a) {
+                continue;
+            }
+            m->alias = na;
+            na->refs++;
+            if (entry_move(n, m, na->off + (uint64_t)(m->buf - na->addr)) != DN_OK) {
+                FI_WARN(&dnf_prov, FI_LOG_MR, "registration %#x could not follow its "
+                        "pages\n", m->wire);
+                a->kept = 1;
+            }
+        }
+        *p = a->next;
+        if (!a->kept) {
+            pool_free(a->off, a->len);
+        }
+        free(a);
+    }
+    na->next = aliases;
+    aliases = na;
+    *out = na;
+    return 0;
+}
+
+static void alias_drop(dn_node *n, struct dnf_alias *a)
+{
+    if (--a->refs) {
+        return;
+    }
+    for (struct dnf_alias **p = &aliases; *p; p = &(*p)->next) {
+        if (*p == a) {
+            *p = a->next;
+            break;
+        }
+    }
+    if (dn_hostmem_unalias(n, a->addr, a->len, a->off) != DN_OK) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "pages at %p could not be moved back\n",
+                (void *)a->addr);
+        return;     /* they stay on the card, and their pool pages taken */
+    }
+    if (!a->kept) {
+        pool_free(a->off, a->len);
+    }
+    free(a);
+}
+
+static int key_in_use(uint16_t wire)
+{
+    for (struct dnf_mr *m = mr_all; m; m = m->next) {
+        if (m->wire == wire) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire)
+{
+    if (dom->mr_mode & FI_MR_PROV_KEY) {
+        if (key < DNF_MR_KEY_BIT || key > 0xffff) {
+            return -FI_EKEYREJECTED;
+        }
+        *wire = (uint16_t)key;
+    } else {
+        if (key >= DNF_MR_KEY_BIT) {
+            return -FI_EKEYREJECTED;
+        }
+        *wire = (uint16_t)(DNF_MR_KEY_BIT | key);
+    }
+    return 0;
+}
+
+static int mr_close(struct fid *fid)
+{
+    struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
+    dn_node *n = m->dom->node;
+    int rc = 0;
+
+    pthread_mutex_lock(&mr_lock);
+    if (m->entry >= 0) {
+        /* Off in the table and out of the RVATLB before the memory goes. */
+        int st = dn_mr_clear(n, (unsigned)m->entry, MR_CLEAR_MS);
+        if (st != DN_OK) {
+            FI_WARN(&dnf_prov, FI_LOG_MR, "registration %#x not withdrawn from the "
+                    "NIC: %s\n", m->wire, dn_strerror(st));
+            rc = -dnf_errno(st);
+            if (m->alias) {
+                m->alias->kept = 1;
+            }
+        }
+        mr_entry[m->entry] = NULL;
+    }
+    for (struct dnf_mr **p = &mr_all; *p; p = &(*p)->next) {
+        if (*p == m) {
+            *p = m->next;
+            break;
+        }
+    }
+    if (m->alias) {
+        alias_drop(n, m->alias);
+    }
+    pthread_mutex_unlock(&mr_lock);
+    atomic_fetch_sub(&m->dom->mr_refs, 1);
+    free(m);
+    return rc;
+}
+
+static struct fi_ops mr_fi_ops = {
+    .size = sizeof(struct fi_ops),
+    .close = mr_close,
+    .bind = dnf_no_bind,          /* no FI_RMA_EVENT on registrations */
+    .control = dnf_no_control,
+    .ops_open = dnf_no_ops_open,
+    .tostr = dnf_no_tostr,
+    .ops_set = dnf_no_ops_set,
+};
+
+#define MR_ACCESS (FI_SEND | FI_RECV | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
+
+static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_t access,
+                       uint64_t offset, uint64_t requested_key, uint64_t flags,
+                       void *context, struct fid_mr **out)
+{
+    int remote = (access & (FI_REMOTE_READ | FI_REMOTE_WRITE)) != 0;
+    struct dnf_mr *m;
+    int rc = 0;
+
+    if (!out || (!buf && len) || flags || (access & ~(uint64_t)MR_ACCESS)) {
+        return -FI_EINVAL;
+    }
+    if (remote && (!len || len > MR_MAX_LEN)) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "remote access to %zu bytes: 1 to %u only\n",
+                len, MR_MAX_LEN);
+        return -FI_EINVAL;
+    }
+    if (!(m = calloc(1, sizeof(*m)))) {
+        return -FI_ENOMEM;
+    }
+    m->dom = dom;
+    m->buf = buf;
+    m->len = len;
+    m->access = access;
+    m->entry = -1;
+    m->nic_off = UINT64_MAX;
+    m->base = (dom->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : offset;
+    if (m->base > DN1_RVA_VA(~0ull) || len > DN1_RVA_VA(~0ull) - m->base + 1) {
+        free(m);
+        return -FI_EINVAL;          /* beyond the 48 bits an RVA carries */
+    }
+
+    pthread_mutex_lock(&mr_lock);
+    if (dom->mr_mode & FI_MR_PROV_KEY) {
+        unsigned tries = 0;
+        do {
+            m->wire = (uint16_t)(DNF_MR_KEY_BIT | (next_key++ & (DNF_MR_KEY_BIT - 1)));
+        } while (key_in_use(m->wire) && ++tries < DNF_MR_KEY_BIT);
+        m->mr.key = m->wire;
+    } else if (dnf_mr_wire(dom, requested_key, &m->wire) || key_in_use(m->wire)) {
+        rc = -FI_ENOKEY;
+        goto out;
+    } else {
+        m->mr.key = requested_key;
+    }
+    if (remote) {
+        unsigned idx, free_entries = 0;
+        size_t size;
+        uint8_t *mem = dn_hostmem(dom->node, &size);
+
+        for (idx = 0; idx < DN_MR_ENTRIES; idx++) {
+            free_entries += !mr_entry[idx];
+        }
+        if (!free_entries) {
+            FI_WARN(&dnf_prov, FI_LOG_MR, "all %u registrations for remote access in "
+                    "use\n", DN_MR_ENTRIES);
+            rc = -FI_ENOSPC;
+            goto out;
+        }
+        if (buf >= mem && len <= size && buf - mem <= (ptrdiff_t)(size - len)) {
+            m->nic_off = (uint64_t)(buf - mem);      /* in receive memory already */
+        } else {
+            /* Moved onto the card (or a share of pages moved already,
+             * which then stay while this registration lives). */
+            if ((rc = alias_take(dom->node, buf, len, &m->alias))) {
+                goto out;
+            }
+            m->nic_off = m->alias->off + (uint64_t)(buf - m->alias->addr);
+        }
+        /* Chosen now: moving other registrations' pages may take entries. */
+        for (idx = 0; idx < DN_MR_ENTRIES && mr_entry[idx]; idx++) {
+        }
+        int st = idx < DN_MR_ENTRIES
+                     ? dn_mr_set(dom->node, idx, m->wire, m->base, (uint32_t)m->nic_off,
+                                 (uint32_t)len, mr_access_bits(access))
+                     : DN_EBUSY;
+        if (st != DN_OK) {
+            if (m->alias) {
+                alias_drop(dom->node, m->alias);
+            }
+            rc = st == DN_EBUSY ? -FI_ENOSPC : -dnf_errno(st);
+            goto out;
+        }
+        m->entry = (int)idx;
+        mr_entry[idx] = m;
+    } else {
+        nic_off_of(dom->node, buf, len, &m->nic_off);    /* an RDMA source if so */
+    }
+    m->next = mr_all;
+    mr_all = m;
+out:
+    pthread_mutex_unlock(&mr_lock);
+    if (rc) {
+        free(m);
+        return rc;
+    }
+    m->mr.fid.fclass = FI_CLASS_MR;
+    m->mr.fid.context = context;
+    m->mr.fid.ops = &mr_fi_ops;
+    m->mr.mem_desc = m;
+    atomic_fetch_add(&dom->mr_refs, 1);
+    *out = &m->mr;
+    return 0;
+}
+
+static int mr_reg(struct fid *fid, const void *buf, size_t len, uint64_t access,
+                  uint64_t offset, uint64_t requested_key, uint64_t flags,
+                  struct fid_mr **mr, void *context)
+{
+    struct dnf_domain *dom = container_of(fid, struct dnf_domain, dom.fid);
+
+    if (fid->fclass != FI_CLASS_DOMAIN) {
+        return -FI_EINVAL;
+    }
+    return mr_register(dom, (uint8_t *)buf, len, access, offset, requested_key, flags,
+                       context, mr);
+}
+
+/* One contiguous piece only (iov_limit 1). */
+static int mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
+                   uint64_t access, uint64_t offset, uint64_t requested_key,
+                   uint64_t flags, struct fid_mr **mr, void *context)
+{
+    if (count != 1 || !iov) {
+        return -FI_EINVAL;
+    }
+    return mr_reg(fid, iov[0].iov_base, iov[0].iov_len, access, offset, requested_key,
+                  flags, mr, context);
+}
+
+static int mr_regattr(struct fid *fid, const struct fi_mr_attr *attr, uint64_t flags,
+                      struct fid_mr **mr)
+{
+    if (!attr || attr->auth_key_size || attr->iface != FI_HMEM_SYSTEM) {
+        return -FI_EINVAL;
+    }
+    return mr_regv(fid, attr->mr_iov, attr->iov_count, attr->access, attr->offset,
+                   attr->requested_key, flags, mr, attr->context);
+}
+
+struct fi_ops_mr dnf_mr_ops = {
+    .size = sizeof(struct fi_ops_mr),
+    .reg = mr_reg,
+    .regv = mr_regv,
+    .regattr = mr_regattr,
+};

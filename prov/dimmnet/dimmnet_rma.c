@@ -1,0 +1,446 @@
+/*
+ * RMA (fi_rma(3)) over the NIC's remote writes and reads: a write goes to
+ * the target's remote virtual address DN_RVA(key, addr) by BOTF (the host
+ * stores the data into the windows) or, when the source lies in receive
+ * memory, by RDMA (the NIC reads it itself, 2048-byte packets); a read is
+ * the hardware's remote read, landing straight in the destination when it
+ * lies in receive memory, else in a staging slot first. The target's NIC
+ * translates and checks every packet against its registrations (RVATLB,
+ * refilled by its firmware from the registration table); no software runs
+ * there. A refusal (wrong key, outside the registration, access not
+ * granted, closed) lands nothing and completes the operation with
+ * FI_EACCES.
+ *
+ * Completion: once every packet is ACKed (a read: once its data is here),
+ * so FI_DELIVERY_COMPLETE (and the weaker FI_TRANSMIT_COMPLETE and
+ * FI_INJECT_COMPLETE) always hold. Remote CQ data (fi_writedata) follows
+ * the write as a provider message (WDATA) once it is ACKed: the target's
+ * completion comes after the data is in place, and consumes no receive.
+ * FI_FENCE: the operation starts once every earlier one is done.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dimmnet.h"
+#include "dimmnet1/packet.h"
+
+/* The target's NIC said no: access, not transport. */
+static int refusal_errno(uint8_t reason)
+{
+    switch (reason) {
+    case DN1_NACK_PROTECTION:
+    case DN1_NACK_NO_TRANSLATION:
+    case DN1_NACK_RANGE:
+        return FI_EACCES;
+    default:
+        return FI_EIO;
+    }
+}
+
+static void op_fail(struct dnf_rma *op, int rc, uint8_t reason)
+{
+    if (op->err == DN_OK) {
+        op->err = rc;
+        op->nack = reason;
+    }
+}
+
+static int piece_send(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
+{
+    struct dnf_rma *op = pc->op;
+    dn_node *n = ep->dom->node;
+    uint64_t rva = DN_RVA(op->wire, op->addr + pc->off);
+
+    if (op->kind == DNF_RMA_READ) {
+        uint64_t local = op->local != UINT64_MAX
+                             ? op->local + pc->off
+                             : DNF_RMA_STAGE_OFF + (uint64_t)slot * DNF_RMA_PIECE;
+        return dn_get_rva(n, op->node, rva, local, pc->len, &pc->x);
+    }
+    if (op->local != UINT64_MAX && pc->len > DN_BOTF_MAX_PAYLOAD) {
+        return dn_rdma_write_rva(n, op->node, rva, op->local + pc->off, pc->len, &pc->x);
+    }
+    return dn_botf_put_rva(n, op->node, rva, op->src + pc->off, pc->len, &pc->x);
+}
+
+/* (Re)send a piece; refused at once for want of room or link: the timer
+ * sends it again. */
+static void piece_go(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
+{
+    int rc;
+
+    if (pc->tries++) {
+        ep->stats.rma_resends++;
+    }
+    rc = piece_send(ep, pc, slot);
+    pc->sent_us = dnf_now_us(ep->dom);
+    if (rc != DN_OK && rc != DN_EBUSY && rc != DN_ELINKDOWN && rc != DN_ETIMEDOUT) {
+        op_fail(pc->op, rc, 0);
+        pc->op->finished += pc->len;
+        pc->op = NULL;
+        dnf_ep_fatal(ep, rc);
+    }
+}
+
+/* Is a piece answered? Then its slot is free again. */
+static void piece_test(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
+{
+    struct dnf_rma *op = pc->op;
+    uint64_t more = pc->len / (ep->dom->modeled ? 100u : 10u);
+    int rc = dn_wait(ep->dom->node, &pc->x, 0);
+
+    if (rc == DN_ETIMEDOUT &&
+        dnf_now_us(ep->dom) - pc->sent_us < dnf_resend_us(ep->dom, pc->tries) + more) {
+        return;
+    }
+    if ((rc == DN_ETIMEDOUT || rc == DN_ESTALE) && pc->tries < DNF_RMA_TRIES) {
+        piece_go(ep, pc, slot);
+        return;
+    }
+    if (rc == DN_OK && op->kind == DNF_RMA_READ && op->local == UINT64_MAX) {
+        size_t size;
+        uint8_t *mem = dn_hostmem(ep->dom->node, &size);
+
+        dnf_copy(ep->dom, op->dst + pc->off,
+                 mem + DNF_RMA_STAGE_OFF + (size_t)slot * DNF_RMA_PIECE, pc->len);
+    }
+    if (rc == DN_ENACK) {
+        ep->stats.rma_refused++;
+        FI_INFO(&dnf_prov, FI_LOG_EP_DATA, "RMA %s of %zu bytes at %#llx key %#x on "
+                "node %u refused (NACK %u)\n", op->kind == DNF_RMA_READ ? "read" : "write",
+                pc->len, (unsigned long long)(op->addr + pc->off), op->wire, op->node,
+                pc->x.nack_reason);
+    }
+    if (rc != DN_OK) {
+        op_fail(op, rc, pc->x.nack_reason);
+    }
+    op->finished += pc->len;
+    pc->op = NULL;
+}
+
+static struct dnf_cntr *op_cntr(const struct dnf_ep *ep, const struct dnf_rma *op)
+{
+    return op->kind == DNF_RMA_READ ? ep->cntr_read : ep->cntr_write;
+}
+
+/* Done (every piece answered, the notice delivered): complete and free it. */
+static void op_complete(struct dnf_ep *ep, struct dnf_rma *op)
+{
+    struct dnf_comp c = { 0 };
+
+    ep->stats.rma_ops++;
+    dnf_cntr_bump(op_cntr(ep, op), op->err != DN_OK);
+    /* An injected one failing names no context: logged and counted only
+     * (as for sends, dimmnet_progress.c). */
+    if ((op->err == DN_OK && !op->complete) || (!op->complete && !op->context)) {
+        if (op->err != DN_OK) {
+            ep->stats.inject_errors++;
+            FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "injected RMA write to node %u failed: "
+                    "%s\n", op->node, dn_strerror(op->err));
+        }
+        free(op);
+        return;
+    }
+    c.e.op_context = op->context;
+    c.e.flags = FI_RMA | (op->kind == DNF_RMA_READ ? FI_READ : FI_WRITE);
+    c.src = FI_ADDR_NOTAVAIL;
+    if (op->err != DN_OK) {
+        c.err = op->err == DN_ENACK ? refusal_errno(op->nack) : dnf_errno(op->err);
+        c.prov_errno = op->err;
+        FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "RMA %s of %zu bytes to node %u failed: %s\n",
+                op->kind == DNF_RMA_READ ? "read" : "write", op->len, op->node,
+                dn_strerror(op->err));
+    }
+    dnf_cq_push(ep->tx_cq, &c);
+    free(op);
+}
+
+/* A write with remote CQ data is in place: tell the target. */
+static int notice_send(struct dnf_ep *ep, struct dnf_rma *op)
+{
+    /* The shim reads the message from op->nh until it is delivered (and
+     * again for a resend): it lives in the operation. */
+    op->nh = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_WDATA, .data = op->data,
+                               .len = op->len };
+    int rc = dn_msg_isend(ep->dom->node, op->node, 0, &op->nh, sizeof(op->nh), &op->notice);
+
+    if (rc != DN_OK) {
+        op_fail(op, rc, 0);
+        op->notice = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+void dnf_rma_progress(struct dnf_ep *ep)
+{
+    unsigned slot = 0;
+    int earlier_busy = 0;
+
+    for (unsigned i = 0; i < DNF_RMA_SLOTS; i++) {
+        if (ep->rma_piece[i].op) {
+            piece_test(ep, &ep->rma_piece[i], i);
+        }
+    }
+    for (struct dnf_rma **p = &ep->rma_head; *p;) {
+        struct dnf_rma *op = *p;
+
+        if (op->fence && earlier_busy) {
+            break;                  /* nothing after a fence passes it */
+        }
+        while (op->err == DN_OK && op->issued < op->len) {
+            while (slot < DNF_RMA_SLOTS && ep->rma_piece[slot].op) {
+                slot++;
+            }
+            if (slot == DNF_RMA_SLOTS) {
+                break;
+            }
+            struct dnf_rma_piece *pc = &ep->rma_piece[slot];
+            pc->op = op;
+            pc->off = op->issued;
+            pc->len = op->len - op->issued < DNF_RMA_PIECE ? op->len - op->issued
+                                                           : DNF_RMA_PIECE;
+            pc->tries = 0;
+            op->issued += pc->len;
+            piece_go(ep, pc, slot);
+        }
+        if (op->err != DN_OK && op->issued < op->len) {
+            op->finished += op->len - op->issued;     /* the rest is never sent */
+            op->issued = op->len;
+        }
+        int done = op->finished == op->len;
+        if (done && op->err == DN_OK && (op->flags & FI_REMOTE_CQ_DATA)) {
+            if (!op->notice) {
+                done = !notice_send(ep, op);
+            }
+            if (op->notice) {
+                struct dn_msg_status st;
+                int fin = 0, rc = dn_msg_test(ep->dom->node, op->notice, &fin, &st);
+
+                done = fin;
+                if (fin && rc != DN_OK) {
+                    op_fail(op, rc, 0);
+                }
+            }
+        }
+        if (!done) {
+            earlier_busy = 1;
+            p = &op->next;
+            continue;
+        }
+        *p = op->next;
+        if (!*p) {
+            ep->rma_tail = p;
+        }
+        op_complete(ep, op);
+    }
+}
+
+int dnf_rma_idle(const struct dnf_ep *ep)
+{
+    return !ep->rma_head && !ep->atomic_head;
+}
+
+/* The target: remote CQ data of a write now in place. */
+void dnf_rma_notice(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    struct dnf_comp c = { 0 };
+
+    c.e.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA;
+    c.e.len = h->len;
+    c.e.data = h->data;
+    c.src = dnf_av_addr(ep->av, node);
+    dnf_cntr_bump(ep->cntr_rwrite, 0);
+    dnf_cq_push(ep->rx_cq, &c);
+}
+
+/* ---- the calls ------------------------------------------------------------ */
+
+static uint64_t tx_flags(const struct dnf_ep *ep)
+{
+    return ep->tx_op_flags;
+}
+
+static int wants_completion(const struct dnf_ep *ep, uint64_t flags, const void *context)
+{
+    return !((flags & FI_INJECT) && !context) &&
+           (!ep->tx_selective || (flags & FI_COMPLETION));
+}
+
+static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
+                        fi_addr_t peer, uint64_t addr, uint64_t key, void *context,
+                        uint64_t flags, uint64_t data)
+{
+    struct dnf_rma *op;
+    uint32_t node;
+    uint16_t wire;
+    int inject = kind == DNF_RMA_WRITE && (flags & FI_INJECT);
+    int rc;
+
+    if (!ep->enabled) {
+        return -FI_EOPBADSTATE;
+    }
+    if ((!buf && len) || len > DNF_MAX_MSG || (inject && len > DNF_INJECT_SIZE)) {
+        return -FI_EINVAL;
+    }
+    if (dnf_av_node(ep->av, peer, &node)) {
+        return -FI_EINVAL;
+    }
+    if ((rc = dnf_mr_wire(ep->dom, key, &wire))) {
+        return rc;
+    }
+    if (addr > DN1_RVA_VA(~0ull) || len > DN1_RVA_VA(~0ull) - addr + 1) {
+        return -FI_EINVAL;          /* more than an RVA's 48 bits carry */
+    }
+    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
+    op = calloc(1, sizeof(*op) + (inject ? len : 0));
+    if (!op) {
+        return -FI_ENOMEM;
+    }
+    op->kind = kind;
+    op->fence = (flags & FI_FENCE) != 0;
+    op->complete = wants_completion(ep, flags, context);
+    op->node = node;
+    op->wire = wire;
+    op->addr = addr;
+    op->len = len;
+    op->flags = flags;
+    op->data = data;
+    op->context = context;
+    op->local = UINT64_MAX;
+    if (kind == DNF_RMA_READ) {
+        op->dst = buf;
+    } else if (inject) {
+        dnf_copy(ep->dom, op->inject, buf, len);
+        op->src = op->inject;
+    } else {
+        op->src = buf;
+    }
+    if (!inject && len) {
+        dnf_mr_nic(ep->dom, buf, len, &op->local);
+    }
+    *ep->rma_tail = op;
+    ep->rma_tail = &op->next;
+    dnf_rma_progress(ep);
+    return 0;
+}
+
+static struct dnf_ep *ep_of(struct fid_ep *fep)
+{
+    return container_of(fep, struct dnf_ep, ep);
+}
+
+static ssize_t rma_read(struct fid_ep *fep, void *buf, size_t len, void *desc,
+                        fi_addr_t src_addr, uint64_t addr, uint64_t key, void *context)
+{
+    struct dnf_ep *ep = ep_of(fep);
+
+    (void)desc;
+    return rma_post(ep, DNF_RMA_READ, buf, len, src_addr, addr, key, context,
+                    tx_flags(ep), 0);
+}
+
+static ssize_t rma_readv(struct fid_ep *fep, const struct iovec *iov, void **desc,
+                         size_t count, fi_addr_t src_addr, uint64_t addr, uint64_t key,
+                         void *context)
+{
+    if (count > 1 || (count && !iov)) {
+        return -FI_EINVAL;          /* iov_limit 1 */
+    }
+    return rma_read(fep, count ? iov[0].iov_base : NULL, count ? iov[0].iov_len : 0,
+                    desc ? desc[0] : NULL, src_addr, addr, key, context);
+}
+
+/* One local and one remote piece of the same length (iov limits 1). */
+static int msg_fits(const struct fi_msg_rma *msg)
+{
+    return msg && msg->iov_count <= 1 && msg->rma_iov_count == 1 && msg->rma_iov &&
+           (!msg->iov_count || (msg->msg_iov && msg->msg_iov[0].iov_len == msg->rma_iov[0].len)) &&
+           (msg->iov_count || !msg->rma_iov[0].len);
+}
+
+#define RMA_MSG_FLAGS (FI_COMPLETION | FI_INJECT | FI_REMOTE_CQ_DATA | FI_FENCE | \
+                       FI_DELIVERY_COMPLETE | FI_TRANSMIT_COMPLETE | FI_INJECT_COMPLETE | \
+                       FI_MORE)
+
+static ssize_t rma_readmsg(struct fid_ep *fep, const struct fi_msg_rma *msg, uint64_t flags)
+{
+    if (!msg_fits(msg) || (flags & ~(uint64_t)RMA_MSG_FLAGS) ||
+        (flags & (FI_INJECT | FI_REMOTE_CQ_DATA))) {
+        return -FI_EINVAL;
+    }
+    return rma_post(ep_of(fep), DNF_RMA_READ,
+                    msg->iov_count ? msg->msg_iov[0].iov_base : NULL, msg->rma_iov[0].len,
+                    msg->addr, msg->rma_iov[0].addr, msg->rma_iov[0].key, msg->context,
+                    flags, 0);
+}
+
+static ssize_t rma_write(struct fid_ep *fep, const void *buf, size_t len, void *desc,
+                         fi_addr_t dest_addr, uint64_t addr, uint64_t key, void *context)
+{
+    struct dnf_ep *ep = ep_of(fep);
+
+    (void)desc;
+    return rma_post(ep, DNF_RMA_WRITE, (void *)buf, len, dest_addr, addr, key, context,
+                    tx_flags(ep) & ~(uint64_t)FI_INJECT, 0);
+}
+
+static ssize_t rma_writev(struct fid_ep *fep, const struct iovec *iov, void **desc,
+                          size_t count, fi_addr_t dest_addr, uint64_t addr, uint64_t key,
+                          void *context)
+{
+    if (count > 1 || (count && !iov)) {
+        return -FI_EINVAL;
+    }
+    return rma_write(fep, count ? iov[0].iov_base : NULL, count ? iov[0].iov_len : 0,
+                     desc ? desc[0] : NULL, dest_addr, addr, key, context);
+}
+
+static ssize_t rma_writemsg(struct fid_ep *fep, const struct fi_msg_rma *msg, uint64_t flags)
+{
+    if (!msg_fits(msg) || (flags & ~(uint64_t)RMA_MSG_FLAGS)) {
+        return -FI_EINVAL;
+    }
+    return rma_post(ep_of(fep), DNF_RMA_WRITE,
+                    msg->iov_count ? msg->msg_iov[0].iov_base : NULL, msg->rma_iov[0].len,
+                    msg->addr, msg->rma_iov[0].addr, msg->rma_iov[0].key, msg->context,
+                    flags, msg->data);
+}
+
+static ssize_t rma_inject(struct fid_ep *fep, const void *buf, size_t len,
+                          fi_addr_t dest_addr, uint64_t addr, uint64_t key)
+{
+    return rma_post(ep_of(fep), DNF_RMA_WRITE, (void *)buf, len, dest_addr, addr, key,
+                    NULL, FI_INJECT, 0);
+}
+
+static ssize_t rma_writedata(struct fid_ep *fep, const void *buf, size_t len, void *desc,
+                             uint64_t data, fi_addr_t dest_addr, uint64_t addr,
+                             uint64_t key, void *context)
+{
+    struct dnf_ep *ep = ep_of(fep);
+
+    (void)desc;
+    return rma_post(ep, DNF_RMA_WRITE, (void *)buf, len, dest_addr, addr, key, context,
+                    (tx_flags(ep) & ~(uint64_t)FI_INJECT) | FI_REMOTE_CQ_DATA, data);
+}
+
+static ssize_t rma_injectdata(struct fid_ep *fep, const void *buf, size_t len,
+                              uint64_t data, fi_addr_t dest_addr, uint64_t addr,
+                              uint64_t key)
+{
+    return rma_post(ep_of(fep), DNF_RMA_WRITE, (void *)buf, len, dest_addr, addr, key,
+                    NULL, FI_INJECT | FI_REMOTE_CQ_DATA, data);
+}
+
+struct fi_ops_rma dnf_rma_ops = {
+    .size = sizeof(struct fi_ops_rma),
+    .read = rma_read,
+    .readv = rma_readv,
+    .readmsg = rma_readmsg,
+    .write = rma_write,
+    .writev = rma_writev,
+    .writemsg = rma_writemsg,
+    .inject = rma_inject,
+    .writedata = rma_writedata,
+    .injectdata = rma_injectdata,
+};
