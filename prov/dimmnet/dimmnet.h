@@ -168,6 +168,8 @@ _Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
 #define DNF_ZONE_OFF         (3u << 20)
 #define DNF_ZONE_SIZE        (8u << 10)
 #define DNF_ZONES            32u
+_Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 18),
+               "zones end where the endpoints' areas begin");
 #define DNF_ZONE_MAX         (DNF_ZONE_SIZE - sizeof(struct dnf_land))
 
 /* Memory registration (dimmnet_mr.c): registrations open to remote access
@@ -183,23 +185,35 @@ _Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
  * each its own transfer, resent whole until ACKed (a lost packet costs its
  * piece, not the operation); DNF_RMA_SLOTS pieces in flight an endpoint.
  * Reads into memory the NIC cannot reach land in a staging slot per piece
- * at DNF_RMA_STAGE_OFF of receive memory first. */
+ * first, in the endpoint's own area of receive memory (below). */
 #define DNF_RMA_PIECE        8192u
 #define DNF_RMA_SLOTS        16u
 #define DNF_RMA_TRIES        8u
-#define DNF_RMA_STAGE_OFF    ((3u << 20) + (1u << 19))
-_Static_assert(DNF_RMA_STAGE_OFF + DNF_RMA_SLOTS * DNF_RMA_PIECE <= DNF_MR_POOL_OFF,
-               "staging slots end below the registration pool");
 enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 
 /* Atomics (dimmnet_atomic.c): elements an operation, and the endpoint's
- * reply slots (8 bytes each, one per element in flight) after the staging
- * slots, where the targets' firmware answers with the old values. */
+ * reply slots (8 bytes each) after the staging slots, where the targets'
+ * firmware answers with the old values: a ring, taken in turn, so that a
+ * late second answer to a request (a duplicate, or the answer to a resend
+ * whose first answer came too) lands in a slot no request has used for
+ * DNF_ATOMIC_REPLIES - DN_ATOMIC_MAX requests, never in one being read. */
 #define DNF_ATOMIC_COUNT     64u
-#define DNF_ATOMIC_REPLIES   64u           /* DN_ATOMIC_MAX */
-#define DNF_ATOMIC_REPLY_OFF (DNF_RMA_STAGE_OFF + DNF_RMA_SLOTS * DNF_RMA_PIECE)
-_Static_assert(DNF_ATOMIC_REPLY_OFF + DNF_ATOMIC_REPLIES * 8u <= DNF_MR_POOL_OFF,
-               "reply slots end below the registration pool");
+#define DNF_ATOMIC_REPLIES   512u
+
+/* Endpoints a node (in one process): one that sends and receives messages
+ * (FI_MSG or FI_TAGGED among its caps: the node's message conversation,
+ * mailboxes, landings) and others for RMA and atomics only, as Open MPI's
+ * btl ofi opens beside its mtl ofi. Each has an area of receive memory
+ * after the landing zones: its RMA staging slots, then its atomic reply
+ * slots. */
+#define DNF_EPS              4u
+#define DNF_EP_AREA_OFF      ((3u << 20) + (1u << 18))      /* after the zones */
+#define DNF_EP_AREA          (DNF_RMA_SLOTS * DNF_RMA_PIECE + 4096u)
+#define DNF_RMA_STAGE_OFF(ep_slot) (DNF_EP_AREA_OFF + (ep_slot) * DNF_EP_AREA)
+#define DNF_ATOMIC_REPLY_OFF(ep_slot) (DNF_RMA_STAGE_OFF(ep_slot) + DNF_RMA_SLOTS * DNF_RMA_PIECE)
+_Static_assert(DNF_ATOMIC_REPLIES * 8u <= 4096u, "reply slots fit the area's last page");
+_Static_assert(DNF_EP_AREA_OFF + DNF_EPS * DNF_EP_AREA <= DNF_MR_POOL_OFF,
+               "endpoint areas end below the registration pool");
 
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
@@ -500,6 +514,8 @@ struct dnf_ep {
     struct dnf_eq *eq;           /* fi_ep_bind: critical errors go here */
     int enabled;
     int fatal;                   /* its board is gone: reported once */
+    int messaging;               /* FI_MSG/FI_TAGGED: the node's message endpoint */
+    unsigned slot;               /* its place among the node's endpoints (area) */
     /* FI_SELECTIVE_COMPLETION on the CQ binding: then only operations with
      * FI_COMPLETION (their flags, or the default op_flags) complete. */
     int tx_selective, rx_selective;
@@ -543,7 +559,8 @@ struct dnf_ep {
     struct dnf_cntr *cntr_send, *cntr_recv, *cntr_write, *cntr_read;
     struct dnf_cntr *cntr_rwrite, *cntr_rread;
     struct dnf_atomic *atomic_head, **atomic_tail;
-    uint64_t atomic_slots;       /* reply slots in use, a bit each */
+    uint8_t atomic_busy[DNF_ATOMIC_REPLIES];   /* reply slots in use */
+    unsigned atomic_next;        /* the ring's next slot */
     struct dnf_ep_stats {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
         uint64_t landed, land_rewrites;      /* landings taken; written again */
@@ -561,8 +578,10 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
 /* dimmnet_fabric.c */
 int dnf_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
 /* dimmnet_domain.c */
-/* Claim the node's one endpoint (-FI_EBUSY if taken); NULL gives it back. */
+/* Claim a place for @ep among the node's endpoints (ep->slot), and the
+ * node's message conversation if ep->messaging: -FI_EBUSY if taken. */
 int dnf_domain_take_ep(struct dnf_ep *ep);
+void dnf_domain_give_ep(struct dnf_ep *ep);
 int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
                     struct fid_domain **dom, void *context);
 /* dimmnet_av.c */

@@ -76,11 +76,14 @@ int dnf_query_atomic(struct fid_domain *domain, enum fi_datatype dt, enum fi_op 
 
 /* ---- progress ------------------------------------------------------------- */
 
+/* The ring's next free slot (in turn, see DNF_ATOMIC_REPLIES), or -1. */
 static int slot_take(struct dnf_ep *ep)
 {
-    for (unsigned i = 0; i < DNF_ATOMIC_REPLIES; i++) {
-        if (!(ep->atomic_slots & (1ull << i))) {
-            ep->atomic_slots |= 1ull << i;
+    for (unsigned k = 0; k < DNF_ATOMIC_REPLIES; k++) {
+        unsigned i = ep->atomic_next++ % DNF_ATOMIC_REPLIES;
+
+        if (!ep->atomic_busy[i]) {
+            ep->atomic_busy[i] = 1;
             return (int)i;
         }
     }
@@ -109,13 +112,13 @@ static void el_done(struct dnf_ep *ep, struct dnf_atomic *a, struct dnf_atomic_e
         uint8_t *mem = dn_hostmem(ep->dom->node, &msize);
 
         dnf_copy(ep->dom, a->res + (size_t)(e - a->el) * size,
-                 mem + DNF_ATOMIC_REPLY_OFF + (size_t)e->slot * 8u, size);
+                 mem + DNF_ATOMIC_REPLY_OFF(ep->slot) + (size_t)e->slot * 8u, size);
     }
     if (e->r.error != DN_OK && a->err == DN_OK) {
         a->err = e->r.error;
         a->nack = e->r.nack_reason;
     }
-    ep->atomic_slots &= ~(1ull << e->slot);
+    ep->atomic_busy[e->slot] = 0;
     e->slot = -1;
     a->done++;
 }
@@ -152,9 +155,10 @@ static int atomic_step(struct dnf_ep *ep, struct dnf_atomic *a)
         int rc = dn_atomic_post(n, &e->r, a->node, DN_RVA(a->wire, a->addr + a->posted * size),
                                 a->op, a->dt, a->buf + a->posted * size,
                                 a->cmp ? a->cmp + a->posted * size : NULL,
-                                DNF_ATOMIC_REPLY_OFF + (uint64_t)slot * 8u);
+                                DNF_ATOMIC_REPLY_OFF(ep->slot) + (uint64_t)slot * 8u);
         if (rc == DN_EBUSY) {
-            ep->atomic_slots &= ~(1ull << slot);
+            ep->atomic_busy[slot] = 0;
+            ep->atomic_next--;          /* the same slot next time */
             e->slot = -1;
             break;                  /* the window to that node is full: later */
         }

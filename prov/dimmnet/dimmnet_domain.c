@@ -2,8 +2,10 @@
  * The domain: this process's DIMMnet-1 node, opened from the launcher's
  * environment (dn_open_env) with message exchange set up (dn_msg_init).
  * Several domains may be open at once (fi_domain(3) allows it); they share
- * the one node, opened by the first and closed with the last, and the
- * node's one endpoint (the shim's tag 0 is one conversation a node).
+ * the one node, opened by the first and closed with the last. A domain
+ * has one endpoint; a node up to DNF_EPS, of which one may send and
+ * receive messages (the shim's tag 0 is one conversation a node), the
+ * others RMA and atomics only.
  * Memory registration (dimmnet_mr.c) is what RMA's targets need; mr_mode
  * is what the application allowed of FI_MR_VIRT_ADDR, FI_MR_ALLOCATED and
  * FI_MR_PROV_KEY (FI_MR_BASIC: all three; FI_MR_SCALABLE: none).
@@ -18,20 +20,36 @@
 static pthread_mutex_t node_lock = PTHREAD_MUTEX_INITIALIZER;
 static dn_node *clock_node;
 static int node_refs;
-static struct dnf_ep *node_ep;   /* the node's one endpoint, in any domain */
+static struct dnf_ep *node_eps[DNF_EPS];   /* the node's endpoints, in any domain */
 
 int dnf_domain_take_ep(struct dnf_ep *ep)
 {
-    int rc = 0;
+    int rc = -FI_EBUSY;
 
     pthread_mutex_lock(&node_lock);
-    if (ep && node_ep) {
-        rc = -FI_EBUSY;
-    } else {
-        node_ep = ep;
+    int conversation_taken = 0;
+    for (unsigned i = 0; i < DNF_EPS; i++) {
+        conversation_taken |= node_eps[i] && node_eps[i]->messaging;
+    }
+    for (unsigned i = 0; i < DNF_EPS && !(ep->messaging && conversation_taken); i++) {
+        if (!node_eps[i]) {
+            node_eps[i] = ep;
+            ep->slot = i;
+            rc = 0;
+            break;
+        }
     }
     pthread_mutex_unlock(&node_lock);
     return rc;
+}
+
+void dnf_domain_give_ep(struct dnf_ep *ep)
+{
+    pthread_mutex_lock(&node_lock);
+    if (ep->slot < DNF_EPS && node_eps[ep->slot] == ep) {
+        node_eps[ep->slot] = NULL;
+    }
+    pthread_mutex_unlock(&node_lock);
 }
 
 __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, int *host_sync)

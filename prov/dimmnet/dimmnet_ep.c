@@ -50,7 +50,7 @@ static int ep_close(struct fid *fid)
         atomic_fetch_sub(&ep->eq->refs, 1);
     }
     ep->dom->ep = NULL;
-    dnf_domain_take_ep(NULL);
+    dnf_domain_give_ep(ep);
     ep->dom->refs--;
     free(ep->bounce);
     free(ep);
@@ -155,10 +155,14 @@ static int ep_control(struct fid *fid, int command, void *arg)
     if (!ep->av) {
         return -FI_ENOAV;
     }
-    if (!ep->tx_cq || !ep->rx_cq) {
+    if (!ep->tx_cq || (ep->messaging && !ep->rx_cq)) {
         return -FI_ENOCQ;
     }
     if (ep->enabled) {
+        return 0;
+    }
+    if (!ep->messaging) {
+        ep->enabled = 1;          /* RMA and atomics: nothing to post */
         return 0;
     }
     rc = dnf_emx_enable(ep);
@@ -383,10 +387,13 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         free(ep);
         return -FI_ENOMEM;
     }
-    if (dnf_domain_take_ep(ep)) {
+    /* Messages (the node's conversation) if its caps name them, or none
+     * are named; else RMA and atomics only. */
+    ep->messaging = !info || !info->caps || (info->caps & (FI_MSG | FI_TAGGED));
+    if (d->ep || dnf_domain_take_ep(ep)) {
         free(ep->bounce);
         free(ep);
-        return -FI_EBUSY;         /* one endpoint a node, whichever domain */
+        return -FI_EBUSY;         /* one a domain; one message endpoint a node */
     }
     ep->dom = d;
     ep->sender_matching = 1;

@@ -553,6 +553,11 @@ void dnf_progress(struct dnf_ep *ep)
     if (!ep->enabled) {
         return;
     }
+    if (!ep->messaging) {
+        dnf_rma_progress(ep);
+        dnf_atomic_progress(ep);
+        return;
+    }
     dnf_ep_fatal(ep, dn_msg_progress(ep->dom->node));   /* our board gone? */
     dnf_emx_progress(ep);
     dnf_rma_progress(ep);
@@ -682,6 +687,9 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
+    }
+    if (!ep->messaging) {
+        return -FI_EOPNOTSUPP;    /* an RMA and atomics endpoint */
     }
     if (len > (inject ? DNF_INJECT_SIZE : DNF_MAX_MSG)) {
         return -FI_EMSGSIZE;
@@ -836,6 +844,9 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }
+    if (!ep->messaging) {
+        return -FI_EOPNOTSUPP;    /* an RMA and atomics endpoint */
+    }
     if (len && !buf && !(flags & (FI_PEEK | FI_DISCARD))) {
         return -FI_EINVAL;
     }
@@ -954,9 +965,11 @@ void dnf_ep_drain(struct dnf_ep *ep)
         ep->ux_head = u->next;
         free(u);
     }
-    for (unsigned i = 0; ep->enabled && i < DNF_BOUNCES; i++) {
+    for (unsigned i = 0; ep->enabled && ep->messaging && i < DNF_BOUNCES; i++) {
         dnf_recv_drop(ep, ep->bounce[i].req);
         ep->bounce[i].req = NULL;
     }
-    dnf_emx_free(ep);
+    if (ep->messaging) {
+        dnf_emx_free(ep);
+    }
 }

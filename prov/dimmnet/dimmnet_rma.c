@@ -53,7 +53,7 @@ static int piece_send(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot
     if (op->kind == DNF_RMA_READ) {
         uint64_t local = op->local != UINT64_MAX
                              ? op->local + pc->off
-                             : DNF_RMA_STAGE_OFF + (uint64_t)slot * DNF_RMA_PIECE;
+                             : DNF_RMA_STAGE_OFF(ep->slot) + (uint64_t)slot * DNF_RMA_PIECE;
         return dn_get_rva(n, op->node, rva, local, pc->len, &pc->x);
     }
     if (op->local != UINT64_MAX && pc->len > DN_BOTF_MAX_PAYLOAD) {
@@ -101,7 +101,7 @@ static void piece_test(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slo
         uint8_t *mem = dn_hostmem(ep->dom->node, &size);
 
         dnf_copy(ep->dom, op->dst + pc->off,
-                 mem + DNF_RMA_STAGE_OFF + (size_t)slot * DNF_RMA_PIECE, pc->len);
+                 mem + DNF_RMA_STAGE_OFF(ep->slot) + (size_t)slot * DNF_RMA_PIECE, pc->len);
     }
     if (rc == DN_ENACK) {
         ep->stats.rma_refused++;
@@ -290,6 +290,9 @@ static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
     }
     if (addr > DN1_RVA_VA(~0ull) || len > DN1_RVA_VA(~0ull) - addr + 1) {
         return -FI_EINVAL;          /* more than an RVA's 48 bits carry */
+    }
+    if ((flags & FI_REMOTE_CQ_DATA) && !ep->messaging) {
+        return -FI_EOPNOTSUPP;      /* its notice is a message: not on this endpoint */
     }
     dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
     op = calloc(1, sizeof(*op) + (inject ? len : 0));
