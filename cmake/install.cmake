@@ -34,6 +34,7 @@ set(libexec ${CMAKE_INSTALL_LIBEXECDIR}/dimmnet1)
 install(TARGETS dimmnet-flash dnctl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/dimmnet-cluster
   ${PROJECT_SOURCE_DIR}/tools/dimmnet-soak ${PROJECT_SOURCE_DIR}/tools/dimmnet-mpi-rank
+  ${PROJECT_SOURCE_DIR}/tools/dimmnet-mpi-host
   DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The libfabric provider, where the installed launcher's --mpi looks (prov/
 # beside the board's QEMU); FI_PROVIDER_PATH=PREFIX/libexec/dimmnet1/prov

@@ -9,11 +9,26 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
 #include "dimmnet1/memmap.h"
 
 #define ALIAS_PAGE (1u << DN1_PAGE_SHIFT)
+
+/*
+ * mmap by system call, not through libc: MPI libraries hook libc's mmap and
+ * munmap to learn of memory being released (Open MPI's memory patcher),
+ * and would take a mapping over registered pages for their release (it
+ * aborts: "Attempt to free memory that is still in use"). Nothing is
+ * released here: the pages stay, with their bytes, on other backing.
+ */
+static void *remap(void *addr, size_t len, int flags, int fd, off_t off)
+{
+    long r = syscall(SYS_mmap, addr, len, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, off);
+
+    return r < 0 && r > -4096 ? MAP_FAILED : (void *)r;
+}
 
 static int alias_args_ok(dn_node *n, const void *addr, size_t len, uint64_t off)
 {
@@ -41,8 +56,7 @@ int dn_hostmem_alias(dn_node *n, void *addr, size_t len, uint64_t off)
     }
     /* The copy is the host's writes into the card (write-combined). */
     dn_copy(n, n->hostmem + off, addr, len);
-    void *p = mmap(addr, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-                   (off_t)off);
+    void *p = remap(addr, len, MAP_SHARED, fd, (off_t)off);
     close(fd);
     return p == addr ? DN_OK : DN_EIO;
 }
@@ -55,8 +69,7 @@ int dn_hostmem_unalias(dn_node *n, void *addr, size_t len, uint64_t off)
     if (off > n->hostmem_size || len > n->hostmem_size - off) {
         return DN_ERANGE;
     }
-    void *p = mmap(addr, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    void *p = remap(addr, len, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p != addr) {
         return DN_EIO;
     }

@@ -364,6 +364,8 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
     } else {
         m->mr.key = requested_key;
     }
+    FI_INFO(&dnf_prov, FI_LOG_MR, "register %p+%zu access %#llx\n", (void *)buf, len,
+            (unsigned long long)access);
     if (remote) {
         unsigned idx, free_entries = 0;
         size_t size;
