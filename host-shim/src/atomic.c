@@ -267,7 +267,10 @@ int dn_atomic(dn_node *n, unsigned dst, uint64_t rva, unsigned op,
 
     rc = dn_atomic_post(n, &r, dst, rva, op, datatype, operand, compare,
                         DN1_RADDR_LLCM + off);
-    while (rc == DN_EBUSY && dn_now_ms() < deadline) {
+    while (rc == DN_EBUSY) {    /* the window is full of posted ones */
+        if (dn_now_ms() >= deadline) {
+            return DN_ETIMEDOUT;
+        }
         dn_cq_drain(n);
         resend_due(n);
         dn_idle(n);

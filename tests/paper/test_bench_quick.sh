@@ -37,7 +37,7 @@ for p in indirect-write-continue rvatlb-miss-continue patlb-miss-continue \
          patlb-miss-continue-nonintr soft-indirect message-continue message-continue-middle \
          message-nack barrier-count \
          barrier-release barrier-release-mcast barrier-paper-count barrier-paper-release \
-         barrier-paper-release-mcast; do
+         barrier-paper-release-mcast atomic-fetch-add; do
     # Instructions from the plugin; the modeled time at least 32 ns each.
     awk -F, -v p="$p" '$1 == p && $2 > 10 && $3 >= 32 * $2 { ok = 1 } END { exit !ok }' \
         "$out/handlers.csv" || fail "handlers.csv: no plugin count for $p"

@@ -11,6 +11,7 @@ local types = {
     [0x04] = "READ_REQ", [0x05] = "READ_RSP",
     [0x40] = "INDIRECT_WRITE", [0x41] = "MESSAGE", [0x42] = "BARRIER",
     [0x43] = "CONTROL", [0x44] = "SOFT_INDIRECT", [0x45] = "BARRIER_PAPER",
+    [0x46] = "ATOMIC", [0x47] = "MR_SYNC",
 }
 local reasons = {
     [0] = "none", [1] = "RANGE", [2] = "BAD_POINTER", [3] = "NO_HANDLER",
@@ -18,6 +19,7 @@ local reasons = {
     [7] = "BUFFER_FULL", [8] = "TOO_LONG", [9] = "NO_BUFFER", [10] = "SEQUENCE",
     [11] = "BAD_MESSAGE", [12] = "BAD_PATH", [13] = "BARRIER_SETUP",
     [14] = "BARRIER_MEMBER", [15] = "BARRIER_EPOCH", [16] = "BAD_CONTROL",
+    [17] = "BAD_ATOMIC",
 }
 
 local f = p.fields
