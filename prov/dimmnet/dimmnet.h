@@ -73,10 +73,12 @@
  *           when it posted), rid, len (capacity), sid (its landing zone,
  *           with DNF_F_ZONE); in a mailbox entry
  *   DIRECT: tag, seen (as FIRST), rid, len, data, sid: lfree (as FIRST)
+ *   REWRITE: rid (a receive of the sender's with a landing), sid (its
+ *           chunk's slot, or DNF_MBOX_SLOTS + its zone): write it again
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
  * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)           */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
-enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING };
+enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_REWRITE };
 #define DNF_F_TAGGED    1u
 #define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
 #define DNF_F_LAND      4u                 /* RREQ: a landing chunk waits for it (below) */
@@ -163,6 +165,20 @@ _Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
 #define DNF_ZONE_SIZE        (8u << 10)
 #define DNF_ZONES            32u
 #define DNF_ZONE_MAX         (DNF_ZONE_SIZE - sizeof(struct dnf_land))
+
+/* Late packets (a landing's earlier write, delayed in the network past its
+ * rewrite, its ACK and the offer of its chunk or zone to a later receive)
+ * may land on a later landing before its receiver took it. The receive id
+ * in every landing's stamp is its generation: the receiver clears the
+ * stamp when it offers the chunk or zone, takes only its own receive's
+ * stamp, counts any other stamp it sees there as a late packet, and asks
+ * the sender (REWRITE) to write its landing again, at once for a late
+ * stamp, after the rewrite time while the stamp is its own but the CRC
+ * fails (a late packet inside a zone; or a write still coming), again with
+ * the rewrite time's backoff while it lasts. The sender keeps every
+ * finished landing per receiver and chunk or zone (DNF_KEEP_KEYS) until the
+ * next one there replaces it, and writes it again when asked. */
+#define DNF_KEEP_KEYS        (DNF_MBOX_SLOTS + DNF_ZONES)
 
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
@@ -297,6 +313,9 @@ struct dnf_rx {
     uint32_t rid, expect;
     unsigned land;               /* landing chunk slot + 1, 0: none */
     unsigned zone;               /* landing zone + 1, 0: none */
+    uint32_t land_late;          /* the last late stamp's rid seen there */
+    unsigned land_asks;          /* REWRITEs sent */
+    uint64_t land_ask_us;        /* the next one not before (0: none due) */
     dn_msg_req *first;           /* the DIRECT's first part lands in @stage */
     uint8_t *stage;
     /* Once matched: the message, and the shim receives for its rest. */
@@ -349,6 +368,9 @@ struct dnf_tx {
     uint16_t land_size;
     uint64_t land_raddr, land_sent_us;
     dn_xfer land_x;
+    uint32_t keep_rid;           /* a landing's rid, kept once finished */
+    unsigned keep_key;           /* its chunk slot or DNF_MBOX_SLOTS + zone, + 1 */
+    int rewriting;               /* kept: a rewrite's land_x not yet done */
     uint8_t buf[];               /* header + first part */
 };
 
@@ -419,12 +441,17 @@ struct dnf_ep {
     uint8_t *mem;                /* our receive memory */
     uint32_t zone_rid[DNF_ZONES], zone_node[DNF_ZONES];
     uint8_t zone_taken[DNF_ZONES];
+    /* Our finished landings, per receiver and chunk or zone (rewrites). */
+    struct dnf_tx **keep[DNF_NODES];
+    unsigned keep_busy;          /* of them, being written again */
     struct dnf_ep_stats {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
         uint64_t landed, land_rewrites;      /* landings taken; written again */
         uint64_t zone_landed;                /* of them, into landing zones */
         uint64_t mbox_rewrites, mbox_full;   /* advertisements written again; not made */
         uint64_t inject_errors;              /* injected sends that failed (no entry) */
+        uint64_t land_late, land_asked;      /* late stamps seen in our landings; REWRITEs */
+        uint64_t land_rewritten;             /* landings written again on a REWRITE */
     } stats;
 };
 
@@ -490,6 +517,8 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r);
 void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                   const struct dnf_hdr *h, const void *buf, size_t sent);
 int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
+int dnf_emx_keep(struct dnf_ep *ep, struct dnf_tx *t);
+void dnf_emx_rewrite(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;
