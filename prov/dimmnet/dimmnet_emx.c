@@ -595,21 +595,23 @@ int dnf_emx_keep(struct dnf_ep *ep, struct dnf_tx *t)
 }
 
 /* Node @node asks (REWRITE) for its receive h->rid's landing again: write
- * it once more if it is the one kept there. Anything else (not finished
- * yet: our own resends go on; older; never ours) is ignored: the receiver
- * asks again while it still lacks it. */
+ * it once more if it is the one kept there, each time it asks (the
+ * receiver paces its asks; a rewrite still unanswered may be the one held
+ * up, so it is not waited for). Anything else (not finished yet: our own
+ * resends go on; older; never ours) is ignored: the receiver asks again
+ * while it still lacks it. */
 void dnf_emx_rewrite(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
 {
     struct dnf_tx *t = node < DNF_NODES && ep->keep[node] && h->sid < DNF_KEEP_KEYS
                        ? ep->keep[node][h->sid] : NULL;
 
-    if (!t || t->keep_rid != h->rid || t->rewriting) {
+    if (!t || t->keep_rid != h->rid) {
         return;
     }
     if (dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->buf, t->land_size,
                     &t->land_x) == DN_OK) {
+        ep->keep_busy += t->rewriting ? 0 : 1;   /* an older one: forgotten */
         t->rewriting = 1;
-        ep->keep_busy++;
         ep->stats.land_rewritten++;
     }
 }
