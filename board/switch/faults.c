@@ -26,7 +26,8 @@ static int parse_prob(const char *v, uint32_t *out)
     return 0;
 }
 
-/* port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS (any subset after port). */
+/* port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS,hold=X,hold-ns=NS (any
+ * subset after port). */
 int sw_parse_fault(struct sw *sw, const char *spec)
 {
     struct sw_fault f = { 0 };
@@ -56,6 +57,11 @@ int sw_parse_fault(struct sw *sw, const char *spec)
         } else if (klen == 5 && !strncmp(spec, "delay", 5)) {
             f.delay_ns = strtoull(v, &end, 10);
             rc = (end == v || (*end && *end != ',')) ? -1 : 0;
+        } else if (klen == 4 && !strncmp(spec, "hold", 4)) {
+            rc = parse_prob(v, &f.hold);
+        } else if (klen == 7 && !strncmp(spec, "hold-ns", 7)) {
+            f.hold_ns = strtoull(v, &end, 10);
+            rc = (end == v || (*end && *end != ',') || f.hold_ns > INT64_MAX / 4) ? -1 : 0;
         } else {
             return -1;
         }
@@ -65,8 +71,8 @@ int sw_parse_fault(struct sw *sw, const char *spec)
         spec = strchr(v, ',');
         spec = spec ? spec + 1 : v + strlen(v);
     }
-    if (port < 0 || (unsigned long)port >= sw->nports) {
-        return -1;
+    if (port < 0 || (unsigned long)port >= sw->nports || (f.hold && !f.hold_ns)) {
+        return -1;   /* a hold needs its time */
     }
     sw->port[port].fault = f;
     return 0;

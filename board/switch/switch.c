@@ -2,7 +2,8 @@
  * dimmnet1-switch: the cluster's switch model (see switch.h).
  *
  *   dimmnet1-switch --ports N --socket-dir DIR [--group G=all|N,N,...]...
- *                   [--fault port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS]...
+ *                   [--fault port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS,
+ *                            hold=X,hold-ns=NS]...
  *                   [--seed S] [--pcap FILE] [--stats FILE] [--sync QUANTUM_NS]
  *
  * Port i listens on DIR/port<i>.sock; the board with node id i connects its
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "switch.h"
 #include "dimmnet1/packet_codec.h"
@@ -80,6 +82,41 @@ static void deliver(struct sw *sw, struct sw_port *p, const uint8_t *f, uint32_t
     sw_pcap_record(sw, f, size);
 }
 
+static int64_t wall_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A frame held back (fault hold) leaves through port @port now: as it would
+ * have left, but no other fault applies to it again. */
+static void release(struct sw *sw, unsigned port, uint8_t *f, uint32_t size)
+{
+    struct sw_port *p = &sw->port[port];
+
+    if (p->fd < 0) {
+        p->dropped++;
+        return;
+    }
+    if (sw->quantum) {
+        sw_contend(p, f, size);
+    }
+    if (p->fault.delay_ns) {
+        dn1_put_be64(f + 8, dn1_get_be64(f + 8) + p->fault.delay_ns);
+    }
+    deliver(sw, p, f, size);
+}
+
+/* A frame still held back when the switch stops: lost, counted. */
+static void lose(struct sw *sw, unsigned port, uint8_t *f, uint32_t size)
+{
+    (void)f;
+    (void)size;
+    sw->port[port].dropped++;
+}
+
 /* A frame leaves through port @p: faults first (seeded, per port). */
 static void emit(struct sw *sw, struct sw_port *p, const uint8_t *frame, uint32_t size)
 {
@@ -100,6 +137,17 @@ static void emit(struct sw *sw, struct sw_port *p, const uint8_t *frame, uint32_
         uint32_t bit = sw_rand(&p->rng) % ((size - DN1_LINK_FRAME_HDR) * 8);
         f[DN1_LINK_FRAME_HDR + bit / 8] ^= (uint8_t)(1u << (bit % 8));
         p->corrupted++;
+    }
+    if (fl->hold && sw_rand(&p->rng) % 1000000u < fl->hold) {
+        /* Released hold_ns later: with timing at its new stamp's quantum,
+         * else after that much wall-clock time. */
+        int64_t stamp = (int64_t)dn1_get_be64(f + 8) + (int64_t)fl->hold_ns;
+
+        dn1_put_be64(f + 8, (uint64_t)stamp);
+        sw_hold_add(sw, (unsigned)(p - sw->port), f, size,
+                    sw->quantum ? stamp : wall_ns() + (int64_t)fl->hold_ns);
+        p->held_back++;
+        return;
     }
     if (sw->quantum) {
         sw_contend(p, f, size);       /* waits for the output link */
@@ -186,7 +234,9 @@ static void sync_advance(struct sw *sw)
     }
     /* Frames stamped before the horizon, in a fixed order, ahead of the
      * grants. */
-    sw_batch_flush(sw, sw->horizon, forward);
+    sw_hold_to_batch(sw, sw->horizon);
+    sw_batch_flush(sw, sw->horizon, forward, release);
+    sw_hold_release(sw, sw->horizon, release);   /* held less than a quantum */
     release_held(sw);
     sw->horizon += sw->quantum;
     dn1_put_be32(g, DN1_LINK_MAGIC_GRANT);
@@ -270,12 +320,12 @@ static void write_stats(struct sw *sw, const char *path)
         const struct sw_port *p = &sw->port[i];
         fprintf(f, "port %u rx_frames=%llu tx_frames=%llu bad_frames=%llu "
                 "no_route=%llu dropped=%llu duplicated=%llu corrupted=%llu "
-                "reordered=%llu contended=%llu\n", i,
+                "reordered=%llu contended=%llu held=%llu\n", i,
                 (unsigned long long)p->rx_frames, (unsigned long long)p->tx_frames,
                 (unsigned long long)p->bad_frames, (unsigned long long)p->no_route,
                 (unsigned long long)p->dropped, (unsigned long long)p->duplicated,
                 (unsigned long long)p->corrupted, (unsigned long long)p->reordered,
-                (unsigned long long)p->contended);
+                (unsigned long long)p->contended, (unsigned long long)p->held_back);
     }
     if (f != stderr) {
         fclose(f);
@@ -377,7 +427,8 @@ int main(int argc, char **argv)
     }
     for (unsigned k = 0; k < nfaults; k++) {
         if (sw_parse_fault(&sw, faults[k])) {
-            die("bad --fault (port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS)");
+            die("bad --fault (port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS,"
+                "hold=X,hold-ns=NS)");
         }
     }
     if (pcap && sw_pcap_open(&sw, pcap)) {
@@ -398,10 +449,20 @@ int main(int argc, char **argv)
             pfd[n++] = (struct pollfd){ .fd = p->fd < 0 ? p->listen_fd : p->fd,
                                         .events = POLLIN | (p->out_len ? POLLOUT : 0) };
         }
-        /* With nothing to do for a while, a frame kept back to reorder goes. */
-        int r = poll(pfd, n, 20);
+        /* With nothing to do for a while, a frame kept back to reorder goes;
+         * without timing, a held frame when its time has come. */
+        int timeout = 20;
+        int64_t due = sw.quantum ? INT64_MAX : sw_hold_next(&sw);
+        if (due != INT64_MAX) {
+            int64_t ms = (due - wall_ns() + 999999) / 1000000;
+            timeout = ms < 0 ? 0 : ms < timeout ? (int)ms : timeout;
+        }
+        int r = poll(pfd, n, timeout);
         if (r < 0 && errno == EINTR) {
             continue;
+        }
+        if (!sw.quantum && sw.nhold) {
+            sw_hold_release(&sw, wall_ns() + 1, release);
         }
         if (r == 0 && !sw.quantum) {
             release_held(&sw);
@@ -450,7 +511,9 @@ int main(int argc, char **argv)
             }
         }
     }
-    sw_batch_flush(&sw, INT64_MAX, forward);   /* the last frames: counted */
+    sw_hold_to_batch(&sw, INT64_MAX);
+    sw_batch_flush(&sw, INT64_MAX, forward, release);   /* the last frames: counted */
+    sw_hold_release(&sw, INT64_MAX, lose);         /* held back still: lost */
     write_stats(&sw, stats);
     return 0;
 }

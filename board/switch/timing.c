@@ -30,6 +30,7 @@ void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size)
     e->src = src;
     e->order = sw->pend_order++;
     e->size = size;
+    e->out = -1;
     e->f = malloc(size);
     if (!e->f) {
         abort();
@@ -50,14 +51,19 @@ static int pend_cmp(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Route the frames stamped before @before (all: INT64_MAX), in order. */
-void sw_batch_flush(struct sw *sw, int64_t before, sw_route_fn route)
+/* Route the frames stamped before @before (all: INT64_MAX), in order; a
+ * held frame (fault hold) is released to its port instead. */
+void sw_batch_flush(struct sw *sw, int64_t before, sw_route_fn route,
+                    sw_release_fn release)
 {
     size_t kept = 0;
 
     qsort(sw->pend, sw->npend, sizeof(*sw->pend), pend_cmp);
     for (size_t k = 0; k < sw->npend; k++) {
-        if (sw->pend[k].stamp < before) {
+        if (sw->pend[k].stamp < before && sw->pend[k].out >= 0) {
+            release(sw, (unsigned)sw->pend[k].out, sw->pend[k].f, sw->pend[k].size);
+            free(sw->pend[k].f);
+        } else if (sw->pend[k].stamp < before) {
             route(sw, sw->pend[k].src, sw->pend[k].f, sw->pend[k].size);
             free(sw->pend[k].f);
         } else {

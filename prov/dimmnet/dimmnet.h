@@ -77,11 +77,15 @@
  *           when it posted), rid, len (capacity), sid (its landing zone,
  *           with DNF_F_ZONE); in a mailbox entry
  *   DIRECT: tag, seen (as FIRST), rid, len, data, sid: lfree (as FIRST)
+ *   PING:   nothing (a liveness probe while waiting for a CTS)
+ *   WDATA:  data (remote CQ data of an RMA write now in place), len
+ *   REWRITE: rid (a receive of the sender's with a landing), sid (its
+ *           chunk's slot, or DNF_MBOX_SLOTS + its zone): write it again
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
- * has DNF_F_DATA.  *   PING:   nothing (a liveness probe while waiting for a CTS)
- *   WDATA:  data (remote CQ data of an RMA write now in place), len  */
+ * has DNF_F_DATA. */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
-enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_WDATA };
+enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_WDATA,
+       DNF_K_REWRITE };
 #define DNF_F_TAGGED    1u
 #define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
 #define DNF_F_LAND      4u                 /* RREQ: a landing chunk waits for it (below) */
@@ -214,6 +218,19 @@ enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 _Static_assert(DNF_ATOMIC_REPLIES * 8u <= 4096u, "reply slots fit the area's last page");
 _Static_assert(DNF_EP_AREA_OFF + DNF_EPS * DNF_EP_AREA <= DNF_MR_POOL_OFF,
                "endpoint areas end below the registration pool");
+/* Late packets (a landing's earlier write, delayed in the network past its
+ * rewrite, its ACK and the offer of its chunk or zone to a later receive)
+ * may land on a later landing before its receiver took it. The receive id
+ * in every landing's stamp is its generation: the receiver clears the
+ * stamp when it offers the chunk or zone, takes only its own receive's
+ * stamp, counts any other stamp it sees there as a late packet, and asks
+ * the sender (REWRITE) to write its landing again, at once for a late
+ * stamp, after the rewrite time while the stamp is its own but the CRC
+ * fails (a late packet inside a zone; or a write still coming), again with
+ * the rewrite time's backoff while it lasts. The sender keeps every
+ * finished landing per receiver and chunk or zone (DNF_KEEP_KEYS) until the
+ * next one there replaces it, and writes it again when asked. */
+#define DNF_KEEP_KEYS        (DNF_MBOX_SLOTS + DNF_ZONES)
 
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
@@ -428,6 +445,9 @@ struct dnf_rx {
     uint32_t rid, expect;
     unsigned land;               /* landing chunk slot + 1, 0: none */
     unsigned zone;               /* landing zone + 1, 0: none */
+    uint32_t land_late;          /* the last late stamp's rid seen there */
+    unsigned land_asks;          /* REWRITEs sent */
+    uint64_t land_ask_us;        /* the next one not before (0: none due) */
     dn_msg_req *first;           /* the DIRECT's first part lands in @stage */
     uint8_t *stage;
     /* Once matched: the message, and the shim receives for its rest. */
@@ -480,6 +500,9 @@ struct dnf_tx {
     uint16_t land_size;
     uint64_t land_raddr, land_sent_us;
     dn_xfer land_x;
+    uint32_t keep_rid;           /* a landing's rid, kept once finished */
+    unsigned keep_key;           /* its chunk slot or DNF_MBOX_SLOTS + zone, + 1 */
+    int rewriting;               /* kept: a rewrite's land_x not yet done */
     uint8_t buf[];               /* header + first part */
 };
 
@@ -561,6 +584,9 @@ struct dnf_ep {
     struct dnf_atomic *atomic_head, **atomic_tail;
     uint8_t atomic_busy[DNF_ATOMIC_REPLIES];   /* reply slots in use */
     unsigned atomic_next;        /* the ring's next slot */
+    /* Our finished landings, per receiver and chunk or zone (rewrites). */
+    struct dnf_tx **keep[DNF_NODES];
+    unsigned keep_busy;          /* of them, being written again */
     struct dnf_ep_stats {
         uint64_t advertised, taken, ignored, direct, rendezvous, withdrawn;
         uint64_t landed, land_rewrites;      /* landings taken; written again */
@@ -569,6 +595,8 @@ struct dnf_ep {
         uint64_t inject_errors;              /* injected sends that failed (no entry) */
         uint64_t rma_ops, rma_resends, rma_refused;   /* RMA: done; pieces sent again; NACKed */
         uint64_t atomics;                    /* atomic operations done */
+        uint64_t land_late, land_asked;      /* late stamps seen in our landings; REWRITEs */
+        uint64_t land_rewritten;             /* landings written again on a REWRITE */
     } stats;
 };
 
@@ -667,6 +695,8 @@ static inline void dnf_cntr_bump(struct dnf_cntr *c, int failed)
 /* dimmnet_clock.c: resend timers on the board's clock when it keeps modeled time */
 uint64_t dnf_now_us(const struct dnf_domain *dom);
 uint64_t dnf_resend_us(const struct dnf_domain *dom, unsigned tries);
+int dnf_emx_keep(struct dnf_ep *ep, struct dnf_tx *t);
+void dnf_emx_rewrite(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
 /* dimmnet_ops.c */
 extern struct fi_ops_msg dnf_msg_ops;
 extern struct fi_ops_tagged dnf_tagged_ops;

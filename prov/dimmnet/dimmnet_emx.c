@@ -36,6 +36,7 @@
  * off (FI_DIMMNET_SENDER_MATCHING=0) are never advertised. An advertised
  * receive cannot be canceled (fi_cancel: -FI_EBUSY).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -72,6 +73,20 @@ static uint64_t now_us(struct dnf_ep *ep)
 static size_t zone_base(unsigned z)
 {
     return DNF_ZONE_OFF + (size_t)z * DNF_ZONE_SIZE;
+}
+
+/* The end of our landing chunk (@land: slot + 1) of writer @node, or of
+ * our landing zone (@zone: + 1): the stamp is its last 8 bytes. */
+static uint8_t *land_end(const struct dnf_ep *ep, uint32_t node, unsigned land, unsigned zone)
+{
+    return zone ? ep->mem + zone_base(zone - 1) + DNF_ZONE_SIZE
+                : ep->land + ((size_t)node * DNF_MBOX_SLOTS + land) * DNF_LAND_CHUNK;
+}
+
+/* The key a landing is kept under at its sender (dimmnet.h, REWRITE). */
+static unsigned land_key(unsigned land, unsigned zone)
+{
+    return zone ? DNF_MBOX_SLOTS + zone - 1 : land - 1;
 }
 
 int dnf_emx_enable(struct dnf_ep *ep)
@@ -174,6 +189,18 @@ void dnf_emx_progress(struct dnf_ep *ep)
         }
         p = &m->next;
     }
+    /* Landings written again on a REWRITE: done with once answered (a lost
+     * one is asked for again). */
+    for (uint32_t node = 0; ep->keep_busy && node < DNF_NODES; node++) {
+        for (unsigned k = 0; ep->keep[node] && k < DNF_KEEP_KEYS; k++) {
+            struct dnf_tx *t = ep->keep[node][k];
+
+            if (t && t->rewriting && dn_wait(ep->dom->node, &t->land_x, 0) != DN_ETIMEDOUT) {
+                t->rewriting = 0;
+                ep->keep_busy--;
+            }
+        }
+    }
     /* Theirs, in each writer's order. */
     for (uint32_t node = 0; node < ep->dom->nodes && node < DNF_NODES; node++) {
         for (;;) {
@@ -230,6 +257,14 @@ static void advertise_landing(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node
                          .ignore = r->ignore, .seq = r->expect, .rid = r->rid,
                          .sid = sid, .len = r->len };
 
+    /* No stamp there but this receive's from now on: any other that comes
+     * is a late packet (dimmnet.h). */
+    __atomic_store_n((uint64_t *)(land_end(ep, node, r->land, r->zone) - 8), 0,
+                     __ATOMIC_RELEASE);
+    dn_host_work(ep->dom->node, DN_HOST_STORE, 1);
+    r->land_late = 0;
+    r->land_asks = 0;
+    r->land_ask_us = 0;
     r->adv = DNF_ADV_OPEN;
     if (mbox_post(ep, node, &h)) {
         dnf_emx_withdraw(ep, r);
@@ -526,7 +561,80 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
     t->land_raddr = end - t->land_size;
     t->land_rid = q->rid;
     t->land_tries = 0;
+    t->keep_rid = q->rid;
+    t->keep_key = land_key(q->land, q->zone) + 1;
     land_write(ep, t);
+}
+
+/* A finished send @t: a landing written whole is kept (it replaces the one
+ * kept for the same receiver and chunk or zone), so that it can be written
+ * again if a late packet hits it before its receiver took it. 1: kept (the
+ * caller must not free it). */
+int dnf_emx_keep(struct dnf_ep *ep, struct dnf_tx *t)
+{
+    struct dnf_tx **slot;
+
+    if (!t->keep_key || t->err != DN_OK || t->node >= DNF_NODES) {
+        return 0;
+    }
+    if (!ep->keep[t->node]) {
+        ep->keep[t->node] = calloc(DNF_KEEP_KEYS, sizeof(*ep->keep[t->node]));
+        if (!ep->keep[t->node]) {
+            return 0;
+        }
+    }
+    slot = &ep->keep[t->node][t->keep_key - 1];
+    if (*slot) {
+        ep->keep_busy -= (*slot)->rewriting ? 1 : 0;   /* its xfer: forgotten */
+        free(*slot);
+    }
+    t->next = NULL;
+    t->rewriting = 0;
+    *slot = t;
+    return 1;
+}
+
+/* Node @node asks (REWRITE) for its receive h->rid's landing again: write
+ * it once more if it is the one kept there, each time it asks (the
+ * receiver paces its asks; a rewrite still unanswered may be the one held
+ * up, so it is not waited for). Anything else (not finished yet: our own
+ * resends go on; older; never ours) is ignored: the receiver asks again
+ * while it still lacks it. */
+void dnf_emx_rewrite(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    struct dnf_tx *t = node < DNF_NODES && ep->keep[node] && h->sid < DNF_KEEP_KEYS
+                       ? ep->keep[node][h->sid] : NULL;
+
+    if (!t || t->keep_rid != h->rid) {
+        return;
+    }
+    if (dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->buf, t->land_size,
+                    &t->land_x) == DN_OK) {
+        ep->keep_busy += t->rewriting ? 0 : 1;   /* an older one: forgotten */
+        t->rewriting = 1;
+        ep->stats.land_rewritten++;
+    }
+}
+
+/* Receiver: @r's landing is not (or no longer) whole. Ask its sender to
+ * write it again: at once if @now (a late stamp), else once the rewrite
+ * time has passed since this was first seen; again with its backoff. */
+static void land_ask(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node, int now_ok)
+{
+    uint64_t now = now_us(ep);
+    struct dnf_hdr h = { .kind = DNF_K_REWRITE, .rid = r->rid,
+                         .sid = land_key(r->land, r->zone) };
+
+    if (!r->land_ask_us) {
+        r->land_ask_us = now_ok ? now : now + resend_us(ep, 0);
+    }
+    if (now < r->land_ask_us) {
+        return;
+    }
+    if (dnf_ctl_send(ep, node, &h) == 0) {
+        ep->stats.land_asked++;
+    }
+    r->land_ask_us = now + resend_us(ep, ++r->land_asks);
 }
 
 /* Is @t's landing over? 1: ACKed, or failed for good (t->err set). */
@@ -562,16 +670,26 @@ int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t)
 int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
 {
     uint32_t node = (uint32_t)r->src;
-    const uint8_t *end = r->zone ? ep->mem + zone_base(r->zone - 1) + DNF_ZONE_SIZE
-                                 : ep->land + ((size_t)node * DNF_MBOX_SLOTS + r->land) *
-                                              DNF_LAND_CHUNK;
+    const uint8_t *end = land_end(ep, node, r->land, r->zone);
     const uint8_t *at = end - sizeof(struct dnf_land);
     size_t max = r->zone ? DNF_ZONE_MAX : DNF_LAND_MAX;
     uint64_t stamp = (uint64_t)(r->rid ^ DNF_LAND_CHECK) << 32 | r->rid;
     struct dnf_land tr;
 
     dn_host_work(ep->dom->node, DN_HOST_LOAD, 1);   /* the stamp */
-    if (__atomic_load_n((const uint64_t *)(end - 8), __ATOMIC_ACQUIRE) != stamp) {
+    uint64_t seen = __atomic_load_n((const uint64_t *)(end - 8), __ATOMIC_ACQUIRE);
+    if (seen != stamp) {
+        uint32_t rid = (uint32_t)seen;
+
+        if (seen && (uint32_t)(seen >> 32) == (rid ^ DNF_LAND_CHECK)) {
+            /* Another landing's stamp, since we cleared it: a late packet.
+             * Ignored; if it hit ours, ours must come again. */
+            if (rid != r->land_late) {
+                r->land_late = rid;
+                ep->stats.land_late++;
+            }
+            land_ask(ep, r, node, 1);
+        }
         return 0;
     }
     dnf_copy(ep->dom, &tr, at, sizeof(tr));
@@ -585,6 +703,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
     const uint8_t *payload = at - tr.sent;
 
     if (tr.sent > max) {
+        land_ask(ep, r, node, 0);
         return 0;
     }
     if (tr.sent && tr.sent <= r->len) {   /* more is refused below */
@@ -592,6 +711,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
         payload = r->buf;
     }
     if (land_crc(ep, payload, &tr) != tr.crc) {
+        land_ask(ep, r, node, 0);   /* more packets coming, or a late one inside */
         return 0;
     }
     if (r->adv == DNF_ADV_OPEN) {
@@ -629,6 +749,23 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
 
 void dnf_emx_free(struct dnf_ep *ep)
 {
+    int stats = 0;
+
+    fi_param_get_bool(&dnf_prov, "stats", &stats);
+    if (stats && ep->enabled) {
+        fprintf(stderr, "dimmnet: node %u: landings late=%llu asked=%llu rewritten=%llu\n",
+                dn_node_id(ep->dom->node), (unsigned long long)ep->stats.land_late,
+                (unsigned long long)ep->stats.land_asked,
+                (unsigned long long)ep->stats.land_rewritten);
+    }
+    for (unsigned i = 0; i < DNF_NODES; i++) {
+        for (unsigned k = 0; ep->keep[i] && k < DNF_KEEP_KEYS; k++) {
+            free(ep->keep[i][k]);
+        }
+        free(ep->keep[i]);
+        ep->keep[i] = NULL;
+    }
+    ep->keep_busy = 0;
     while (ep->mput_head) {
         struct dnf_mput *m = ep->mput_head;
 

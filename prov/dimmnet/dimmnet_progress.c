@@ -420,6 +420,9 @@ static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t
     case DNF_K_WDATA:
         dnf_rma_notice(ep, node, &h);
         break;
+    case DNF_K_REWRITE:
+        dnf_emx_rewrite(ep, node, &h);
+        break;
     default:
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "message kind %u from node %u dropped\n",
                 h.kind, node);
@@ -660,7 +663,9 @@ void dnf_progress(struct dnf_ep *ep)
         if (!*p) {
             ep->tx_tail = p;
         }
-        free(t);
+        if (!dnf_emx_keep(ep, t)) {
+            free(t);
+        }
     }
 }
 

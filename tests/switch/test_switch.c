@@ -7,6 +7,7 @@
  *   test_switch SWITCH [CASE]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -218,6 +219,74 @@ static void t_fault_drop_all(void)
 }
 
 /*
+ * Fault hold: about half the frames to port 2 go out 300 ms later, so the
+ * frames behind them overtake them: port 2 gets the frames not held, in
+ * order, then the held ones, in order; each exactly once. Port 1 has no
+ * fault and keeps its order.
+ */
+static void t_fault_hold(void)
+{
+    enum { N = 20 };
+    long got[N];
+    int first_late = -1;
+
+    start("port=2,hold=0.5,hold-ns=300000000");
+    for (uint32_t t = 0; t < N; t++) {
+        send_frame(port[0], 0, 2, 100 + t, 64);
+        send_frame(port[0], 0, 1, 200 + t, 64);
+    }
+    for (uint32_t t = 0; t < N; t++) {
+        CHECK_EQ(recv_tag(port[1], 2000), 200 + t);
+    }
+    for (int k = 0; k < N; k++) {
+        got[k] = recv_tag(port[2], 2000);
+        CHECK(got[k] >= 100 && got[k] < 100 + N);
+        if (k && got[k] < got[k - 1]) {
+            CHECK_EQ(first_late, -1);              /* one overtaking point */
+            first_late = k;
+        }
+    }
+    CHECK_EQ(recv_tag(port[2], 500), -1);          /* nothing twice */
+    for (int k = 0; k < N; k++) {                  /* each tag once */
+        for (int j = 0; j < k; j++) {
+            CHECK(got[j] != got[k]);
+        }
+    }
+    CHECK(first_late > 0);                         /* some were overtaken */
+    char *s = stop();
+    CHECK_EQ(stat_of(s, 2, "held"), (unsigned long)(N - first_late));
+    CHECK_EQ(stat_of(s, 2, "tx_frames"), (unsigned long)N);
+    CHECK_EQ(stat_of(s, 1, "held"), 0);
+}
+
+/* A hold without its time, or with a probability outside 0..1, is refused. */
+static void t_fault_hold_syntax(void)
+{
+    const char *bad[] = { "port=1,hold=0.5", "port=1,hold=2,hold-ns=5",
+                          "port=1,hold=0.5,hold-ns=x" };
+
+    for (unsigned k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        char d[64] = "/tmp/dn-switch-test.XXXXXX", cmd[96];
+        int status = -1;
+
+        CHECK(mkdtemp(d) != NULL);
+        pid_t p = fork();
+        if (p == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(switch_bin, switch_bin, "--ports", "2", "--socket-dir", d,
+                  "--fault", bad[k], (char *)NULL);
+            _exit(127);
+        }
+        CHECK(waitpid(p, &status, 0) == p && WIFEXITED(status));
+        CHECK_EQ(WEXITSTATUS(status), 2);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+        CHECK(system(cmd) == 0);
+    }
+}
+
+/*
  * Start the switch with --sync @quantum: its exit status if it refuses to
  * start, 0 if it starts (then it is stopped again).
  */
@@ -269,6 +338,8 @@ static const struct test_case cases[] = {
     { "multicast", t_multicast },
     { "disconnect_loss", t_disconnect_loss },
     { "fault_drop_all", t_fault_drop_all },
+    { "fault_hold", t_fault_hold },
+    { "fault_hold_syntax", t_fault_hold_syntax },
     { "sync_quantum", t_sync_quantum },
     { NULL, NULL },
 };
