@@ -81,15 +81,17 @@
  *   WDATA:  data (remote CQ data of an RMA write now in place), len
  *   REWRITE: rid (a receive of the sender's with a landing), sid (its
  *           chunk's slot, or DNF_MBOX_SLOTS + its zone): write it again
+ *   DONE:   rid (the CTS's), len: a zero-copy rest is in place (below)
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
  * has DNF_F_DATA. */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
 enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_WDATA,
-       DNF_K_REWRITE };
+       DNF_K_REWRITE, DNF_K_DONE };
 #define DNF_F_TAGGED    1u
 #define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
 #define DNF_F_LAND      4u                 /* RREQ: a landing chunk waits for it (below) */
 #define DNF_F_ZONE      8u                 /* RREQ: a landing zone (sid) waits for it */
+#define DNF_F_ZCOPY     16u                /* RREQ, CTS, DIRECT: zero-copy (below) */
 #define DNF_CQ_DATA     8u                 /* cq_data_size */
 #define DNF_CNTR_CNT    16u                /* cntr_cnt: a hint, nothing bounds them */
 struct dnf_hdr {
@@ -232,6 +234,27 @@ _Static_assert(DNF_EP_AREA_OFF + DNF_EPS * DNF_EP_AREA <= DNF_MR_POOL_OFF,
  * next one there replaces it, and writes it again when asked. */
 #define DNF_KEEP_KEYS        (DNF_MBOX_SLOTS + DNF_ZONES)
 
+/* Zero-copy rendezvous (issue 24 item 6): a receive longer than DNF_EAGER
+ * whose buffer lies on the card (in receive memory, or its pages moved
+ * there and kept: dimmnet_mr.c's receive cache) says where, and the sender
+ * writes the bytes straight into it by BOTF from its own buffer, or by RDMA
+ * when that lies in its receive memory: raw receive memory addresses, no
+ * RVATLB, no firmware and no copy on the data path, pieces of DNF_RMA_PIECE
+ * resent until ACKed (the RMA engine). Then one message says it is in:
+ *   - the CTS path (a FIRST of more than DNF_EAGER bytes carries none; the
+ *     CTS has DNF_F_ZCOPY and data = the receive memory offset of the
+ *     buffer): the bytes taken, then DONE (rid: the CTS's);
+ *   - an advertised receive longer than DNF_ZCOPY_MIN (RREQ with
+ *     DNF_F_ZCOPY, seen = the offset of its buffer): a message longer than
+ *     DNF_ZCOPY_MIN, then its DIRECT with DNF_F_ZCOPY and no payload.
+ * Receives of at most DNF_ZCOPY_MIN bytes take a landing or a copy.
+ * FI_DIMMNET_ZCOPY=0 turns it off (the message then goes as chunks). */
+#define DNF_ZCOPY_MIN        DNF_ZONE_SIZE
+/* A zero-copy send at least this long has its own buffer moved onto the
+ * card too, and the NIC reads it (RDMA) instead of the host storing it
+ * into the window (BOTF, at the host's write-combining rate). */
+#define DNF_RNDV_RDMA_MIN    DNF_EAGER
+
 /* An advertisement written to a peer's mailbox, until ACKed. */
 struct dnf_mput {
     struct dnf_mput *next;
@@ -356,6 +379,8 @@ struct dnf_rma {
     void *context;
     dn_msg_req *notice;          /* remote CQ data, once the write is in */
     struct dnf_hdr nh;           /* its message: the shim reads it until done */
+    struct dnf_tx *rndv;         /* a zero-copy rest: addr is raw, no key */
+    void *src_zc;                /* ... its source moved onto the card (RDMA) */
     uint8_t inject[];            /* FI_INJECT: the data, copied */
 };
 
@@ -457,6 +482,9 @@ struct dnf_rx {
     size_t taken;
     int err;                     /* FI_E* for the completion */
     struct dnf_chunks ch;
+    void *zc;                    /* zero-copy: its buffer's place on the card */
+    int zc_wait;                 /* ... the rest: waiting for the sender's DONE */
+    int zc_adv;                  /* ... advertised so: the DIRECT says it is in */
     /* FI_MULTI_RECV (untagged): the posted buffer stays posted and each
      * message it matches becomes a child receive of the next @moff bytes
      * on; once fewer than the endpoint's minimum are left it is retired
@@ -503,6 +531,14 @@ struct dnf_tx {
     uint32_t keep_rid;           /* a landing's rid, kept once finished */
     unsigned keep_key;           /* its chunk slot or DNF_MBOX_SLOTS + zone, + 1 */
     int rewriting;               /* kept: a rewrite's land_x not yet done */
+    /* Zero-copy: the RMA writing the rest (busy until every piece is
+     * answered), then the DONE or DIRECT that says so (in @zh). */
+    int zc;                      /* 0: none; 1: writing; 2: message sent; 3: done */
+    int zc_busy, zc_err;
+    uint8_t zc_direct;           /* the message is a DIRECT (else DONE, rid) */
+    uint32_t zc_rid;
+    dn_msg_req *zc_req;
+    struct dnf_hdr zh;
     uint8_t buf[];               /* header + first part */
 };
 
@@ -522,6 +558,8 @@ struct dnf_rreq {
     unsigned zone;               /* its landing zone + 1, 0: none */
     uint32_t rid;
     uint64_t tag, ignore, cap;
+    int zcopy;                   /* write it at @zc_off, then the DIRECT */
+    uint64_t zc_off;
 };
 
 struct dnf_bounce {
@@ -569,6 +607,7 @@ struct dnf_ep {
      * rid of the receive it belongs to (0: free), and whether it took its
      * landing (then free once the writer's lfree passed the rid). */
     int landing;                 /* offer landings (FI_DIMMNET_LANDING) */
+    int zcopy;                   /* zero-copy rendezvous (FI_DIMMNET_ZCOPY) */
     uint8_t *land;
     uint32_t land_rid[DNF_NODES][DNF_MBOX_SLOTS], peer_lfree[DNF_NODES];
     uint8_t land_taken[DNF_NODES][DNF_MBOX_SLOTS];
@@ -595,6 +634,7 @@ struct dnf_ep {
         uint64_t inject_errors;              /* injected sends that failed (no entry) */
         uint64_t rma_ops, rma_resends, rma_refused;   /* RMA: done; pieces sent again; NACKed */
         uint64_t atomics;                    /* atomic operations done */
+        uint64_t zcopy_sent, zcopy_recv;     /* zero-copy rendezvous */
         uint64_t land_late, land_asked;      /* late stamps seen in our landings; REWRITEs */
         uint64_t land_rewritten;             /* landings written again on a REWRITE */
     } stats;
@@ -670,7 +710,23 @@ extern struct fi_ops_mr dnf_mr_ops;
 int dnf_mr_nic(struct dnf_domain *dom, const void *buf, size_t len, uint64_t *off);
 /* The context a remote access with the application's @key carries. */
 int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire);
+/* Zero-copy rendezvous: the receive memory offset of [buf, buf + len),
+ * moving its pages onto the card if need be and keeping them there
+ * (*handle for dnf_mr_rndv_give once the message is in); 0 or -FI_E*. */
+int dnf_mr_rndv_take(struct dnf_domain *dom, void *buf, size_t len, uint64_t *off,
+                     void **handle);
+/* The same for a send's source, which the NIC then reads itself (RDMA);
+ * checked without a store (others may read a send buffer meanwhile). */
+int dnf_mr_rndv_take_src(struct dnf_domain *dom, const void *buf, size_t len,
+                         uint64_t *off, void **handle);
+void dnf_mr_rndv_give(struct dnf_domain *dom, void *handle);
+/* The domain closes: kept pages go back to ordinary memory. */
+void dnf_mr_cache_flush(struct dnf_domain *dom);
 /* dimmnet_rma.c */
+/* Write @len bytes of @src (at receive memory @local, or UINT64_MAX) to raw
+ * receive memory address @raddr of @node, for send @t (t->zc_busy). */
+int dnf_rma_rndv(struct dnf_ep *ep, struct dnf_tx *t, uint32_t node, uint64_t raddr,
+                 const uint8_t *src, size_t len);
 extern struct fi_ops_rma dnf_rma_ops;
 void dnf_rma_progress(struct dnf_ep *ep);
 void dnf_rma_notice(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);

@@ -75,6 +75,9 @@ static int domain_close(struct fid *fid)
     }
     atomic_fetch_sub(&d->fab->refs, 1);
     pthread_mutex_lock(&node_lock);
+    if (node_refs == 1) {
+        dnf_mr_cache_flush(d);     /* receive buffers kept on the card come back */
+    }
     if (!--node_refs) {
         dn_close(clock_node);
         clock_node = NULL;

@@ -325,7 +325,16 @@ void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
     struct dnf_hdr h = { .kind = DNF_K_RREQ, .flags = r->flags, .tag = r->tag,
                          .ignore = r->ignore, .seq = r->expect, .rid = r->rid,
                          .len = r->len };
-    if ((r->len > DNF_EAGER &&
+    uint64_t zoff;
+    if (ep->zcopy && r->len > DNF_ZCOPY_MIN && !r->multi && !r->mparent &&
+        !dnf_mr_rndv_take(ep->dom, r->buf, r->len, &zoff, &r->zc)) {
+        /* Zero-copy: a message longer than DNF_ZCOPY_MIN is written into
+         * the buffer where it lies on the card; its DIRECT says when. */
+        r->zc_adv = 1;
+        h.flags |= DNF_F_ZCOPY;
+        h.seen = (uint32_t)zoff;
+    }
+    if ((r->len > DNF_EAGER && !r->zc_adv &&
          dnf_chunks_recv(ep, &r->ch, node, r->rid, (uint8_t *)r->buf + DNF_EAGER,
                          r->len - DNF_EAGER)) ||
         mbox_post(ep, node, &h)) {
@@ -346,6 +355,11 @@ void dnf_emx_withdraw(struct dnf_ep *ep, struct dnf_rx *r)
     dnf_chunks_cancel(ep, &r->ch);
     free(r->stage);
     r->stage = NULL;
+    if (r->zc_adv) {
+        dnf_mr_rndv_give(ep->dom, r->zc);  /* never written: its sender ignored it */
+        r->zc = NULL;
+        r->zc_adv = 0;
+    }
     if (r->land) {
         ep->land_rid[r->src][r->land - 1] = 0;   /* its sender never writes it */
         r->land = 0;
@@ -405,8 +419,9 @@ void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
     *q = (struct dnf_rreq){ .flags = h->flags & ~DNF_F_LAND, .rid = h->rid,
                             .tag = h->tag, .ignore = h->ignore, .cap = h->len,
                             .land = h->flags & DNF_F_LAND ? slot + 1 : 0,
-                            .zone = h->flags & DNF_F_ZONE ? h->sid + 1 : 0 };
-    q->flags &= ~DNF_F_ZONE;
+                            .zone = h->flags & DNF_F_ZONE ? h->sid + 1 : 0,
+                            .zcopy = (h->flags & DNF_F_ZCOPY) != 0, .zc_off = h->seen };
+    q->flags &= ~(DNF_F_ZONE | DNF_F_ZCOPY);
     for (p = &ep->rreq[node]; *p; p = &(*p)->next) {
     }
     *p = q;
@@ -443,7 +458,10 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
     memcpy(&h, r->stage, sizeof(h));
     if (rc != DN_OK || st->len < sizeof(h) || h.magic != DNF_MAGIC ||
         h.kind != DNF_K_DIRECT || h.rid != r->rid ||
-        ((h.flags ^ r->flags) & DNF_F_TAGGED)) {
+        ((h.flags ^ r->flags) & DNF_F_TAGGED) ||
+        ((h.flags & DNF_F_ZCOPY) && (!r->zc_adv || st->len != sizeof(h))) ||
+        (!(h.flags & DNF_F_ZCOPY) && r->zc_adv && h.len > DNF_ZCOPY_MIN &&
+         r->len > DNF_ZCOPY_MIN)) {  /* no chunk receives posted for that */
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "bad DIRECT for receive %u from node %u\n",
                 r->rid, r->node);
         r->err = rc != DN_OK ? (dnf_errno(rc) == FI_ETRUNC ? FI_EIO : dnf_errno(rc)) : FI_EIO;
@@ -465,6 +483,12 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
     plen = st->len - sizeof(h);
     if (plen > r->taken) {
         plen = r->taken;
+    }
+    if (h.flags & DNF_F_ZCOPY) {
+        ep->stats.zcopy_recv++;       /* in the buffer already */
+        if (h.seq) {
+            r->err = FI_EIO;          /* its sender could not write it all */
+        }
     }
     if (plen) {
         dnf_copy(ep->dom, r->buf, r->stage + sizeof(h), plen);

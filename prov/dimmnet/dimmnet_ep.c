@@ -25,7 +25,7 @@ static int ep_close(struct fid *fid)
                 "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu "
                 "mailbox-rewrites=%llu mailbox-full=%llu landed=%llu zones=%llu "
                 "landing-rewrites=%llu inject-errors=%llu rma=%llu rma-resends=%llu "
-                "rma-refused=%llu\n",
+                "rma-refused=%llu zcopy-sent=%llu zcopy-received=%llu\n",
                 dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
                 (unsigned long long)s->advertised, (unsigned long long)s->taken,
                 (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
@@ -34,7 +34,8 @@ static int ep_close(struct fid *fid)
                 (unsigned long long)s->landed, (unsigned long long)s->zone_landed,
                 (unsigned long long)s->land_rewrites,
                 (unsigned long long)s->inject_errors, (unsigned long long)s->rma_ops,
-                (unsigned long long)s->rma_resends, (unsigned long long)s->rma_refused);
+                (unsigned long long)s->rma_resends, (unsigned long long)s->rma_refused,
+                (unsigned long long)s->zcopy_sent, (unsigned long long)s->zcopy_recv);
     }
     dnf_cntr_unbind(ep);
     if (ep->av) {
@@ -400,6 +401,8 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     fi_param_get_bool(&dnf_prov, "sender_matching", &ep->sender_matching);
     ep->landing = 1;
     fi_param_get_bool(&dnf_prov, "landing", &ep->landing);
+    ep->zcopy = 1;
+    fi_param_get_bool(&dnf_prov, "zcopy", &ep->zcopy);
     ep->tx_op_flags = info && info->tx_attr ? info->tx_attr->op_flags : 0;
     ep->rx_op_flags = info && info->rx_attr ? info->rx_attr->op_flags : 0;
     ep->directed = !info || !info->caps || (info->caps & FI_DIRECTED_RECV);

@@ -30,6 +30,10 @@ FI_EXT_INI
                     "With sender-side matching, small advertised receives (up to "
                     "416 bytes) take their message by one remote write into the "
                     "receiver's memory, no firmware in the path (default: yes)");
+    fi_param_define(&dnf_prov, "zcopy", FI_PARAM_BOOL,
+                    "Messages longer than 64 KiB are written straight into the "
+                    "receive buffer (moved onto the card and kept there) by the "
+                    "NIC's remote writes, no firmware and no copy (default: yes)");
     fi_param_define(&dnf_prov, "caller_call_insns", FI_PARAM_INT,
                     "Instructions the caller (an MPI library) runs per data call "
                     "into the provider, charged as host work in deterministic "

@@ -9,11 +9,22 @@
  * outside it are moved there, keeping their addresses (dn_hostmem_alias),
  * and moved back when the last registration using them closes.
  *
+ * Receive buffers of the zero-copy rendezvous (dimmnet.h) are moved the
+ * same way and kept there afterwards (the receive cache: most programs
+ * receive into the same buffers again), up to RCACHE_MAX runs, the least
+ * recently used moved back when the pool runs short. A buffer freed and
+ * its addresses mapped again meanwhile would no longer be on the card:
+ * every use first checks, page by page, that a store through the card's
+ * view shows through the buffer's address (bytes of the receive's own
+ * buffer only), and a run that fails is forgotten, never moved back over
+ * what now lives there; moving back checks /proc/self/maps first.
+ *
  * Keys: with FI_MR_PROV_KEY the provider's (0x8000-0xffff, the table's
  * contexts); otherwise the application's requested_key below 0x8000,
  * carried as 0x8000 | key. Addresses: the buffer's own (FI_MR_VIRT_ADDR)
  * or offsets from the registration's start plus the offset given.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dimmnet.h"
@@ -23,6 +34,7 @@
 #define MR_PAGE          (1u << DN1_PAGE_SHIFT)
 #define MR_CLEAR_MS      10000
 #define MR_MAX_LEN       (16u << 20)      /* the table's length field */
+#define RCACHE_MAX       16               /* receive buffers kept on the card */
 
 /* Pages moved onto the card: [addr, addr + len) at receive memory @off. */
 struct dnf_alias {
@@ -33,6 +45,9 @@ struct dnf_alias {
     int refs;
     int kept;                    /* a registration on it not withdrawn: the pool
                                   * pages stay taken (the NIC may still write them) */
+    int cached;                  /* the receive cache holds a reference */
+    int busy;                    /* zero-copy receives into it under way */
+    uint64_t used;               /* the receive cache's clock at its last use */
 };
 
 /* The process's node's registrations (one node a process, shared by its
@@ -43,6 +58,7 @@ static struct dnf_mr *mr_all;              /* every open registration */
 static struct dnf_alias *aliases;
 static uint8_t pool_used[DNF_MR_POOL_SIZE / MR_PAGE];
 static uint32_t next_key;
+static uint64_t rcache_clock;
 
 /* First fit of @pages contiguous pool pages: their receive memory offset,
  * or UINT64_MAX. */
@@ -174,6 +190,11 @@ static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **o
             }
         }
     } while (grown);
+    for (a = aliases; a; a = a->next) {
+        if (overlaps(a, lo, hi) && a->busy) {
+            return -FI_EBUSY;   /* a zero-copy receive is being written there */
+        }
+    }
     if (!(na = calloc(1, sizeof(*na)))) {
         return -FI_ENOMEM;
     }
@@ -213,6 +234,11 @@ static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **o
                 a->kept = 1;
             }
         }
+        if (a->cached && !na->cached) {
+            na->cached = 1;      /* the receive cache keeps the merged run */
+            na->refs++;
+        }
+        na->used = a->used > na->used ? a->used : na->used;
         *p = a->next;
         if (!a->kept) {
             pool_free(a->off, a->len);
@@ -245,6 +271,227 @@ static void alias_drop(dn_node *n, struct dnf_alias *a)
         pool_free(a->off, a->len);
     }
     free(a);
+}
+
+/* ---- the receive cache ---------------------------------------------------- */
+
+/* Run @a forgotten: its addresses are no longer its pages (freed and
+ * mapped again), so nothing is moved back; its pool pages are free. */
+static void alias_forget(struct dnf_alias *a)
+{
+    for (struct dnf_alias **p = &aliases; *p; p = &(*p)->next) {
+        if (*p == a) {
+            *p = a->next;
+            break;
+        }
+    }
+    if (!a->kept) {
+        pool_free(a->off, a->len);
+    }
+    free(a);
+}
+
+/* Does [buf, buf + len) (a receive's buffer, in run @a) still show the
+ * card's pages? A store through the card's view of each page must show
+ * through the buffer's byte there; the byte is put back. */
+static int alias_valid(dn_node *n, const struct dnf_alias *a, uint8_t *buf, size_t len)
+{
+    size_t size, pages = 0;
+    uint8_t *mem = dn_hostmem(n, &size);
+    int ok = 1;
+
+    for (uint8_t *p = buf; ok && p < buf + len;
+         p = (uint8_t *)(((uintptr_t)p | (MR_PAGE - 1)) + 1)) {
+        volatile uint8_t *v = p, *c = mem + a->off + (size_t)(p - a->addr);
+        uint8_t old = *c;
+
+        *c = (uint8_t)(old ^ 0xa5);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        ok = *v == (uint8_t)(old ^ 0xa5);
+        *c = old;
+        pages++;
+    }
+    dn_host_work(n, DN_HOST_STORE, (uint32_t)(2 * pages));
+    dn_host_work(n, DN_HOST_LOAD, (uint32_t)(2 * pages));
+    return ok;
+}
+
+/* Is every page of run @a still mapped from the card at its place
+ * (/proc/self/maps: the card file's device, inode and offset, as our own
+ * view of receive memory shows them)? Only then may it be moved back. */
+static int alias_intact(dn_node *n, const struct dnf_alias *a)
+{
+    size_t size;
+    uintptr_t mem = (uintptr_t)dn_hostmem(n, &size);
+    uintptr_t cur = (uintptr_t)a->addr, end = cur + a->len;
+    unsigned long dev_maj = 0, dev_min = 0, ino = 0;
+    int found = 0;
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+
+    if (!f) {
+        return 0;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        rewind(f);
+        while (fgets(line, sizeof(line), f)) {
+            unsigned long lo, hi, off, ma, mi, in;
+
+            if (sscanf(line, "%lx-%lx %*s %lx %lx:%lx %lu", &lo, &hi, &off, &ma, &mi,
+                       &in) != 6) {
+                continue;
+            }
+            if (pass == 0) {
+                if (mem >= lo && mem < hi) {
+                    dev_maj = ma, dev_min = mi, ino = in;
+                    found = 1;
+                }
+                continue;
+            }
+            if (!found || cur >= end || hi <= cur) {
+                continue;
+            }
+            if (lo > cur || ma != dev_maj || mi != dev_min || in != ino ||
+                off + (cur - lo) != a->off + (cur - (uintptr_t)a->addr)) {
+                break;          /* a hole, or not the card's page there */
+            }
+            cur = hi < end ? hi : end;
+        }
+    }
+    fclose(f);
+    return found && cur >= end;
+}
+
+/* Move back (or forget) the least recently used run only the receive
+ * cache holds. 0: none. */
+static int rcache_evict(dn_node *n)
+{
+    struct dnf_alias *v = NULL;
+
+    for (struct dnf_alias *a = aliases; a; a = a->next) {
+        if (a->cached && a->refs == 1 && !a->busy && (!v || a->used < v->used)) {
+            v = a;
+        }
+    }
+    if (!v) {
+        return 0;
+    }
+    v->cached = 0;
+    if (alias_intact(n, v)) {
+        alias_drop(n, v);
+    } else {
+        alias_forget(v);
+    }
+    return 1;
+}
+
+static void rcache_trim(dn_node *n)
+{
+    unsigned kept = 0;
+
+    for (struct dnf_alias *a = aliases; a; a = a->next) {
+        kept += a->cached != 0;
+    }
+    while (kept-- > RCACHE_MAX && rcache_evict(n)) {
+    }
+}
+
+static int rndv_take(struct dnf_domain *dom, void *vbuf, size_t len, uint64_t *off,
+                     void **handle, int src);
+
+int dnf_mr_rndv_take(struct dnf_domain *dom, void *buf, size_t len, uint64_t *off,
+                     void **handle)
+{
+    return rndv_take(dom, buf, len, off, handle, 0);
+}
+
+int dnf_mr_rndv_take_src(struct dnf_domain *dom, const void *buf, size_t len,
+                         uint64_t *off, void **handle)
+{
+    return rndv_take(dom, (void *)buf, len, off, handle, 1);
+}
+
+/* @src: a send's buffer, which others may read meanwhile: checked against
+ * /proc/self/maps, never by a store. */
+static int rndv_take(struct dnf_domain *dom, void *vbuf, size_t len, uint64_t *off,
+                     void **handle, int src)
+{
+    dn_node *n = dom->node;
+    uint8_t *buf = vbuf;
+    uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
+    uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
+                              ~(uintptr_t)(MR_PAGE - 1));
+    size_t size;
+    uint8_t *mem = dn_hostmem(n, &size);
+    struct dnf_alias *a, *next;
+    int rc = 0;
+
+    *handle = NULL;
+    if (!len) {
+        return -FI_EINVAL;
+    }
+    if (buf >= mem && len <= size && buf - mem <= (ptrdiff_t)(size - len)) {
+        *off = (uint64_t)(buf - mem);         /* on the card already */
+        return 0;
+    }
+    pthread_mutex_lock(&mr_lock);
+    /* Runs there that are no longer the card's pages: forgotten, if only
+     * the receive cache holds them; else not now. */
+    for (a = aliases; a; a = next) {
+        next = a->next;
+        if (!overlaps(a, lo, hi)) {
+            continue;
+        }
+        int covers = lo >= a->addr && hi <= a->addr + a->len;
+        int good = covers && !src ? alias_valid(n, a, buf, len) : alias_intact(n, a);
+
+        if (good) {
+            continue;
+        }
+        if (a->busy || a->refs != a->cached) {
+            rc = -FI_EBUSY;
+            goto out;
+        }
+        alias_forget(a);
+    }
+    while ((rc = alias_take(n, buf, len, &a)) == -FI_ENOSPC && rcache_evict(n)) {
+    }
+    if (rc) {
+        goto out;
+    }
+    if (!a->cached) {
+        a->cached = 1;
+        a->refs++;
+    }
+    a->busy++;
+    a->used = ++rcache_clock;
+    *off = a->off + (uint64_t)(buf - a->addr);
+    *handle = a;
+out:
+    pthread_mutex_unlock(&mr_lock);
+    return rc;
+}
+
+void dnf_mr_rndv_give(struct dnf_domain *dom, void *handle)
+{
+    struct dnf_alias *a = handle;
+
+    if (!a) {
+        return;
+    }
+    pthread_mutex_lock(&mr_lock);
+    a->busy--;
+    alias_drop(dom->node, a);       /* the receive's reference; the cache's stays */
+    rcache_trim(dom->node);
+    pthread_mutex_unlock(&mr_lock);
+}
+
+void dnf_mr_cache_flush(struct dnf_domain *dom)
+{
+    pthread_mutex_lock(&mr_lock);
+    while (rcache_evict(dom->node)) {
+    }
+    pthread_mutex_unlock(&mr_lock);
 }
 
 static int key_in_use(uint16_t wire)

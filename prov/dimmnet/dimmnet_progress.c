@@ -1,10 +1,11 @@
 /*
  * Data path: sends, receives, matching, rendezvous, probes, progress.
  *
- * Sends: a FIRST (header + up to DNF_EAGER bytes) by dn_msg_isend to the
- * node under shim tag 0; a longer message waits for the receiver's CTS and
- * then sends the rest in DNF_EAGER chunks under the CTS's shim tag, from
- * the user's buffer. A send that matches a receive the peer advertised
+ * Sends: a FIRST (header + the message, if at most DNF_EAGER bytes) by
+ * dn_msg_isend to the node under shim tag 0; a longer message's FIRST is
+ * the header alone: it waits for the receiver's CTS and then goes straight
+ * into the receive buffer by remote writes (zero-copy, dimmnet.h) or in
+ * DNF_EAGER chunks under the CTS's shim tag, from the user's buffer. A send that matches a receive the peer advertised
  * (dimmnet_emx.c) goes as DIRECT under that receive's tag, rest and all at
  * once. The completion comes when every shim message of it is delivered
  * and ACKed; an error entry when one fails (prov_errno: the shim's status).
@@ -278,6 +279,8 @@ static void rx_complete(struct dnf_ep *ep, struct dnf_rx *r)
     if (c.err || r->complete || last) {
         dnf_cq_push(ep->rx_cq, &c);
     }
+    dnf_mr_rndv_give(ep->dom, r->zc);    /* its pages stay on the card */
+    r->zc = NULL;
     dnf_cntr_bump(ep->cntr_recv, c.err != 0);
     free(r->ch.req);
     free(r->stage);
@@ -318,9 +321,16 @@ static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node,
 
     r->rid = cts.rid;
     ep->stats.rendezvous++;
-    if (r->taken > DNF_EAGER) {
-        rc = dnf_chunks_recv(ep, &r->ch, node, cts.rid, (uint8_t *)r->buf + DNF_EAGER,
-                             r->taken - DNF_EAGER);
+    uint64_t zoff;
+    if (r->taken > DNF_ZCOPY_MIN && ep->zcopy && !r->mparent &&
+        !dnf_mr_rndv_take(ep->dom, r->buf, r->taken, &zoff, &r->zc)) {
+        /* Zero-copy: the sender writes the rest there, then says DONE. */
+        cts.flags = DNF_F_ZCOPY;
+        cts.data = zoff;
+        r->zc_wait = 1;
+        ep->stats.zcopy_recv++;
+    } else if (r->taken) {
+        rc = dnf_chunks_recv(ep, &r->ch, node, cts.rid, r->buf, r->taken);
     }
     if (!rc) {
         rc = dnf_ctl_send(ep, node, &cts);
@@ -358,7 +368,7 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
                 h->seq, ep->recv_first[node] - 1);
     }
     ep->recv_first[node] = h->seq + 1;
-    if (plen > h->len || plen > DNF_EAGER || (h->len > DNF_EAGER && plen != DNF_EAGER)) {
+    if (plen > h->len || plen > DNF_EAGER || (h->len > DNF_EAGER && plen)) {
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "malformed FIRST from node %u dropped\n", node);
         return;
     }
@@ -395,6 +405,22 @@ static void first_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr
 
 static void cts_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
 
+/* A zero-copy rest is in place (or, seq 1, its sender failed to write it). */
+static void done_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
+{
+    for (struct dnf_rx *r = ep->act_head; r; r = r->next) {
+        if (r->zc_wait && r->node == node && r->rid == h->rid) {
+            r->zc_wait = 0;
+            if (h->seq && !r->err) {
+                r->err = FI_EIO;
+            }
+            return;
+        }
+    }
+    FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "DONE from node %u for no receive (%u)\n", node,
+            h->rid);
+}
+
 static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t len)
 {
     struct dnf_hdr h;
@@ -423,6 +449,9 @@ static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t
     case DNF_K_REWRITE:
         dnf_emx_rewrite(ep, node, &h);
         break;
+    case DNF_K_DONE:
+        done_arrived(ep, node, &h);
+        break;
     default:
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "message kind %u from node %u dropped\n",
                 h.kind, node);
@@ -445,8 +474,16 @@ static void cts_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *
             size_t take = h->len < t->len ? (size_t)h->len : t->len;
 
             t->wait_cts = 0;
-            if (take > DNF_EAGER) {
-                chunks_send(ep, &t->ch, node, h->rid, t->ubuf + DNF_EAGER, take - DNF_EAGER);
+            if (take && (h->flags & DNF_F_ZCOPY)) {
+                /* Straight into the receive buffer, then DONE. */
+                t->zc = 1;
+                t->zc_rid = h->rid;
+                ep->stats.zcopy_sent++;
+                if (dnf_rma_rndv(ep, t, node, h->data, t->ubuf, take)) {
+                    t->zc_err = DN_ENOMEM;     /* DONE says it failed */
+                }
+            } else if (take) {
+                chunks_send(ep, &t->ch, node, h->rid, t->ubuf, take);
                 tx_fail(t, t->ch.err);
             }
             return;
@@ -455,10 +492,53 @@ static void cts_arrived(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *
     FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "CTS from node %u for no send (%u)\n", node, h->sid);
 }
 
+/* A zero-copy send: once the RMA has written it, the message saying so
+ * (DIRECT under the receive's tag, or DONE), until delivered. 1: done. */
+static int zc_step(struct dnf_ep *ep, struct dnf_tx *t)
+{
+    int done = 0, rc;
+
+    if (t->zc == 1) {
+        if (t->zc_busy) {
+            return 0;
+        }
+        if (!t->zc_direct) {
+            t->zh = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_DONE,
+                                      .rid = t->zc_rid, .len = t->len };
+        }
+        t->zh.seq = t->zc_err != DN_OK;  /* the receive fails with it */
+        rc = dn_msg_isend(ep->dom->node, t->node, t->zc_direct ? t->zc_rid : 0, &t->zh,
+                          sizeof(t->zh), &t->zc_req);
+        if (rc == DN_EBUSY) {
+            return 0;                    /* the shim's queue is full: later */
+        }
+        tx_fail(t, t->zc_err);
+        if (rc != DN_OK) {
+            tx_fail(t, rc);
+            t->zc = 3;
+            return 1;
+        }
+        t->zc = 2;
+    }
+    if (t->zc == 2) {
+        rc = req_test(ep, t->zc_req, &done, NULL);
+        if (!done) {
+            return 0;
+        }
+        t->zc_req = NULL;
+        tx_fail(t, rc);
+        t->zc = 3;
+    }
+    return 1;
+}
+
 /* Done with @t? Then its completion (or error entry) and free. */
 static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
 {
     if (t->land_rid && !dnf_emx_land_test(ep, t)) {
+        return 0;
+    }
+    if (t->zc && !zc_step(ep, t)) {
         return 0;
     }
     if (t->req) {
@@ -621,7 +701,7 @@ void dnf_progress(struct dnf_ep *ep)
     for (struct dnf_rx **p = &ep->act_head; *p;) {
         struct dnf_rx *r = *p;
 
-        if (!chunks_test(ep, &r->ch)) {
+        if (!chunks_test(ep, &r->ch) || r->zc_wait) {
             p = &r->next;
             continue;
         }
@@ -646,6 +726,7 @@ void dnf_progress(struct dnf_ep *ep)
                 if (r->rid == c->h.rid && r->ch.err == DN_OK) {
                     dnf_chunks_cancel(ep, &r->ch);   /* nothing more comes */
                     r->ch.err = rc;
+                    r->zc_wait = 0;
                 }
             }
         }
@@ -744,11 +825,33 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
         ep->tx_tail = &t->next;
         return 0;
     }
+    if (q && q->zcopy && take > DNF_ZCOPY_MIN) {
+        /* Its buffer is on the card: all of it by remote writes, then the
+         * DIRECT (no payload) once they are in. */
+        h.kind = DNF_K_DIRECT;
+        h.flags |= DNF_F_ZCOPY;
+        h.rid = q->rid;
+        h.sid = dnf_emx_lfree(ep, node);
+        t->zh = h;
+        t->zc = 1;
+        t->zc_direct = 1;
+        t->zc_rid = q->rid;
+        if (dnf_rma_rndv(ep, t, node, q->zc_off, buf, take)) {
+            t->zc_err = DN_ENOMEM;       /* the DIRECT says it failed */
+        }
+        ep->stats.direct++;
+        ep->stats.zcopy_sent++;
+        free(q);
+        *ep->tx_tail = t;
+        ep->tx_tail = &t->next;
+        return 0;
+    }
     if (q) {
         h.kind = DNF_K_DIRECT;
         h.rid = q->rid;
         h.sid = dnf_emx_lfree(ep, node);
     } else {
+        part = len > DNF_EAGER ? 0 : part;   /* a rendezvous: all of it after the CTS */
         h.kind = DNF_K_FIRST;
         h.seq = ep->sent_first[node];
         h.rid = dnf_emx_lfree(ep, node);
@@ -958,6 +1061,7 @@ void dnf_ep_drain(struct dnf_ep *ep)
 
         ep->act_head = r->next;
         dnf_chunks_cancel(ep, &r->ch);
+        dnf_mr_rndv_give(ep->dom, r->zc);
         if (r->mparent && !--r->mparent->mkids && r->mparent->mdone) {
             free(r->mparent);
         }

@@ -50,6 +50,14 @@ static int piece_send(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot
     dn_node *n = ep->dom->node;
     uint64_t rva = DN_RVA(op->wire, op->addr + pc->off);
 
+    if (op->rndv) {             /* a zero-copy rest: raw receive memory */
+        if (op->local != UINT64_MAX && pc->len > DN_BOTF_MAX_PAYLOAD) {
+            return dn_rdma_write(n, DN1_TYPE_PUSH, op->node, op->addr + pc->off,
+                                 op->local + pc->off, pc->len, &pc->x);
+        }
+        return dn_botf_put(n, op->node, op->addr + pc->off, op->src + pc->off, pc->len,
+                           &pc->x);
+    }
     if (op->kind == DNF_RMA_READ) {
         uint64_t local = op->local != UINT64_MAX
                              ? op->local + pc->off
@@ -231,8 +239,46 @@ void dnf_rma_progress(struct dnf_ep *ep)
         if (!*p) {
             ep->rma_tail = p;
         }
+        if (op->rndv) {
+            op->rndv->zc_err = op->err;     /* its send goes on (dimmnet_progress.c) */
+            op->rndv->zc_busy = 0;
+            dnf_mr_rndv_give(ep->dom, op->src_zc);
+            free(op);
+            continue;
+        }
         op_complete(ep, op);
     }
+}
+
+int dnf_rma_rndv(struct dnf_ep *ep, struct dnf_tx *t, uint32_t node, uint64_t raddr,
+                 const uint8_t *src, size_t len)
+{
+    struct dnf_rma *op = calloc(1, sizeof(*op));
+
+    if (!op) {
+        return -FI_ENOMEM;
+    }
+    op->kind = DNF_RMA_WRITE;
+    op->node = node;
+    op->addr = raddr;
+    op->src = src;
+    op->len = len;
+    op->local = UINT64_MAX;
+    op->rndv = t;
+    /* The NIC reads the source itself (RDMA) where it lies on the card:
+     * a long one is moved there and kept (the receive cache's), so that the
+     * host's stores into the window (BOTF) are not the limit. */
+    if (!dnf_mr_nic(ep->dom, src, len, &op->local) &&
+        (len < DNF_RNDV_RDMA_MIN ||
+         dnf_mr_rndv_take_src(ep->dom, src, len, &op->local, &op->src_zc))) {
+        op->local = UINT64_MAX;
+    }
+    t->zc_busy = 1;
+    t->zc_err = DN_OK;
+    *ep->rma_tail = op;
+    ep->rma_tail = &op->next;
+    dnf_rma_progress(ep);
+    return 0;
 }
 
 int dnf_rma_idle(const struct dnf_ep *ep)
