@@ -268,9 +268,9 @@ int dnf_rma_rndv(struct dnf_ep *ep, struct dnf_tx *t, uint32_t node, uint64_t ra
     /* The NIC reads the source itself (RDMA) where it lies on the card:
      * a long one is moved there and kept (the receive cache's), so that the
      * host's stores into the window (BOTF) are not the limit. */
-    if (!dnf_mr_nic(ep->dom, src, len, &op->local) &&
-        (len < DNF_RNDV_RDMA_MIN ||
-         dnf_mr_rndv_take_src(ep->dom, src, len, &op->local, &op->src_zc))) {
+    if (!(len >= DNF_RNDV_RDMA_MIN &&
+          !dnf_mr_rndv_take_src(ep->dom, src, len, &op->local, &op->src_zc)) &&
+        !dnf_mr_nic(ep->dom, src, len, &op->local)) {
         op->local = UINT64_MAX;
     }
     t->zc_busy = 1;
