@@ -411,6 +411,7 @@ struct dnf_rma_piece {
     size_t off, len;
     unsigned tries;
     uint64_t sent_us;
+    size_t ahead;                /* bytes of other pieces in flight when sent */
     dn_xfer x;
 };
 

@@ -90,15 +90,10 @@ static void pause_until(int64_t until)
 
 static void find_clock(void)
 {
-    const char *dir = getenv("FI_PROVIDER_PATH");
-    char path[4096];
     uint64_t ns;
     int sync = 0;
-    void *h;
 
-    snprintf(path, sizeof(path), "%s/libdimmnet-fi.so", dir ? dir : ".");
-    h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);     /* the one libfabric loaded */
-    board_clock = h ? (fi_dimmnet_clock_fn)(uintptr_t)dlsym(h, "fi_dimmnet_clock") : NULL;
+    board_clock = fi_dimmnet_find_clock();
     if (!board_clock || board_clock(&ns, &sync) != 0 || sync || ns == 0) {
         fprintf(stderr, "node %u: fabric_late needs --timing (and no host sync)\n", me);
         exit(2);

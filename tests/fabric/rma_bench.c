@@ -27,25 +27,6 @@
 static fi_addr_t peer;
 static fi_dimmnet_clock_fn clock_fn;
 
-static void find_clock(void)
-{
-    const char *dir = getenv("FI_PROVIDER_PATH");
-    char path[4096];
-    uint64_t ns;
-    int sync = 0;
-    void *h;
-
-    if (!dir) {
-        return;
-    }
-    snprintf(path, sizeof(path), "%s/libdimmnet-fi.so", dir);
-    h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    clock_fn = h ? (fi_dimmnet_clock_fn)(uintptr_t)dlsym(h, "fi_dimmnet_clock") : NULL;
-    if (clock_fn && (clock_fn(&ns, &sync) != 0 || !sync)) {
-        clock_fn = NULL;                /* not deterministic modeled time */
-    }
-}
-
 struct stamp {
     double wall;
     uint64_t modeled;
@@ -136,7 +117,7 @@ int main(int argc, char **argv)
                    FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY);
     CHECK_EQ(nodes, 2);
     peer = node_addr[1 - me];
-    find_clock();
+    clock_fn = fi_dimmnet_modeled_clock();
     CHECK(posix_memalign((void **)&win, 4096, WIN) == 0 && plain);
     memset(win, 0, WIN);
     memset(plain, 0x5a, WIN);

@@ -19,28 +19,6 @@
 #include <stdlib.h>
 #include "fi_dimmnet.h"
 
-/* The provider's clock if the cluster keeps deterministic modeled time. */
-static fi_dimmnet_clock_fn modeled_clock(void)
-{
-    const char *dir = getenv("FI_PROVIDER_PATH");
-    char path[4096];
-    void *h;
-    fi_dimmnet_clock_fn clock;
-    uint64_t ns;
-    int sync = 0;
-
-    if (!dir) {
-        return NULL;
-    }
-    snprintf(path, sizeof(path), "%s/libdimmnet-fi.so", dir);
-    h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);     /* the one libfabric loaded */
-    clock = h ? (fi_dimmnet_clock_fn)(uintptr_t)dlsym(h, "fi_dimmnet_clock") : NULL;
-    if (!clock || clock(&ns, &sync) != 0 || !sync) {
-        return NULL;
-    }
-    return clock;
-}
-
 /* @n round trips of @len bytes; pre-posted or blocking. */
 static void pingpong(int rank, int len, int n, int pre, char *sbuf, char *rbuf)
 {
@@ -97,7 +75,7 @@ int main(int argc, char **argv)
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    clock = modeled_clock();
+    clock = fi_dimmnet_modeled_clock();
     for (int pre = 0; pre < 2; pre++) {
         const char *how = pre ? "pre-posted" : "blocking";
 

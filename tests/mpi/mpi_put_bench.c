@@ -21,25 +21,6 @@
 
 static fi_dimmnet_clock_fn clock_fn;
 
-static void find_clock(void)
-{
-    const char *dir = getenv("FI_PROVIDER_PATH");
-    char path[4096];
-    uint64_t ns;
-    int sync = 0;
-    void *h;
-
-    if (!dir) {
-        return;
-    }
-    snprintf(path, sizeof(path), "%s/libdimmnet-fi.so", dir);
-    h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    clock_fn = h ? (fi_dimmnet_clock_fn)(uintptr_t)dlsym(h, "fi_dimmnet_clock") : NULL;
-    if (clock_fn && (clock_fn(&ns, &sync) != 0 || !sync)) {
-        clock_fn = NULL;
-    }
-}
-
 static uint64_t modeled_ns(void)
 {
     uint64_t ns = 0;
@@ -115,7 +96,7 @@ int main(int argc, char **argv)
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    find_clock();
+    clock_fn = fi_dimmnet_modeled_clock();
     memset(buf, 0x5a, WIN);
     MPI_Win_allocate(WIN, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     memset(base, 0, WIN);
