@@ -43,31 +43,15 @@
 #include "dimmnet.h"
 #include "dimmnet1/packet_codec.h"
 
-#define MBOX_RESEND_US_WALL    200000u  /* unACKed this long: write it again */
-#define MBOX_RESEND_US_MODELED 200u     /* on a board keeping modeled time (as the
-                                         * shim's message timeouts) */
-
-/* How long a write that was written @tries times waits for its ACK before
- * it is written again: the base, doubled with every try up to 8 times, as
- * the shim's message timeout (an ACK waits in its NIC's in-order receive
- * pipeline behind every packet that needs the firmware). */
+/* Resend timers: dimmnet_clock.c (the board's clock in modeled time). */
 static uint64_t resend_us(const struct dnf_ep *ep, unsigned tries)
 {
-    uint64_t base = ep->dom->modeled ? MBOX_RESEND_US_MODELED : MBOX_RESEND_US_WALL;
-
-    return base << (tries > 4 ? 3 : tries ? tries - 1 : 0);
+    return dnf_resend_us(ep->dom, tries);
 }
 
-static uint64_t now_us(struct dnf_ep *ep)
+static uint64_t now_us(const struct dnf_ep *ep)
 {
-    struct timespec ts;
-    uint64_t ns = 0;
-
-    if (ep->dom->modeled && dn_clock(ep->dom->node, &ns) == DN_OK) {
-        return ns / 1000u;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return dnf_now_us(ep->dom);
 }
 
 static size_t zone_base(unsigned z)
