@@ -195,6 +195,7 @@ _Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 1
 #define DNF_RMA_PIECE        8192u
 #define DNF_RMA_SLOTS        16u
 #define DNF_RMA_TRIES        8u
+#define DNF_RMA_REFUSALS     1000u         /* refused at once in a row: it fails */
 enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 
 /* Atomics (dimmnet_atomic.c): elements an operation, and the endpoint's
@@ -412,6 +413,7 @@ struct dnf_rma_piece {
     unsigned tries;
     uint64_t sent_us;
     size_t ahead;                /* bytes of other pieces in flight when sent */
+    unsigned refused;            /* sends refused at once in a row (room, link) */
     dn_xfer x;
 };
 

@@ -70,13 +70,16 @@ static int piece_send(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot
     return dn_botf_put_rva(n, op->node, rva, op->src + pc->off, pc->len, &pc->x);
 }
 
-/* (Re)send a piece; refused at once for want of room or link: the timer
- * sends it again. */
+/* (Re)send a piece. Refused at once for want of room or link, maybe
+ * after some of its packets went (@refused): sent again whole soon, which
+ * is no try (its transfer would answer DN_OK for what went, short). */
 static void piece_go(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
 {
     int rc;
 
-    if (pc->tries++) {
+    if (pc->refused) {
+        ep->stats.rma_resends++;
+    } else if (pc->tries++) {
         ep->stats.rma_resends++;
     }
     pc->ahead = 0;
@@ -87,7 +90,13 @@ static void piece_go(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
     }
     rc = piece_send(ep, pc, slot);
     pc->sent_us = dnf_now_us(ep->dom);
-    if (rc != DN_OK && rc != DN_EBUSY && rc != DN_ELINKDOWN && rc != DN_ETIMEDOUT) {
+    pc->refused = rc == DN_EBUSY || rc == DN_ELINKDOWN || rc == DN_ETIMEDOUT
+                      ? pc->refused + 1 : 0;
+    if (pc->refused > DNF_RMA_REFUSALS) {
+        rc = rc == DN_EBUSY ? DN_ETIMEDOUT : rc;     /* given up: the operation fails */
+        pc->refused = 0;
+    }
+    if (rc != DN_OK && !pc->refused) {
         op_fail(pc->op, rc, 0);
         pc->op->finished += pc->len;
         pc->op = NULL;
@@ -104,7 +113,16 @@ static void piece_test(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slo
      * their bytes at 50 MB/s modeled (the miss-continue path's rate, about
      * 64) or 10 MB/s wall-clock, on top of the resend time. */
     uint64_t more = (pc->ahead + pc->len) / (ep->dom->modeled ? 50u : 10u);
-    int rc = dn_wait(ep->dom->node, &pc->x, 0);
+    int rc;
+
+    if (pc->refused) {
+        /* Again after a pause (an eighth of the resend time), whole. */
+        if (dnf_now_us(ep->dom) - pc->sent_us >= dnf_resend_us(ep->dom, 0) / 8) {
+            piece_go(ep, pc, slot);
+        }
+        return;
+    }
+    rc = dn_wait(ep->dom->node, &pc->x, 0);
 
     if (rc == DN_ETIMEDOUT &&
         dnf_now_us(ep->dom) - pc->sent_us < dnf_resend_us(ep->dom, pc->tries) + more) {
@@ -218,6 +236,7 @@ void dnf_rma_progress(struct dnf_ep *ep)
             pc->len = op->len - op->issued < DNF_RMA_PIECE ? op->len - op->issued
                                                            : DNF_RMA_PIECE;
             pc->tries = 0;
+            pc->refused = 0;
             op->issued += pc->len;
             piece_go(ep, pc, slot);
         }

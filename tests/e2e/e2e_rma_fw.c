@@ -293,8 +293,15 @@ static void sum(dn_node *n, unsigned k)
     } else {
         wait_key("registered");
     }
+    /* Reply slots a ring taken in turn, not one a window entry: a late
+     * second answer (a duplicate, or the answer to a resend whose first
+     * answer came too) must not land in a slot being read (the provider's
+     * DNF_ATOMIC_REPLIES; reusing slot w at once gave a wrong old value in
+     * one CI run). */
+    enum { RING = 512 };
     dn_atomic_req r[DN_ATOMIC_WINDOW];
     int busy[DN_ATOMIC_WINDOW] = { 0 };
+    unsigned slot[DN_ATOMIC_WINDOW] = { 0 };
     uint64_t one = 1, s1 = 0, s2 = 0, resends = 0;
     unsigned posted = 0, done_n = 0;
     while (done_n < k) {
@@ -310,7 +317,7 @@ static void sum(dn_node *n, unsigned k)
                     continue;
                 }
                 uint64_t o;
-                memcpy(&o, mem + REPLY + 8 * w, 8);
+                memcpy(&o, mem + REPLY + 8 * slot[w], 8);
                 s1 += o;
                 s2 += o * o;
                 resends += r[w].resends;
@@ -318,8 +325,9 @@ static void sum(dn_node *n, unsigned k)
                 done_n++;
             }
             if (posted < k) {
+                slot[w] = posted % RING;
                 int rc = dn_atomic_post(n, &r[w], 0, DN_RVA(KEY_RW, VA_RW), DN1_AOP_SUM,
-                                        DN1_ADT_UINT64, &one, NULL, REPLY + 8 * w);
+                                        DN1_ADT_UINT64, &one, NULL, REPLY + 8 * slot[w]);
                 if (rc == DN_OK) {
                     busy[w] = 1;
                     posted++;

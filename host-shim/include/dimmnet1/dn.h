@@ -388,7 +388,10 @@ int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms);
  * datatype (@compare only for the CSWAP ops and MSWAP, else may be NULL).
  * The old value lands at @reply_raddr in this node's NIC address space
  * (receive memory, or DN_RADDR_LLCM_USER + k), 4 or 8 bytes, aligned;
- * leave it to the request until dn_atomic_test says done.
+ * leave it to the request until dn_atomic_test says done. A second answer
+ * (to a duplicate, or to a resend whose first answer came too) may land
+ * there later: take reply slots in turn from a ring several hundred long
+ * rather than reusing one at once (the provider keeps 512).
  * dn_atomic_test progresses every atomic of the node (answers, resends)
  * and says whether @r is done: *done = 1 and DN_OK (the old value is at
  * reply_raddr), DN_ENACK (refused: r->nack_reason, DN1_NACK_PROTECTION or
