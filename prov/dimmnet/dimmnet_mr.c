@@ -81,15 +81,25 @@ static void pool_free(uint64_t off, size_t len)
     memset(pool_used + (off - DNF_MR_POOL_OFF) / MR_PAGE, 0, len / MR_PAGE);
 }
 
-/* Where [buf, buf + len) lies in receive memory, if it does: in the
- * provider's own view of it or in pages moved there. */
-static int nic_off_of(dn_node *n, const uint8_t *buf, size_t len, uint64_t *off)
+/* Does [buf, buf + len) lie in the provider's own view of receive memory?
+ * Its offset there. */
+static int in_recv_mem(dn_node *n, const uint8_t *buf, size_t len, uint64_t *off)
 {
     size_t size;
     uint8_t *mem = dn_hostmem(n, &size);
 
     if (buf >= mem && len <= size && buf - mem <= (ptrdiff_t)(size - len)) {
         *off = (uint64_t)(buf - mem);
+        return 1;
+    }
+    return 0;
+}
+
+/* Where [buf, buf + len) lies in receive memory, if it does: in the
+ * provider's own view of it or in pages moved there. */
+static int nic_off_of(dn_node *n, const uint8_t *buf, size_t len, uint64_t *off)
+{
+    if (in_recv_mem(n, buf, len, off)) {
         return 1;
     }
     for (struct dnf_alias *a = aliases; a; a = a->next) {
@@ -256,17 +266,22 @@ static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **o
     return 0;
 }
 
-static void alias_drop(dn_node *n, struct dnf_alias *a)
+static void alias_unlink(struct dnf_alias *a)
 {
-    if (--a->refs) {
-        return;
-    }
     for (struct dnf_alias **p = &aliases; *p; p = &(*p)->next) {
         if (*p == a) {
             *p = a->next;
             break;
         }
     }
+}
+
+static void alias_drop(dn_node *n, struct dnf_alias *a)
+{
+    if (--a->refs) {
+        return;
+    }
+    alias_unlink(a);
     if (dn_hostmem_unalias(n, a->addr, a->len, a->off) != DN_OK) {
         FI_WARN(&dnf_prov, FI_LOG_MR, "pages at %p could not be moved back\n",
                 (void *)a->addr);
@@ -284,12 +299,7 @@ static void alias_drop(dn_node *n, struct dnf_alias *a)
  * mapped again), so nothing is moved back; its pool pages are free. */
 static void alias_forget(struct dnf_alias *a)
 {
-    for (struct dnf_alias **p = &aliases; *p; p = &(*p)->next) {
-        if (*p == a) {
-            *p = a->next;
-            break;
-        }
-    }
+    alias_unlink(a);
     if (!a->kept) {
         pool_free(a->off, a->len);
     }
@@ -390,6 +400,43 @@ static int rcache_evict(dn_node *n)
     return 1;
 }
 
+/*
+ * alias_take for [buf, buf + len), after the runs there that are no longer
+ * the card's pages are forgotten (if only the receive cache holds them;
+ * else -FI_EBUSY), and with runs only the cache holds moved back while the
+ * pool is short. @store_ok: the bytes are the caller's alone (a receive's
+ * buffer), so each page may be checked by a store through the card's
+ * view; else (a send's buffer, a registration's) against /proc/self/maps.
+ */
+static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok,
+                              struct dnf_alias **out)
+{
+    uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
+    uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
+                              ~(uintptr_t)(MR_PAGE - 1));
+    struct dnf_alias *a, *next;
+    int rc;
+
+    for (a = aliases; a; a = next) {
+        next = a->next;
+        if (!overlaps(a, lo, hi)) {
+            continue;
+        }
+        int covers = lo >= a->addr && hi <= a->addr + a->len;
+
+        if (covers && store_ok ? alias_valid(n, a, buf, len) : alias_intact(n, a)) {
+            continue;
+        }
+        if (a->busy || a->refs != a->cached) {
+            return -FI_EBUSY;
+        }
+        alias_forget(a);
+    }
+    while ((rc = alias_take(n, buf, len, out)) == -FI_ENOSPC && rcache_evict(n)) {
+    }
+    return rc;
+}
+
 static void rcache_trim(dn_node *n)
 {
     unsigned kept = 0;
@@ -423,45 +470,18 @@ static int rndv_take(struct dnf_domain *dom, void *vbuf, size_t len, uint64_t *o
 {
     dn_node *n = dom->node;
     uint8_t *buf = vbuf;
-    uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
-    uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
-                              ~(uintptr_t)(MR_PAGE - 1));
-    size_t size;
-    uint8_t *mem = dn_hostmem(n, &size);
-    struct dnf_alias *a, *next;
-    int rc = 0;
+    struct dnf_alias *a;
+    int rc;
 
     *handle = NULL;
     if (!len) {
         return -FI_EINVAL;
     }
-    if (buf >= mem && len <= size && buf - mem <= (ptrdiff_t)(size - len)) {
-        *off = (uint64_t)(buf - mem);         /* on the card already */
-        return 0;
+    if (in_recv_mem(n, buf, len, off)) {
+        return 0;                             /* on the card already */
     }
     pthread_mutex_lock(&mr_lock);
-    /* Runs there that are no longer the card's pages: forgotten, if only
-     * the receive cache holds them; else not now. */
-    for (a = aliases; a; a = next) {
-        next = a->next;
-        if (!overlaps(a, lo, hi)) {
-            continue;
-        }
-        int covers = lo >= a->addr && hi <= a->addr + a->len;
-        int good = covers && !src ? alias_valid(n, a, buf, len) : alias_intact(n, a);
-
-        if (good) {
-            continue;
-        }
-        if (a->busy || a->refs != a->cached) {
-            rc = -FI_EBUSY;
-            goto out;
-        }
-        alias_forget(a);
-    }
-    while ((rc = alias_take(n, buf, len, &a)) == -FI_ENOSPC && rcache_evict(n)) {
-    }
-    if (rc) {
+    if ((rc = alias_take_checked(n, buf, len, !src, &a))) {
         goto out;
     }
     if (!a->cached) {
@@ -620,8 +640,6 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
             (unsigned long long)access);
     if (remote) {
         unsigned idx, free_entries = 0;
-        size_t size;
-        uint8_t *mem = dn_hostmem(dom->node, &size);
 
         for (idx = 0; idx < DN_MR_ENTRIES; idx++) {
             free_entries += !mr_entry[idx];
@@ -632,12 +650,12 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
             rc = -FI_ENOSPC;
             goto out;
         }
-        if (buf >= mem && len <= size && buf - mem <= (ptrdiff_t)(size - len)) {
-            m->nic_off = (uint64_t)(buf - mem);      /* in receive memory already */
-        } else {
+        if (!in_recv_mem(dom->node, buf, len, &m->nic_off)) {
             /* Moved onto the card (or a share of pages moved already,
-             * which then stay while this registration lives). */
-            if ((rc = alias_take(dom->node, buf, len, &m->alias))) {
+             * which then stay while this registration lives; runs the
+             * receive cache kept are checked first, or moved back for
+             * room). */
+            if ((rc = alias_take_checked(dom->node, buf, len, 0, &m->alias))) {
                 goto out;
             }
             m->nic_off = m->alias->off + (uint64_t)(buf - m->alias->addr);
