@@ -5,9 +5,10 @@
  * dn_msg_isend to the node under shim tag 0; a longer message's FIRST is
  * the header alone: it waits for the receiver's CTS and then goes straight
  * into the receive buffer by remote writes (zero-copy, dimmnet.h) or in
- * DNF_EAGER chunks under the CTS's shim tag, from the user's buffer. A send that matches a receive the peer advertised
- * (dimmnet_emx.c) goes as DIRECT under that receive's tag, rest and all at
- * once. The completion comes when every shim message of it is delivered
+ * DNF_EAGER chunks under the CTS's shim tag, from the user's buffer. A
+ * send that matches a receive the peer advertised (dimmnet_emx.c) goes as
+ * DIRECT under that receive's tag, rest and all at once (a zero-copy one:
+ * the bytes first, then the DIRECT). The completion comes when every shim message of it is delivered
  * and ACKed; an error entry when one fails (prov_errno: the shim's status).
  * At most 256 sends in flight (-FI_EAGAIN).
  *

@@ -77,9 +77,7 @@ static void piece_go(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
 {
     int rc;
 
-    if (pc->refused) {
-        ep->stats.rma_resends++;
-    } else if (pc->tries++) {
+    if (pc->refused || pc->tries++) {  /* a refused send's retry is no try */
         ep->stats.rma_resends++;
     }
     pc->ahead = 0;
