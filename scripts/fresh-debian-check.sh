@@ -81,10 +81,9 @@ echo "fresh-debian-check: commit $(git -C "$repo" rev-parse --short HEAD), mirro
 
 run() {
     echo "fresh-debian-check: $1"
-    local t0=$SECONDS
+    local t0=$SECONDS rc=0
     chroot "$dir" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        LANG=C.UTF-8 TERM=dumb /bin/bash -c "cd /root/dimmnet1 && $1"
-    local rc=$?
+        LANG=C.UTF-8 TERM=dumb /bin/bash -c "cd /root/dimmnet1 && $1" || rc=$?
     echo "fresh-debian-check: $1 exit $rc after $((SECONDS - t0)) s"
     return $rc
 }
