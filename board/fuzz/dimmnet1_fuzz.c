@@ -213,7 +213,8 @@ static void check_link_frame(Dn1fBoard *b, const uint8_t *f, uint32_t size)
     struct dn1_hdr h;
     enum dn1_pkt_check c;
 
-    if (magic == DN1_LINK_MAGIC_REACHED) {
+    if (magic == DN1_LINK_MAGIC_REACHED || magic == DN1_LINK_MAGIC_BOOTING) {
+        /* DNB1: a DNR1 from a board whose firmware was never READY. */
         if (!b->sync || size != DN1_LINK_FRAME_HDR) {
             dn1f_fail("DNR1 from a board without timing, or of size %u", size);
         }

@@ -216,10 +216,17 @@ static void release_held(struct sw *sw)
     }
 }
 
-/* Timing: grant the next quantum to every board once all reached this one. */
+/*
+ * Timing: grant the next quantum to every board once all reached this one.
+ * While every board still boots (DNB1) and no frame is kept here, a boot
+ * quantum: a booting board sends nothing that leaves inside it, so nothing
+ * can arrive inside it either (docs/hardware.md, "Timing").
+ */
 static void sync_advance(struct sw *sw)
 {
     uint8_t g[DN1_LINK_FRAME_HDR];
+    int booting = sw->horizon != 0;
+    unsigned connected = 0;
 
     if (!sw->quantum) {
         return;
@@ -231,6 +238,10 @@ static void sync_advance(struct sw *sw)
         if (sw->horizon == 0 ? p->fd < 0 : p->fd >= 0 && p->reached < sw->horizon) {
             return;
         }
+        if (p->fd >= 0) {
+            booting = booting && p->booting;
+            connected++;
+        }
     }
     /* Frames stamped before the horizon, in a fixed order, ahead of the
      * grants. */
@@ -238,7 +249,10 @@ static void sync_advance(struct sw *sw)
     sw_batch_flush(sw, sw->horizon, forward, release);
     sw_hold_release(sw, sw->horizon, release);   /* held less than a quantum */
     release_held(sw);
-    sw->horizon += sw->quantum;
+    booting = booting && connected && !sw->npend && !sw->nhold;
+    sw->horizon += booting ? DN1_SYNC_BOOT_QUANTUM_NS : sw->quantum;
+    sw->grants++;
+    sw->boot_grants += booting;
     dn1_put_be32(g, DN1_LINK_MAGIC_GRANT);
     dn1_put_be32(g + 4, DN1_LINK_FRAME_HDR);
     dn1_put_be64(g + 8, (uint64_t)sw->horizon);
@@ -266,8 +280,10 @@ static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len
                 } else {
                     forward(sw, i, p->in.buf, p->in.fill);
                 }
-            } else if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_REACHED) {
+            } else if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_REACHED ||
+                       dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_BOOTING) {
                 p->reached = (int64_t)dn1_get_be64(p->in.buf + 8);
+                p->booting = dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_BOOTING;
                 sync_advance(sw);
             } else {
                 p->bad_frames++;      /* a board may not grant */
@@ -326,6 +342,11 @@ static void write_stats(struct sw *sw, const char *path)
                 (unsigned long long)p->dropped, (unsigned long long)p->duplicated,
                 (unsigned long long)p->corrupted, (unsigned long long)p->reordered,
                 (unsigned long long)p->contended, (unsigned long long)p->held_back);
+    }
+    if (sw->quantum) {
+        fprintf(f, "sync horizon_ns=%lld grants=%llu boot_grants=%llu\n",
+                (long long)sw->horizon, (unsigned long long)sw->grants,
+                (unsigned long long)sw->boot_grants);
     }
     if (f != stderr) {
         fclose(f);

@@ -38,6 +38,7 @@ struct sw_port {
     struct sw_fault fault;
     uint64_t rng;
     int64_t reached;           /* timing: the horizon this board got to */
+    int booting;               /* ... and said so with DNB1 (still booting) */
     int64_t out_free;          /* timing: when the output link is free */
     /* Counters */
     uint64_t rx_frames, tx_frames, bad_frames, no_route, dropped, duplicated,
@@ -64,6 +65,7 @@ struct sw {
     FILE *pcap;
     int64_t quantum;           /* timing on: virtual ns granted at a time */
     int64_t horizon;           /* granted so far (0: not started) */
+    uint64_t grants, boot_grants;  /* quanta granted, boot quanta of them */
     struct sw_pend *pend;      /* timing: this quantum's frames */
     size_t npend, pend_cap;
     uint32_t pend_order;

@@ -15,6 +15,14 @@
  */
 #define DN1_LINK_MAGIC_GRANT   0x444e4731u  /* "DNG1": switch -> board */
 #define DN1_LINK_MAGIC_REACHED 0x444e5231u  /* "DNR1": board -> switch */
+/*
+ * "DNB1": board -> switch, a DNR1 from a board still booting (its firmware
+ * never READY since power-on), with no frame in flight to it. While every
+ * board says so and the switch holds no frame, the switch grants a boot
+ * quantum; a board sends nothing that leaves before the end of a grant it
+ * got after a DNB1 (docs/hardware.md, "Timing", "Boot").
+ */
+#define DN1_LINK_MAGIC_BOOTING 0x444e4231u
 
 /* Modeled link: 500 MB/s (2 ns a byte), fixed latencies (docs, "Timing"). */
 #define DN1_LINK_NS_PER_BYTE   2u
@@ -58,5 +66,10 @@
  * at or after H - quantum, so they arrive at or after H + slack: a board
  * that stopped within the slack past H gets every frame before it is due. */
 #define DN1_SYNC_QUANTUM_NS    (DN1_LINK_MIN_DELAY_NS - DN1_SYNC_QUANTUM_SLACK_NS)
+/* Virtual time granted at a time while every board boots (DNB1): no frame
+ * can leave before its end, so no lookahead limits it. At most the host's
+ * epoch (DN1_HOST_EPOCH_NS, hostbus.h): a host in step never acts inside a
+ * boot quantum, so its first request is not deferred. */
+#define DN1_SYNC_BOOT_QUANTUM_NS 96000
 
 #endif

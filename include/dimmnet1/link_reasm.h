@@ -47,7 +47,8 @@ dn1_link_reasm_feed(struct dn1_link_reasm *r, const uint8_t **in, size_t *len)
             uint32_t size = dn1_get_be32(r->buf + 4);
             uint32_t magic = dn1_get_be32(r->buf);
             int control = magic == DN1_LINK_MAGIC_GRANT ||
-                          magic == DN1_LINK_MAGIC_REACHED;
+                          magic == DN1_LINK_MAGIC_REACHED ||
+                          magic == DN1_LINK_MAGIC_BOOTING;
             if (control ? size != DN1_LINK_FRAME_HDR
                         : magic != DN1_LINK_MAGIC || size < DN1_LINK_FRAME_HDR ||
                           size > sizeof(r->buf)) {

@@ -412,6 +412,7 @@ int qb_link_recv(struct qtest_board *b, struct dn1_hdr *h, uint8_t *payload,
         size > DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE) {
         die("board sent a bad link frame");
     }
+    b->link_vtime = dn1_get_be64(fh + 8);
     size -= DN1_LINK_FRAME_HDR;
     if (read_all(b->link_fd, pkt, size, timeout_ms)) {
         return -1;

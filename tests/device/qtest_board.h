@@ -19,6 +19,7 @@ struct qtest_board {
     int hostbus_fd;
     int link_fd;
     int irq_level;            /* last "IRQ raise/lower 0" seen */
+    uint64_t link_vtime;      /* last data frame's departure (timing) */
     uint8_t *hostmem, *llcm, *window;
     char dir[48];
     char rx[4096];

@@ -1265,6 +1265,7 @@ static void t_control_frames_sync(void)
     qb_start_opts(&b, qemu, ME, ",sync=on");
     CHECK_EQ(qb_reg(&b, DN1_REG_TIMING), DN1_TIMING_SYNC);
 
+    qb_set_reg(&b, DN1_REG_FW_STATUS, DN1_FW_READY);   /* booted: DNR1 */
     send_control(DN1_LINK_MAGIC_GRANT, 1000);
     qb_clock_step(&b, 1000);
     CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
@@ -1291,6 +1292,65 @@ static void t_control_frames_sync(void)
     CHECK_EQ(magic, DN1_LINK_MAGIC_REACHED);
     CHECK_EQ(t, 2000);
     CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_CONTROL), 4);
+}
+
+/*
+ * Boot quanta (contract 1.23): a board whose firmware was never READY
+ * reports DNB1, not DNR1; nothing it sends after a grant that followed a
+ * DNB1 leaves before that grant's end (the switch may have let every board
+ * run through it without a stop). Once READY: DNR1, and frames leave when
+ * they are due again.
+ */
+static void t_boot_quantum(void)
+{
+    struct dn1_botf_hdr hdr = {
+        .type = DN1_TYPE_PUSH, .flags = DN1_FLAG_ACK_REQ, .dst = PEER,
+        .len = 8, .raddr = 0x1000,
+    };
+    uint8_t got[DN1_PKT_MAX_PAYLOAD];
+    struct dn1_hdr r;
+    uint32_t magic;
+    uint64_t t;
+
+    qb_stop(&b);
+    qb_start_opts(&b, qemu, ME, ",sync=on");
+    memcpy(b.window, &hdr, sizeof(hdr));
+    memcpy(b.window + DN1_BOTF_WINDOW_STRIDE, &hdr, sizeof(hdr));
+
+    send_control(DN1_LINK_MAGIC_GRANT, 1000);
+    qb_clock_step(&b, 1000);
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(magic, DN1_LINK_MAGIC_BOOTING);
+    CHECK_EQ(t, 1000);
+
+    send_control(DN1_LINK_MAGIC_GRANT, 50000);      /* a boot quantum */
+    qb_clock_step(&b, 1000);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), 0);
+    qb_clock_step(&b, 48000);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.type, DN1_TYPE_PUSH);
+    CHECK(b.link_vtime >= 50000);                   /* not at 2000 + 375 */
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(magic, DN1_LINK_MAGIC_BOOTING);        /* still never READY */
+    CHECK_EQ(t, 50000);
+
+    qb_set_reg(&b, DN1_REG_FW_STATUS, DN1_FW_READY);
+    send_control(DN1_LINK_MAGIC_GRANT, 50240);
+    qb_clock_step(&b, 240);
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(magic, DN1_LINK_MAGIC_REACHED);
+    CHECK_EQ(t, 50240);
+    qb_set_reg(&b, DN1_REG_FW_STATUS, 0);           /* a restart: booted */
+    send_control(DN1_LINK_MAGIC_GRANT, 60000);
+    qb_clock_step(&b, 1000);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 1, NULL), 0);
+    qb_clock_step(&b, 8760);
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK(b.link_vtime >= 51240 + DN1_BOTF_TX_NS && b.link_vtime < 52000);
+    CHECK(qb_link_recv_control(&b, &magic, &t, 5000) == 0);
+    CHECK_EQ(magic, DN1_LINK_MAGIC_REACHED);
+    CHECK_EQ(t, 60000);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_CONTROL), 0);
 }
 
 /*
@@ -1529,7 +1589,7 @@ static const struct test_case cases[] = {
     CASE(aotf_store), CASE(rx_otf), CASE(rdma_post), CASE(hold_large),
     CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
     CASE(rvatlb_protection), CASE(rvatlb_read), CASE(patlb), CASE(read_serve), CASE(read_done),
-    CASE(control_frames), CASE(control_frames_sync), CASE(group_read),
+    CASE(control_frames), CASE(control_frames_sync), CASE(boot_quantum), CASE(group_read),
     CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
     CASE(nic_restart), CASE(flash_ops_without_flash), CASE(hostbus_posted),
     CASE(link_merge),

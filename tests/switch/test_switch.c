@@ -333,6 +333,129 @@ static void t_sync_quantum(void)
     CHECK(DN1_SYNC_QUANTUM_NS + DN1_SYNC_QUANTUM_SLACK_NS <= DN1_LINK_MIN_DELAY_NS);
 }
 
+/* A control frame to the switch. */
+static void send_control(int fd, uint32_t magic, int64_t t)
+{
+    uint8_t f[DN1_LINK_FRAME_HDR];
+
+    dn1_put_be32(f, magic);
+    dn1_put_be32(f + 4, DN1_LINK_FRAME_HDR);
+    dn1_put_be64(f + 8, (uint64_t)t);
+    CHECK(write(fd, f, sizeof(f)) == (ssize_t)sizeof(f));
+}
+
+/* The next frame from the switch within 5 s: its magic, its time in *t;
+ * a data frame's tag in *tag. */
+static uint32_t recv_any(int fd, int64_t *t, long *tag)
+{
+    uint8_t f[DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE];
+    size_t got = 0, want = DN1_LINK_FRAME_HDR;
+
+    while (got < want) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        CHECK(poll(&p, 1, 5000) == 1);
+        ssize_t k = read(fd, f + got, want - got);
+        CHECK(k > 0);
+        got += (size_t)k;
+        if (got == DN1_LINK_FRAME_HDR) {
+            want = dn1_get_be32(f + 4);
+        }
+    }
+    *t = (int64_t)dn1_get_be64(f + 8);
+    if (tag && want > DN1_LINK_FRAME_HDR + DN1_OFF_TAG) {
+        *tag = dn1_get_be32(f + DN1_LINK_FRAME_HDR + DN1_OFF_TAG);
+    }
+    return dn1_get_be32(f);
+}
+
+/* Both boards report @magic0 / @magic1 at @t; the grant each gets. */
+static int64_t round_trip(uint32_t magic0, uint32_t magic1, int64_t t)
+{
+    int64_t g0, g1;
+
+    send_control(port[0], magic0, t);
+    send_control(port[1], magic1, t);
+    CHECK_EQ(recv_any(port[0], &g0, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(recv_any(port[1], &g1, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(g0, g1);
+    return g0;
+}
+
+/*
+ * Boot quanta (contract 1.23): while every board reports DNB1 and the
+ * switch keeps no frame, it grants DN1_SYNC_BOOT_QUANTUM_NS; one DNR1, or a
+ * frame stamped at or after the horizon, and the quantum is 240 ns again.
+ */
+static void t_sync_boot_quantum(void)
+{
+    const int64_t q = DN1_SYNC_QUANTUM_NS, boot = DN1_SYNC_BOOT_QUANTUM_NS;
+    char stats[96], ready[8] = { 0 };
+    int out[2];
+    int64_t h, t;
+    long tag = -1;
+
+    snprintf(dir, sizeof(dir), "/tmp/dn-switch-test.XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(stats, sizeof(stats), "%s/stats", dir);
+    CHECK(pipe(out) == 0);
+    pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        execl(switch_bin, switch_bin, "--ports", "2", "--socket-dir", dir,
+              "--stats", stats, "--sync", "240", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    CHECK(read(out[0], ready, 6) == 6 && !strcmp(ready, "ready\n"));
+    close(out[0]);
+    port[2] = -1;
+    for (int i = 0; i < 2; i++) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/port%d.sock", dir, i);
+        port[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+        CHECK(connect(port[i], (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    }
+    /* The last board to connect starts the clock: one quantum. */
+    CHECK_EQ(recv_any(port[0], &h, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(recv_any(port[1], &t, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(h, q);
+    CHECK_EQ(t, q);
+
+    h = round_trip(DN1_LINK_MAGIC_BOOTING, DN1_LINK_MAGIC_BOOTING, q);
+    CHECK_EQ(h, q + boot);                           /* all boot: a boot quantum */
+    t = round_trip(DN1_LINK_MAGIC_BOOTING, DN1_LINK_MAGIC_REACHED, h);
+    CHECK_EQ(t, h + q);                              /* one booted */
+    h = t;
+    /* A frame stamped at the horizon (a booting board's deferred one):
+     * kept for the next batch, so no boot quantum over it. */
+    {
+        uint8_t f[DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE];
+        struct dn1_hdr ph = { .version = 1, .type = DN1_TYPE_PUSH, .src = 0,
+                              .dst = 1, .len = 0, .tag = 42 };
+        dn1_packet_seal(f + DN1_LINK_FRAME_HDR, &ph);
+        dn1_put_be32(f, DN1_LINK_MAGIC);
+        dn1_put_be32(f + 4, sizeof(f));
+        dn1_put_be64(f + 8, (uint64_t)h);
+        CHECK(write(port[0], f, sizeof(f)) == (ssize_t)sizeof(f));
+    }
+    t = round_trip(DN1_LINK_MAGIC_BOOTING, DN1_LINK_MAGIC_BOOTING, h);
+    CHECK_EQ(t, h + q);
+    h = t;
+    /* Now routed (ahead of the grant), and the switch is empty again. */
+    send_control(port[0], DN1_LINK_MAGIC_BOOTING, h);
+    send_control(port[1], DN1_LINK_MAGIC_BOOTING, h);
+    CHECK_EQ(recv_any(port[1], &t, &tag), DN1_LINK_MAGIC);
+    CHECK_EQ(tag, 42);
+    CHECK_EQ(recv_any(port[1], &t, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(t, h + boot);
+    CHECK_EQ(recv_any(port[0], &t, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(t, h + boot);
+
+    char *st = stop();
+    CHECK(strstr(st, "sync horizon_ns=") != NULL);
+    CHECK(strstr(st, " boot_grants=2") != NULL);
+}
+
 static const struct test_case cases[] = {
     { "routing", t_routing },
     { "multicast", t_multicast },
@@ -341,6 +464,7 @@ static const struct test_case cases[] = {
     { "fault_hold", t_fault_hold },
     { "fault_hold_syntax", t_fault_hold_syntax },
     { "sync_quantum", t_sync_quantum },
+    { "sync_boot_quantum", t_sync_boot_quantum },
     { NULL, NULL },
 };
 

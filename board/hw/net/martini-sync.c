@@ -20,6 +20,9 @@
 #include "sysemu/runstate.h"
 #include "hw/net/martini.h"
 
+/* A host in step starts its epoch after READY: past any boot quantum. */
+QEMU_BUILD_BUG_ON(DN1_SYNC_BOOT_QUANTUM_NS > DN1_HOST_EPOCH_NS);
+
 /* Time a frame's packet occupies the link (500 MB/s). */
 static int64_t martini_serialize_ns(uint32_t frame_size)
 {
@@ -41,8 +44,9 @@ int64_t martini_sync_departure(MartiniState *s, uint32_t frame_size,
     if (!s->sync) {
         return now;
     }
-    /* The link serializes: a frame starts when the one before is out. */
-    dep = MAX(now + extra_ns, s->tx_free);
+    /* The link serializes: a frame starts when the one before is out, and
+     * none leaves inside a boot quantum (see martini_sync_report). */
+    dep = MAX(MAX(now + extra_ns, s->tx_free), s->tx_not_before);
     s->tx_free = dep + martini_serialize_ns(frame_size);
     return dep;
 }
@@ -231,6 +235,9 @@ void martini_sync_host_event(MartiniState *s, bool connected)
 /* Firmware reports READY: the host's first request may take effect soon. */
 void martini_sync_fw_status(MartiniState *s, uint32_t old, uint32_t val)
 {
+    if (val & DN1_FW_READY) {
+        s->ever_ready = true;         /* booted: no more boot quanta */
+    }
     if (s->host_sync && !s->host_started && (val & ~old & DN1_FW_READY)) {
         s->host_started = true;
         s->host_stopped = false;
@@ -261,6 +268,10 @@ void martini_sync_grant(MartiniState *s, int64_t horizon)
     if (s->horizon == 0) {
         timer_mod(s->quantum_timer, horizon);   /* the first quantum */
     }
+    if (s->reported_booting) {
+        /* Maybe a boot quantum: the others run through it unchecked. */
+        s->tx_not_before = horizon;
+    }
     s->horizon = horizon;
     if (!runstate_is_running()) {
         vm_start();                      /* the first grant starts the board */
@@ -268,7 +279,15 @@ void martini_sync_grant(MartiniState *s, int64_t horizon)
     qemu_cond_broadcast(&s->grant_cond);
 }
 
-/* Tell the switch the board got to its horizon (once per horizon). */
+/*
+ * Tell the switch the board got to its horizon (once per horizon): DNB1
+ * while it boots (its firmware never READY since power-on) with no frame
+ * coming to it, else DNR1. After a DNB1 the next grant may be a boot
+ * quantum, through which every board runs without a stop: so nothing the
+ * board sends leaves before that grant's end (tx_not_before), and no frame
+ * can reach another board inside it. A firmware READY inside the quantum
+ * changes nothing before its end: a host in step acts only one epoch later.
+ */
 static void martini_sync_report(MartiniState *s, int64_t now)
 {
     if (now < s->horizon || s->reported == s->horizon) {
@@ -281,7 +300,10 @@ static void martini_sync_report(MartiniState *s, int64_t now)
                       now - s->horizon, s->horizon);
     }
     s->reported = s->horizon;
-    martini_link_control(s, DN1_LINK_MAGIC_REACHED, s->horizon);
+    s->reported_booting = !s->ever_ready && QSIMPLEQ_EMPTY(&s->inflight);
+    martini_link_control(s, s->reported_booting ? DN1_LINK_MAGIC_BOOTING
+                                                : DN1_LINK_MAGIC_REACHED,
+                         s->horizon);
 }
 
 /*

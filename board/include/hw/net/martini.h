@@ -154,6 +154,9 @@ struct MartiniState {
     bool wait_on_resume;     /* left the wait for a CPU stop: wait again */
     int64_t horizon;
     int64_t reported;        /* last horizon reported to the switch */
+    bool ever_ready;         /* firmware READY seen since power-on */
+    bool reported_booting;   /* the last report was DNB1 */
+    int64_t tx_not_before;   /* end of the last grant after a DNB1 */
     int64_t tx_free;
     int64_t botf_busy_until[DN1_BOTF_WINDOWS]; /* its packet's last byte out */
     int64_t rx_last;         /* receive pipeline: last delivery time */
