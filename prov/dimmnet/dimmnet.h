@@ -57,7 +57,7 @@
                          FI_WRITE)
 #define DNF_RX_CAPS     (FI_TAGGED | FI_MSG | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
                          FI_MULTI_RECV | FI_RMA | FI_ATOMIC | FI_REMOTE_READ | \
-                         FI_REMOTE_WRITE)
+                         FI_REMOTE_WRITE | FI_RMA_EVENT)
 /* FI_RMA (FI_ATOMIC) asked without FI_READ, FI_WRITE, FI_REMOTE_* implies them. */
 #define DNF_RMA_ROLES   (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
 #define DNF_DOMAIN_CAPS (FI_LOCAL_COMM | FI_REMOTE_COMM)
@@ -78,7 +78,9 @@
  *           with DNF_F_ZONE); in a mailbox entry
  *   DIRECT: tag, seen (as FIRST), rid, len, data, sid: lfree (as FIRST)
  *   PING:   nothing (a liveness probe while waiting for a CTS)
- *   WDATA:  data (remote CQ data of an RMA write now in place), len
+ *   WDATA:  an RMA write now in place, or a read done: flags DNF_F_DATA
+ *           (remote CQ data: data, len) and/or DNF_F_EVENT (an RMA event,
+ *           FI_RMA_EVENT: rid = the key's context, seen = 1 for a read)
  *   REWRITE: rid (a receive of the sender's with a landing), sid (its
  *           chunk's slot, or DNF_MBOX_SLOTS + its zone): write it again
  *   DONE:   rid (the CTS's), len: a zero-copy rest is in place (below)
@@ -92,6 +94,7 @@ enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_W
 #define DNF_F_LAND      4u                 /* RREQ: a landing chunk waits for it (below) */
 #define DNF_F_ZONE      8u                 /* RREQ: a landing zone (sid) waits for it */
 #define DNF_F_ZCOPY     16u                /* RREQ, CTS, DIRECT: zero-copy (below) */
+#define DNF_F_EVENT     32u                /* WDATA: an RMA event for the target */
 #define DNF_CQ_DATA     8u                 /* cq_data_size */
 #define DNF_CNTR_CNT    16u                /* cntr_cnt: a hint, nothing bounds them */
 struct dnf_hdr {
@@ -185,6 +188,18 @@ _Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 1
 #define DNF_MR_POOL_OFF      (4u << 20)
 #define DNF_MR_POOL_SIZE     (4u << 20)
 #define DNF_MR_KEY_BIT       0x8000u
+/*
+ * RMA events (FI_RMA_EVENT): the NIC writes and reads registered memory
+ * with no software at the target, so the initiator announces each RMA
+ * operation to a registration that wants it, once done, by a WDATA message
+ * with DNF_F_EVENT; the target bumps the counters bound to the
+ * registration (fi_mr_bind) and its endpoint's FI_REMOTE_WRITE /
+ * FI_REMOTE_READ counters. A provider key says so by this bit (a
+ * registration with FI_RMA_EVENT, or any in a domain opened with it); an
+ * initiator whose own domain has FI_RMA_EVENT announces every operation
+ * (application keys cannot carry the bit).
+ */
+#define DNF_MR_KEY_EVENT     0x10000ull
 #define DNF_MR_MODES         (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
 
 /* RMA (dimmnet_rma.c): an operation goes in pieces of DNF_RMA_PIECE bytes,
@@ -309,6 +324,7 @@ struct dnf_domain {
     struct dnf_ep *ep;           /* its endpoint, if it has the node's one */
     int refs;                    /* AVs, CQs and the endpoint open on it */
     uint64_t mr_mode;            /* FI_MR_* the application allowed and we use */
+    int rma_event;               /* FI_RMA_EVENT asked: every RMA announced (below) */
     atomic_int mr_refs;          /* registrations open on it */
     /* Instructions charged as host work under host sync per data call in
      * and per completion-queue read: the provider's and shim's own
@@ -349,6 +365,8 @@ struct dnf_mr {
     int entry;                   /* registration table index; -1: local access only */
     uint64_t nic_off;            /* buf in receive memory; UINT64_MAX: not there */
     struct dnf_alias *alias;     /* pages moved onto the card for it */
+    int event;                   /* RMA to it is announced (FI_RMA_EVENT) */
+    struct dnf_cntr *cntr_rwrite, *cntr_rread;   /* fi_mr_bind's */
 };
 
 /* A completion counter (fi_cntr(3)). */
@@ -367,6 +385,7 @@ struct dnf_rma {
     uint8_t kind;                /* DNF_RMA_WRITE, DNF_RMA_READ */
     uint8_t fence;               /* FI_FENCE: starts once those before are done */
     uint8_t nack;                /* the first NACK's reason */
+    uint8_t event;               /* announce it to the target once done */
     int complete;                /* a completion on success (errors always) */
     int err;                     /* DN_* of the first failure */
     uint32_t node;
@@ -711,8 +730,11 @@ int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
 extern struct fi_ops_mr dnf_mr_ops;
 /* Is [buf, buf + len) in receive memory (ours, or pages moved there)? Its offset. */
 int dnf_mr_nic(struct dnf_domain *dom, const void *buf, size_t len, uint64_t *off);
-/* The context a remote access with the application's @key carries. */
-int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire);
+/* The context a remote access with the application's @key carries; *event
+ * (may be NULL): whether the key asks for RMA events (DNF_MR_KEY_EVENT). */
+int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire, int *event);
+/* The target: an RMA event for the registration with context @wire. */
+void dnf_mr_event(struct dnf_domain *dom, uint16_t wire, int read);
 /* Zero-copy rendezvous: the receive memory offset of [buf, buf + len),
  * moving its pages onto the card if need be and keeping them there
  * (*handle for dnf_mr_rndv_give once the message is in); 0 or -FI_E*. */

@@ -248,7 +248,7 @@ static ssize_t atomic_post(struct dnf_ep *ep, int kind, const void *buf, size_t 
     if (dnf_av_node(ep->av, dest, &node)) {
         return -FI_EINVAL;
     }
-    if ((rc = dnf_mr_wire(ep->dom, key, &wire))) {
+    if ((rc = dnf_mr_wire(ep->dom, key, &wire, NULL))) {
         return rc;
     }
     if (addr > DN1_RVA_VA(~0ull) || count * size > DN1_RVA_VA(~0ull) - addr + 1) {

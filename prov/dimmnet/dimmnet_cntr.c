@@ -3,9 +3,11 @@
  * bumps the counters bound to it once per operation of the bound kind that
  * completes (FI_SEND, FI_RECV, FI_WRITE, FI_READ), successful or not (the
  * error count), whether or not it writes a CQ entry; at the target,
- * FI_REMOTE_WRITE counts writes that carried remote CQ data (the only ones
- * the target learns of: the NIC writes the others with no software
- * there). Reading a counter drives progress, as reading a CQ does;
+ * FI_REMOTE_WRITE counts writes that carried remote CQ data, and
+ * FI_REMOTE_WRITE / FI_REMOTE_READ the writes and reads the initiator
+ * announced (RMA events, FI_RMA_EVENT: dimmnet.h); the NIC serves the
+ * others with no software there, so no one learns of them. A counter bound
+ * to a registration (fi_mr_bind) counts that registration's events. Reading a counter drives progress, as reading a CQ does;
  * fi_cntr_wait drives it in turns (dn_idle) until the threshold, an error
  * or the timeout.
  */
@@ -210,7 +212,7 @@ int dnf_cntr_bind(struct dnf_ep *ep, struct dnf_cntr *c, uint64_t flags)
         bind_one(&ep->cntr_rwrite, c);
     }
     if (flags & FI_REMOTE_READ) {
-        bind_one(&ep->cntr_rread, c);    /* never bumped: reads leave no trace there */
+        bind_one(&ep->cntr_rread, c);    /* announced reads only (FI_RMA_EVENT) */
     }
     return 0;
 }

@@ -204,6 +204,7 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
         d->mr_mode = mode == FI_MR_BASIC ? DNF_MR_MODES
                    : mode == FI_MR_SCALABLE ? 0 : (uint64_t)mode & DNF_MR_MODES;
     }
+    d->rma_event = info && (info->caps & FI_RMA_EVENT) != 0;
     atomic_init(&d->mr_refs, 0);
     d->fab = container_of(fabric, struct dnf_fabric, fab);
     atomic_fetch_add(&d->fab->refs, 1);

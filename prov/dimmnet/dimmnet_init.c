@@ -254,7 +254,7 @@ static int addr_node(const void *addr, size_t len, uint32_t nodes, uint32_t *nod
 static uint64_t answer_caps(uint64_t asked)
 {
     if (!asked) {
-        return DNF_CAPS;
+        return DNF_CAPS & ~(uint64_t)FI_RMA_EVENT;   /* it costs a message an RMA */
     }
     if ((asked & (FI_RMA | FI_ATOMIC)) && !(asked & DNF_RMA_ROLES)) {
         asked |= DNF_RMA_ROLES;

@@ -529,13 +529,21 @@ static int key_in_use(uint16_t wire)
     return 0;
 }
 
-int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire)
+int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire, int *event)
 {
+    if (event) {
+        *event = 0;
+    }
     if (dom->mr_mode & FI_MR_PROV_KEY) {
-        if (key < DNF_MR_KEY_BIT || key > 0xffff) {
+        uint64_t k = key & ~DNF_MR_KEY_EVENT;
+
+        if (k < DNF_MR_KEY_BIT || k > 0xffff) {
             return -FI_EKEYREJECTED;
         }
-        *wire = (uint16_t)key;
+        *wire = (uint16_t)k;
+        if (event) {
+            *event = (key & DNF_MR_KEY_EVENT) != 0;
+        }
     } else {
         if (key >= DNF_MR_KEY_BIT) {
             return -FI_EKEYREJECTED;
@@ -575,16 +583,79 @@ static int mr_close(struct fid *fid)
         alias_drop(n, m->alias);
     }
     pthread_mutex_unlock(&mr_lock);
+    for (struct dnf_cntr *c, **b = &m->cntr_rwrite; b <= &m->cntr_rread; b++) {
+        if ((c = *b)) {
+            c->refs--;
+        }
+    }
     atomic_fetch_sub(&m->dom->mr_refs, 1);
     free(m);
     return rc;
 }
 
+/*
+ * fi_mr_bind: a counter of this domain bumped by the remote writes
+ * (FI_REMOTE_WRITE) and reads (FI_REMOTE_READ) of a registration made for
+ * RMA events (the FI_RMA_EVENT flag, or a domain with FI_RMA_EVENT); a
+ * second binding of a kind replaces the first.
+ */
+static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+    struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
+    struct dnf_cntr *c;
+
+    if (!bfid || bfid->fclass != FI_CLASS_CNTR || !flags ||
+        (flags & ~(uint64_t)(FI_REMOTE_WRITE | FI_REMOTE_READ))) {
+        return -FI_EINVAL;
+    }
+    c = container_of(bfid, struct dnf_cntr, cntr.fid);
+    if (c->dom != m->dom || !m->event) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "counter on a registration %s\n",
+                c->dom != m->dom ? "of another domain"
+                                 : "not made for RMA events (FI_RMA_EVENT)");
+        return -FI_EINVAL;
+    }
+    pthread_mutex_lock(&mr_lock);
+    for (int k = 0; k < 2; k++) {
+        struct dnf_cntr **b = k ? &m->cntr_rread : &m->cntr_rwrite;
+
+        if (flags & (k ? FI_REMOTE_READ : FI_REMOTE_WRITE)) {
+            if (*b) {
+                (*b)->refs--;
+            }
+            *b = c;
+            c->refs++;
+        }
+    }
+    pthread_mutex_unlock(&mr_lock);
+    return 0;
+}
+
+/* FI_ENABLE (FI_MR_RMA_EVENT's step): nothing to do, events flow at once. */
+static int mr_control(struct fid *fid, int command, void *arg)
+{
+    (void)fid;
+    (void)arg;
+    return command == FI_ENABLE ? 0 : -FI_ENOSYS;
+}
+
+void dnf_mr_event(struct dnf_domain *dom, uint16_t wire, int read)
+{
+    pthread_mutex_lock(&mr_lock);
+    for (struct dnf_mr *m = mr_all; m; m = m->next) {
+        if (m->wire == wire && m->entry >= 0 && m->dom == dom) {
+            dnf_cntr_bump(read ? m->cntr_rread : m->cntr_rwrite, 0);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mr_lock);
+}
+
 static struct fi_ops mr_fi_ops = {
     .size = sizeof(struct fi_ops),
     .close = mr_close,
-    .bind = dnf_no_bind,          /* no FI_RMA_EVENT on registrations */
-    .control = dnf_no_control,
+    .bind = mr_bind,
+    .control = mr_control,
     .ops_open = dnf_no_ops_open,
     .tostr = dnf_no_tostr,
     .ops_set = dnf_no_ops_set,
@@ -600,7 +671,8 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
     struct dnf_mr *m;
     int rc = 0;
 
-    if (!out || (!buf && len) || flags || (access & ~(uint64_t)MR_ACCESS)) {
+    if (!out || (!buf && len) || (flags & ~(uint64_t)FI_RMA_EVENT) ||
+        (access & ~(uint64_t)MR_ACCESS)) {
         return -FI_EINVAL;
     }
     if (remote && (!len || len > MR_MAX_LEN)) {
@@ -617,6 +689,7 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
     m->access = access;
     m->entry = -1;
     m->nic_off = UINT64_MAX;
+    m->event = remote && ((flags & FI_RMA_EVENT) || dom->rma_event);
     m->base = (dom->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : offset;
     if (m->base > DN1_RVA_VA(~0ull) || len > DN1_RVA_VA(~0ull) - m->base + 1) {
         free(m);
@@ -629,8 +702,8 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
         do {
             m->wire = (uint16_t)(DNF_MR_KEY_BIT | (next_key++ & (DNF_MR_KEY_BIT - 1)));
         } while (key_in_use(m->wire) && ++tries < DNF_MR_KEY_BIT);
-        m->mr.key = m->wire;
-    } else if (dnf_mr_wire(dom, requested_key, &m->wire) || key_in_use(m->wire)) {
+        m->mr.key = m->wire | (m->event ? DNF_MR_KEY_EVENT : 0);
+    } else if (dnf_mr_wire(dom, requested_key, &m->wire, NULL) || key_in_use(m->wire)) {
         rc = -FI_ENOKEY;
         goto out;
     } else {

@@ -188,13 +188,17 @@ static void op_complete(struct dnf_ep *ep, struct dnf_rma *op)
     free(op);
 }
 
-/* A write with remote CQ data is in place: tell the target. */
+/* A write with remote CQ data is in place, or an RMA to announce
+ * (FI_RMA_EVENT) done: tell the target. */
 static int notice_send(struct dnf_ep *ep, struct dnf_rma *op)
 {
     /* The shim reads the message from op->nh until it is delivered (and
      * again for a resend): it lives in the operation. */
     op->nh = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_WDATA, .data = op->data,
-                               .len = op->len };
+                               .len = op->len, .rid = op->wire,
+                               .seen = op->kind == DNF_RMA_READ };
+    op->nh.flags = (uint8_t)((op->flags & FI_REMOTE_CQ_DATA ? DNF_F_DATA : 0) |
+                             (op->event ? DNF_F_EVENT : 0));
     int rc = dn_msg_isend(ep->dom->node, op->node, 0, &op->nh, sizeof(op->nh), &op->notice);
 
     if (rc != DN_OK) {
@@ -243,7 +247,7 @@ void dnf_rma_progress(struct dnf_ep *ep)
             op->issued = op->len;
         }
         int done = op->finished == op->len;
-        if (done && op->err == DN_OK && (op->flags & FI_REMOTE_CQ_DATA)) {
+        if (done && op->err == DN_OK && ((op->flags & FI_REMOTE_CQ_DATA) || op->event)) {
             if (!op->notice) {
                 done = !notice_send(ep, op);
             }
@@ -313,16 +317,24 @@ int dnf_rma_idle(const struct dnf_ep *ep)
     return !ep->rma_head && !ep->atomic_head;
 }
 
-/* The target: remote CQ data of a write now in place. */
+/* The target: remote CQ data of a write now in place, and/or an RMA event
+ * (the registration's counters, and the endpoint's remote ones). */
 void dnf_rma_notice(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
 {
     struct dnf_comp c = { 0 };
+    int read = h->seen != 0;
 
+    if (h->flags & DNF_F_EVENT) {
+        dnf_mr_event(ep->dom, (uint16_t)h->rid, read);
+    }
+    dnf_cntr_bump(read ? ep->cntr_rread : ep->cntr_rwrite, 0);
+    if (!(h->flags & DNF_F_DATA)) {
+        return;
+    }
     c.e.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA;
     c.e.len = h->len;
     c.e.data = h->data;
     c.src = dnf_av_addr(ep->av, node);
-    dnf_cntr_bump(ep->cntr_rwrite, 0);
     dnf_cq_push(ep->rx_cq, &c);
 }
 
@@ -347,7 +359,7 @@ static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
     uint32_t node;
     uint16_t wire;
     int inject = kind == DNF_RMA_WRITE && (flags & FI_INJECT);
-    int rc;
+    int event, rc;
 
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
@@ -358,13 +370,14 @@ static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
     if (dnf_av_node(ep->av, peer, &node)) {
         return -FI_EINVAL;
     }
-    if ((rc = dnf_mr_wire(ep->dom, key, &wire))) {
+    if ((rc = dnf_mr_wire(ep->dom, key, &wire, &event))) {
         return rc;
     }
+    event |= ep->dom->rma_event;
     if (addr > DN1_RVA_VA(~0ull) || len > DN1_RVA_VA(~0ull) - addr + 1) {
         return -FI_EINVAL;          /* more than an RVA's 48 bits carry */
     }
-    if ((flags & FI_REMOTE_CQ_DATA) && !ep->messaging) {
+    if (((flags & FI_REMOTE_CQ_DATA) || event) && !ep->messaging) {
         return -FI_EOPNOTSUPP;      /* its notice is a message: not on this endpoint */
     }
     dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
@@ -374,6 +387,7 @@ static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
     }
     op->kind = kind;
     op->fence = (flags & FI_FENCE) != 0;
+    op->event = (uint8_t)event;
     op->complete = wants_completion(ep, flags, context);
     op->node = node;
     op->wire = wire;

@@ -208,8 +208,9 @@ int main(void)
         if (mr) {
             struct walk wm_fid = walk_begin("fi_ops(mr)", mr->fid.ops, sizeof(struct fi_ops));
             CHECK(fi_mr_desc(mr) != NULL);
-            /* no registration events (FI_RMA_EVENT, FI_MR_ENDPOINT) */
-            walk_fid_ops(&wm_fid, &mr->fid, &cq->fid, -FI_ENOSYS, FI_ENABLE, -FI_ENOSYS);
+            /* A registration binds counters only (FI_RMA_EVENT), not a CQ;
+             * FI_ENABLE has nothing to do. */
+            walk_fid_ops(&wm_fid, &mr->fid, &cq->fid, -FI_EINVAL, FI_ENABLE, 0);
             CALL(wm_fid, fi_close(&mr->fid), 0);
             walk_end(&wm_fid);
         }
