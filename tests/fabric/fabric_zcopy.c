@@ -17,7 +17,13 @@
  *   5. truncation, pre-posted and unexpected: FI_ETRUNC, the bytes taken
  *      right, nothing written past the receive buffer;
  *   6. 24 messages of 9 KiB to 1 MiB cycling through three buffers, posted
- *      and unexpected mixed; the sender's buffers unchanged by sending.
+ *      and unexpected mixed; the sender's buffers unchanged by sending;
+ *   7. registrations over what the receive cache holds (fi_mr_reg takes
+ *      pages the way the rendezvous does): a buffer the cache kept, then
+ *      unmapped and mapped again, registered and written by node 0 (fi_write
+ *      must land in the new memory, not in the cache's old pages), and 3 MiB
+ *      registered while the cache holds most of the 4 MiB pool (cached runs
+ *      moved back for room, not -FI_ENOSPC), written at its end.
  * The ctest line checks the protocol counts (zcopy-sent, -received) from
  * FI_DIMMNET_STATS, so that a fallback to chunks is not taken for a pass;
  * under FI_DIMMNET_ZCOPY=0 the same checks hold over chunks.
@@ -26,12 +32,15 @@
  */
 #include <string.h>
 #include <sys/mman.h>
+#include <rdma/fi_rma.h>
 #include "fabric_util.h"
 
 #define LEN     (200u * 1024u + 123u)
 #define OFF     100u                   /* the buffer's start in its mapping */
 #define MAPLEN  (((OFF + (1u << 20) + 64) + 4095u) & ~4095u)
 #define CANARY  0xeeu
+#define REGLEN  (64u * 1024u)
+#define BIGLEN  (3u << 20)
 
 static fi_addr_t peer;
 
@@ -121,13 +130,73 @@ static void send_one(uint8_t *buf, size_t len, uint64_t tag, uint32_t seed, cons
     CHECK(same(buf, len, seed));          /* sending changed nothing */
 }
 
+/* Node 0's part of step 7: @len bytes of pattern @seed by fi_write at
+ * offset @off of the registration with key @key (offsets: mr_mode 0). */
+static void write_remote(size_t len, uint64_t off, uint64_t key, uint32_t seed)
+{
+    uint8_t *src = malloc(len);
+    ssize_t rc;
+    int ctx;
+
+    CHECK(src != NULL);
+    fill(src, len, seed);
+    while ((rc = fi_write(ep, src, len, NULL, peer, off, key, &ctx)) == -FI_EAGAIN) {
+        fi_cq_read(cq, NULL, 0);
+    }
+    CHECK_MSG(rc == 0, "node 0: fi_write: %s", fi_strerror((int)-rc));
+    expect(&ctx, FI_RMA | FI_WRITE, NULL);
+    free(src);
+}
+
+/* Step 7 (see the top). */
+static void registrations(uint8_t **map)
+{
+    struct fid_mr *mr;
+
+    if (me == 0) {
+        CHECK(dn_rendezvous("zc-reg", TIMEOUT_MS) == DN_OK);
+        write_remote(REGLEN, 0, 7, 200);
+        CHECK(dn_rendezvous("zc-reg-written", TIMEOUT_MS) == DN_OK);
+        CHECK(dn_rendezvous("zc-big", TIMEOUT_MS) == DN_OK);
+        write_remote(REGLEN, BIGLEN - REGLEN, 8, 201);
+        CHECK(dn_rendezvous("zc-big-written", TIMEOUT_MS) == DN_OK);
+        return;
+    }
+    /* A cached buffer mapped anew: the registration must use the new pages. */
+    CHECK(munmap(map[1], MAPLEN) == 0);
+    CHECK(map_at(map[1]) == map[1]);
+    TRY(fi_mr_reg(domain, map[1] + OFF, REGLEN, FI_REMOTE_WRITE, 0, 7, 0, &mr, NULL));
+    CHECK(dn_rendezvous("zc-reg", TIMEOUT_MS) == DN_OK);
+    CHECK(dn_rendezvous("zc-reg-written", TIMEOUT_MS) == DN_OK);
+    CHECK_MSG(same(map[1] + OFF, REGLEN, 200), "node 1: a write to a registration over "
+              "a remapped cached buffer did not land in its new memory");
+    CHECK_MSG(canaries_ok(map[1], REGLEN), "node 1: bytes around the registration hit");
+    TRY(fi_close(&mr->fid));
+    /* The pool mostly held by cached runs: room is made for a registration. */
+    uint8_t *big = mmap(NULL, BIGLEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    CHECK(big != MAP_FAILED);
+    memset(big, 0, BIGLEN);
+    int rc = fi_mr_reg(domain, big, BIGLEN, FI_REMOTE_WRITE, 0, 8, 0, &mr, NULL);
+    CHECK_MSG(rc == 0, "node 1: 3 MiB registered while the receive cache holds the pool: "
+              "%s", fi_strerror(-rc));
+    CHECK(dn_rendezvous("zc-big", TIMEOUT_MS) == DN_OK);
+    CHECK(dn_rendezvous("zc-big-written", TIMEOUT_MS) == DN_OK);
+    if (rc == 0) {
+        CHECK_MSG(same(big + BIGLEN - REGLEN, REGLEN, 201), "node 1: the write at the "
+                  "3 MiB registration's end did not land");
+        TRY(fi_close(&mr->fid));
+    }
+    munmap(big, BIGLEN);
+}
+
 int main(void)
 {
     static const size_t sizes[] = { 9 * 1024, 64 * 1024 + 1, 300 * 1024, 1u << 20 };
     uint8_t *map[3];
     char step[16];
 
-    fab_setup();
+    fab_setup_caps(FI_RMA, 0);              /* fi_write for step 7 */
     CHECK_EQ(nodes, 2);
     peer = node_addr[1 - me];
     for (int i = 0; i < 3; i++) {
@@ -176,6 +245,7 @@ int main(void)
             send_one(m + OFF, len, 100 + k, 100 + k, step);
         }
     }
+    registrations(map);
     CHECK(dn_rendezvous("zc-done", TIMEOUT_MS) == DN_OK);
     fab_close();
     for (int i = 0; i < 3; i++) {
