@@ -14,6 +14,7 @@ packages=(
     dpkg-dev patch xz-utils procps util-linux
     tshark
     man-db      # tests/install reads the installed pages as a user would
+    git         # bench provenance records the commit (paper.bench_provenance)
     clang libclang-rt-14-dev
     libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
 )
