@@ -20,7 +20,7 @@
  * never READY since power-on), with no frame in flight to it. While every
  * board says so and the switch holds no frame, the switch grants a boot
  * quantum; a board sends nothing that leaves before the end of a grant it
- * got after a DNB1 (docs/hardware.md, "Timing", "Boot").
+ * got after a DNB1 (docs/hardware.md, "Timing", "Boot quanta").
  */
 #define DN1_LINK_MAGIC_BOOTING 0x444e4231u
 

@@ -366,7 +366,8 @@ struct dnf_mr {
     uint64_t nic_off;            /* buf in receive memory; UINT64_MAX: not there */
     struct dnf_alias *alias;     /* pages moved onto the card for it */
     int event;                   /* RMA to it is announced (FI_RMA_EVENT) */
-    struct dnf_cntr *cntr_rwrite, *cntr_rread;   /* fi_mr_bind's */
+    struct dnf_cntr *cntr_remote[2];   /* fi_mr_bind's: [0] FI_REMOTE_WRITE,
+                                        * [1] FI_REMOTE_READ */
 };
 
 /* A completion counter (fi_cntr(3)). */

@@ -583,9 +583,9 @@ static int mr_close(struct fid *fid)
         alias_drop(n, m->alias);
     }
     pthread_mutex_unlock(&mr_lock);
-    for (struct dnf_cntr *c, **b = &m->cntr_rwrite; b <= &m->cntr_rread; b++) {
-        if ((c = *b)) {
-            c->refs--;
+    for (int k = 0; k < 2; k++) {
+        if (m->cntr_remote[k]) {
+            m->cntr_remote[k]->refs--;
         }
     }
     atomic_fetch_sub(&m->dom->mr_refs, 1);
@@ -617,13 +617,11 @@ static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
     }
     pthread_mutex_lock(&mr_lock);
     for (int k = 0; k < 2; k++) {
-        struct dnf_cntr **b = k ? &m->cntr_rread : &m->cntr_rwrite;
-
         if (flags & (k ? FI_REMOTE_READ : FI_REMOTE_WRITE)) {
-            if (*b) {
-                (*b)->refs--;
+            if (m->cntr_remote[k]) {
+                m->cntr_remote[k]->refs--;
             }
-            *b = c;
+            m->cntr_remote[k] = c;
             c->refs++;
         }
     }
@@ -644,7 +642,7 @@ void dnf_mr_event(struct dnf_domain *dom, uint16_t wire, int read)
     pthread_mutex_lock(&mr_lock);
     for (struct dnf_mr *m = mr_all; m; m = m->next) {
         if (m->wire == wire && m->entry >= 0 && m->dom == dom) {
-            dnf_cntr_bump(read ? m->cntr_rread : m->cntr_rwrite, 0);
+            dnf_cntr_bump(m->cntr_remote[read != 0], 0);
             break;
         }
     }
