@@ -72,7 +72,7 @@ NO_BLOCKS = os.path.join("docs", "hardware.md")
 FIG2_SIZES = [8, 464, 1024, 4096, 16384, 65536]
 # mpi's table: half a round trip up to 1 KiB, bandwidth from 64 KiB.
 MPI_LATENCY = [(0, "0 B"), (8, "8 B"), (1024, "1 KiB")]
-MPI_BANDWIDTH = [(65536, "64 KiB"), (1048576, "1 MiB")]
+MPI_BANDWIDTH = [(65536, "64 KiB"), (1048576, "1 MiB"), (4194304, "4 MiB")]
 MPI_PROFILE_ORDER = [p for p, _ in rb.MPI_PROFILES]
 MPI_MODE_WORDS = {"blocking": "blocking", "preposted": "pre-posted"}
 

@@ -22,6 +22,11 @@ void fwstats_inc(unsigned counter)
     hal_llcm_write32(FWST_OFF(2 + counter), ++fwstats_counts[counter]);
 }
 
+void fwstats_add(unsigned counter, uint32_t n)
+{
+    hal_llcm_write32(FWST_OFF(2 + counter), fwstats_counts[counter] += n);
+}
+
 uint32_t fwstats_get(unsigned counter)
 {
     return fwstats_counts[counter];

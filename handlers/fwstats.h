@@ -13,6 +13,7 @@
 /* Zero every counter and publish the block (magic, count) for the host. */
 void fwstats_init(void);
 void fwstats_inc(unsigned counter);
+void fwstats_add(unsigned counter, uint32_t n);
 uint32_t fwstats_get(unsigned counter);
 
 /* The firmware's copy, by DN1_FWST_*: global only so that the assembly

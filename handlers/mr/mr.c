@@ -10,6 +10,13 @@
 #include "dimmnet1/packet.h"
 
 #define PAGE ((uint64_t)1 << DN1_PAGE_SHIFT)
+/* Pages filled on a miss: the missed one and those after it in the same
+ * registration, a quarter of the entries. A put or get of more than a page
+ * walks its pages in order, so it misses once in this many pages instead
+ * of on every page (a miss costs an interrupt, ~20 us); random access
+ * pays a few fills more, and an entry may then repeat a page another holds
+ * (the hardware takes the first valid match; both say the same). */
+#define FILL_AHEAD 8u
 
 /* The key each entry 32..63 was filled for (0: none), and the next to use. */
 static uint16_t filled[DN1_MR_TLB_COUNT];
@@ -87,20 +94,25 @@ static enum rx_action __attribute__((noinline)) refill(struct rx_packet *p)
     uint64_t page = DN1_RVA_VA(p->miss_addr) & ~(PAGE - 1);
 
     /* The page wholly registered, and VA and NIC address on the same
-     * offset in their pages: the RVATLB can map it. */
+     * offset in their pages: the RVATLB can map it, and the pages after
+     * it that are wholly registered too. */
     if ((((uint32_t)e.base ^ e.nic_off) & (PAGE - 1)) == 0 &&
         page >= e.base && page + PAGE - e.base <= e.len) {
-        unsigned i = fill_next;
+        uint32_t w0 = DN1_TLB_V | key | (e.access & DN1_MR_ACCESS_W ? DN1_TLB_W : 0) |
+                      (e.access & DN1_MR_ACCESS_R ? DN1_TLB_R : 0);
+        uint32_t ppn = (e.nic_off + (uint32_t)(page - e.base)) >> DN1_PAGE_SHIFT;
+        uint64_t vpn = page >> DN1_PAGE_SHIFT;
+        uint32_t pages = (uint32_t)((e.len - (page - e.base)) >> DN1_PAGE_SHIFT);
 
-        fill_next = (i + 1) % DN1_MR_TLB_COUNT;
-        filled[i] = key;
-        hal_rvatlb_fill(DN1_MR_TLB_FIRST + i,
-                        DN1_TLB_V | key |
-                        (e.access & DN1_MR_ACCESS_W ? DN1_TLB_W : 0) |
-                        (e.access & DN1_MR_ACCESS_R ? DN1_TLB_R : 0),
-                        page >> DN1_PAGE_SHIFT,
-                        (e.nic_off + (uint32_t)(page - e.base)) >> DN1_PAGE_SHIFT);
-        fwstats_inc(DN1_FWST_MR_FILLS);
+        pages = pages < FILL_AHEAD ? pages : FILL_AHEAD;
+        for (uint32_t k = 0; k < pages; k++) {
+            unsigned i = fill_next;
+
+            fill_next = (i + 1) % DN1_MR_TLB_COUNT;
+            filled[i] = key;
+            hal_rvatlb_fill(DN1_MR_TLB_FIRST + i, w0, vpn + k, ppn + k);
+        }
+        fwstats_add(DN1_FWST_MR_FILLS, pages);
         return RX_RETRY;
     }
     /* An edge page: checked to the byte here, the hardware goes on at

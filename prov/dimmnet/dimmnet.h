@@ -181,12 +181,6 @@ _Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 1
                "zones end where the endpoints' areas begin");
 #define DNF_ZONE_MAX         (DNF_ZONE_SIZE - sizeof(struct dnf_land))
 
-/* Memory registration (dimmnet_mr.c): registrations open to remote access
- * whose memory lies outside receive memory have their pages moved into a
- * pool of receive memory at 4 MiB; keys are RVATLB contexts with bit 15 set
- * (docs/hardware.md section 14). */
-#define DNF_MR_POOL_OFF      (4u << 20)
-#define DNF_MR_POOL_SIZE     (4u << 20)
 #define DNF_MR_KEY_BIT       0x8000u
 /*
  * RMA events (FI_RMA_EVENT): the NIC writes and reads registered memory
@@ -234,8 +228,17 @@ enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 #define DNF_RMA_STAGE_OFF(ep_slot) (DNF_EP_AREA_OFF + (ep_slot) * DNF_EP_AREA)
 #define DNF_ATOMIC_REPLY_OFF(ep_slot) (DNF_RMA_STAGE_OFF(ep_slot) + DNF_RMA_SLOTS * DNF_RMA_PIECE)
 _Static_assert(DNF_ATOMIC_REPLIES * 8u <= 4096u, "reply slots fit the area's last page");
-_Static_assert(DNF_EP_AREA_OFF + DNF_EPS * DNF_EP_AREA <= DNF_MR_POOL_OFF,
-               "endpoint areas end below the registration pool");
+
+/* Memory registration (dimmnet_mr.c): registrations open to remote access
+ * whose memory lies outside receive memory have their pages moved into a
+ * pool of receive memory, from the endpoints' areas' end (page-aligned) to
+ * the shim's system buffers at 8 MiB: 4,336 KiB, so that a 4 MiB buffer,
+ * which spans 1,025 pages unless page-aligned, fits. Keys are RVATLB
+ * contexts with bit 15 set (docs/hardware.md section 14). */
+#define DNF_MR_POOL_OFF      ((DNF_EP_AREA_OFF + DNF_EPS * DNF_EP_AREA + 4095u) & ~4095u)
+#define DNF_MR_POOL_SIZE     ((8u << 20) - DNF_MR_POOL_OFF)
+_Static_assert(DNF_MR_POOL_SIZE >= (4u << 20) + 4096u,
+               "the pool holds a 4 MiB buffer at any alignment");
 /* Late packets (a landing's earlier write, delayed in the network past its
  * rewrite, its ACK and the offer of its chunk or zone to a later receive)
  * may land on a later landing before its receiver took it. The receive id

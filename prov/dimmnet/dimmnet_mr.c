@@ -47,6 +47,7 @@ struct dnf_alias {
                                   * pages stay taken (the NIC may still write them) */
     int cached;                  /* the receive cache holds a reference */
     int busy;                    /* zero-copy receives into it under way */
+    int received;                /* the cache took it for a receive, not only a send */
     uint64_t used;               /* the receive cache's clock at its last use */
 };
 
@@ -253,6 +254,7 @@ static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **o
             na->cached = 1;      /* the receive cache keeps the merged run */
             na->refs++;
         }
+        na->received |= a->received;
         na->used = a->used > na->used ? a->used : na->used;
         *p = a->next;
         if (!a->kept) {
@@ -378,13 +380,14 @@ static int alias_intact(dn_node *n, const struct dnf_alias *a)
 }
 
 /* Move back (or forget) the least recently used run only the receive
- * cache holds. 0: none. */
-static int rcache_evict(dn_node *n)
+ * cache holds; @sends_only: only runs it took for sends. 0: none. */
+static int rcache_evict(dn_node *n, int sends_only)
 {
     struct dnf_alias *v = NULL;
 
     for (struct dnf_alias *a = aliases; a; a = a->next) {
-        if (a->cached && a->refs == 1 && !a->busy && (!v || a->used < v->used)) {
+        if (a->cached && a->refs == 1 && !a->busy && !(sends_only && a->received) &&
+            (!v || a->used < v->used)) {
             v = a;
         }
     }
@@ -407,9 +410,13 @@ static int rcache_evict(dn_node *n)
  * pool is short. @store_ok: the bytes are the caller's alone (a receive's
  * buffer), so each page may be checked by a store through the card's
  * view; else (a send's buffer, a registration's) against /proc/self/maps.
+ * @for_send: a send's buffer, which moves back only runs taken for sends:
+ * a send goes as well from where its buffer is (BOTF), a receive does
+ * not, so a 4 MiB ping-pong keeps its receive buffer on the card instead
+ * of moving both buffers in and out on every round trip.
  */
 static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok,
-                              struct dnf_alias **out)
+                              int for_send, struct dnf_alias **out)
 {
     uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
     uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
@@ -432,7 +439,8 @@ static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok
         }
         alias_forget(a);
     }
-    while ((rc = alias_take(n, buf, len, out)) == -FI_ENOSPC && rcache_evict(n)) {
+    while ((rc = alias_take(n, buf, len, out)) == -FI_ENOSPC &&
+           rcache_evict(n, for_send)) {
     }
     return rc;
 }
@@ -444,7 +452,7 @@ static void rcache_trim(dn_node *n)
     for (struct dnf_alias *a = aliases; a; a = a->next) {
         kept += a->cached != 0;
     }
-    while (kept-- > RCACHE_MAX && rcache_evict(n)) {
+    while (kept-- > RCACHE_MAX && rcache_evict(n, 0)) {
     }
 }
 
@@ -481,13 +489,14 @@ static int rndv_take(struct dnf_domain *dom, void *vbuf, size_t len, uint64_t *o
         return 0;                             /* on the card already */
     }
     pthread_mutex_lock(&mr_lock);
-    if ((rc = alias_take_checked(n, buf, len, !src, &a))) {
+    if ((rc = alias_take_checked(n, buf, len, !src, src, &a))) {
         goto out;
     }
     if (!a->cached) {
         a->cached = 1;
         a->refs++;
     }
+    a->received |= !src;
     a->busy++;
     a->used = ++rcache_clock;
     *off = a->off + (uint64_t)(buf - a->addr);
@@ -514,7 +523,7 @@ void dnf_mr_rndv_give(struct dnf_domain *dom, void *handle)
 void dnf_mr_cache_flush(struct dnf_domain *dom)
 {
     pthread_mutex_lock(&mr_lock);
-    while (rcache_evict(dom->node)) {
+    while (rcache_evict(dom->node, 0)) {
     }
     pthread_mutex_unlock(&mr_lock);
 }
@@ -726,7 +735,7 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
              * which then stay while this registration lives; runs the
              * receive cache kept are checked first, or moved back for
              * room). */
-            if ((rc = alias_take_checked(dom->node, buf, len, 0, &m->alias))) {
+            if ((rc = alias_take_checked(dom->node, buf, len, 0, 0, &m->alias))) {
                 goto out;
             }
             m->nic_off = m->alias->off + (uint64_t)(buf - m->alias->addr);

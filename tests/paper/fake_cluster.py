@@ -58,7 +58,7 @@ def main(argv):
             return 1
         rounds = int(program[1])
         for how in ("blocking", "pre-posted"):
-            for size in (0, 8, 1024, 65536, 262144, 1048576):
+            for size in (0, 8, 1024, 65536, 262144, 1048576, 4194304):
                 print("[mpi] mpi_pingpong (modeled):    %-10s %8d B  %6d round trips  %9.0f "
                       "round trips/s  %9.2f us half round trip  %8.2f MB/s"
                       % (how, size, rounds, 1000.0, 3.0 + size / 100000.0, size / 1000.0))

@@ -59,7 +59,7 @@ done
 
 # Open MPI's ping-pong, with the paper's host charged and with the hardware alone.
 . "$top/tests/paper/mpi_csv.sh"
-lacks=$(mpi_csv_complete "$out/mpi.csv"); [ -z "$lacks" ] || fail "$lacks"
+lacks=$(mpi_csv_complete "$out/mpi.csv" quick); [ -z "$lacks" ] || fail "$lacks"
 grep -q '^## MPI ping-pong' "$out/report.md" || fail "report.md: no MPI section"
 
 for png in fig2.png fig4.png; do

@@ -64,8 +64,14 @@ static unsigned valid_entries(void)
     return n;
 }
 
+static uint64_t entry_vpn(unsigned i)
+{
+    return (uint64_t)fake_rvatlb[i][1] << 32 | fake_rvatlb[i][2];
+}
+
 /* A page wholly inside a registration, VA and NIC offset on the same page
- * offset: one RVATLB entry (32 first) with the registered access, RETRY. */
+ * offset: RVATLB entries (32 first) with the registered access for it and
+ * the registration's pages after it, RETRY. */
 static void t_fill(void)
 {
     uint32_t fills = fwstats_get(DN1_FWST_MR_FILLS);
@@ -73,15 +79,40 @@ static void t_fill(void)
     reg(4, KEYA, VA, 0x4000, 0x3000, RW);
     CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x1010, 64).action, RX_RETRY);
     CHECK_EQ(fake_rvatlb[32][0], DN1_TLB_V | DN1_TLB_W | DN1_TLB_R | KEYA);
-    CHECK_EQ((uint64_t)fake_rvatlb[32][1] << 32 | fake_rvatlb[32][2], (VA + 0x1000) >> 12);
+    CHECK_EQ(entry_vpn(32), (VA + 0x1000) >> 12);
     CHECK_EQ(fake_rvatlb[32][3], 0x5000 >> 12);
-    CHECK_EQ(fwstats_get(DN1_FWST_MR_FILLS), fills + 1);
+    /* ... and the last page, the registration's end: no more. */
+    CHECK_EQ(fake_rvatlb[33][0], DN1_TLB_V | DN1_TLB_W | DN1_TLB_R | KEYA);
+    CHECK_EQ(entry_vpn(33), (VA + 0x2000) >> 12);
+    CHECK_EQ(fake_rvatlb[33][3], 0x6000 >> 12);
+    CHECK_EQ(fwstats_get(DN1_FWST_MR_FILLS), fills + 2);
     /* The next miss takes the next entry; a read-only one has R only. */
     reg(5, KEYB, VA + 0x100000, 0x8000, 0x1000, DN1_MR_ACCESS_R);
     CHECK_EQ(miss(DN1_TYPE_READ_REQ, KEYB, VA + 0x100000, 2048).action, RX_RETRY);
-    CHECK_EQ(fake_rvatlb[33][0], DN1_TLB_V | DN1_TLB_R | KEYB);
-    CHECK_EQ(fake_rvatlb[33][3], 0x8);
-    CHECK_EQ(valid_entries(), 2);
+    CHECK_EQ(fake_rvatlb[34][0], DN1_TLB_V | DN1_TLB_R | KEYB);
+    CHECK_EQ(fake_rvatlb[34][3], 0x8);
+    CHECK_EQ(valid_entries(), 3);
+}
+
+/* A miss fills at most 8 pages (the missed one first), entries 32..63 in
+ * turn, wrapping round. */
+static void t_fill_ahead(void)
+{
+    uint32_t fills = fwstats_get(DN1_FWST_MR_FILLS);
+
+    reg(2, KEYA, VA, 0x100000, 0x40000, DN1_MR_ACCESS_W);       /* 64 pages */
+    for (unsigned m = 0; m < 5; m++) {                 /* pages 0, 8, .., 32 */
+        CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + m * 0x8000 + 8, 464).action, RX_RETRY);
+    }
+    CHECK_EQ(fwstats_get(DN1_FWST_MR_FILLS), fills + 40);
+    CHECK_EQ(valid_entries(), 32);
+    for (unsigned k = 0; k < 32; k++) {
+        /* Entries 32..39 were filled first and again by the fifth miss. */
+        unsigned page = k < 8 ? 32 + k : k;
+        CHECK_EQ(fake_rvatlb[32 + k][0], DN1_TLB_V | DN1_TLB_W | KEYA);
+        CHECK_EQ(entry_vpn(32 + k), (VA >> 12) + page);
+        CHECK_EQ(fake_rvatlb[32 + k][3], (0x100000 >> 12) + page);
+    }
 }
 
 /* Pages not wholly inside, or mapped off the page grid: checked to the
@@ -156,8 +187,7 @@ static void t_sync(void)
 {
     reg(0, KEYA, VA, 0x4000, 0x2000, RW);
     reg(1, KEYB, VA, 0x8000, 0x1000, RW);
-    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA, 8).action, RX_RETRY);
-    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x1000, 8).action, RX_RETRY);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA, 8).action, RX_RETRY);   /* both pages */
     CHECK_EQ(miss(DN1_TYPE_PUSH, KEYB, VA, 8).action, RX_RETRY);
     fake_rvatlb[0][0] = DN1_TLB_V | KEYA;               /* not the firmware's */
     CHECK_EQ(valid_entries(), 4);
@@ -193,11 +223,13 @@ static void t_sync(void)
 static void t_round_robin(void)
 {
     reg(0, KEYA, VA, 0, DN1_MR_LEN_MAX, RW);
-    for (unsigned i = 0; i < 40; i++) {
-        CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x1000ull * i, 8).action, RX_RETRY);
+    for (unsigned i = 0; i < 40; i++) {                 /* 8 pages a miss */
+        CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x8000ull * i, 8).action, RX_RETRY);
     }
     CHECK_EQ(valid_entries(), 32);
-    CHECK_EQ(fake_rvatlb[32 + 7][2], (uint32_t)((VA >> 12) + 39));
+    /* Fill 319, the last (page 319), took entry 32 + 319 % 32. */
+    CHECK_EQ(fake_rvatlb[32 + 31][2], (uint32_t)((VA >> 12) + 319));
+    CHECK_EQ(fake_rvatlb[32 + 24][2], (uint32_t)((VA >> 12) + 312));
     for (unsigned i = 0; i < 32; i++) {
         CHECK_EQ(fake_rvatlb[i][0], 0);
     }
@@ -205,6 +237,7 @@ static void t_round_robin(void)
 
 static const struct test_case cases[] = {
     { "fill", t_fill },
+    { "fill_ahead", t_fill_ahead },
     { "continue", t_continue },
     { "refusals", t_refusals },
     { "other_contexts", t_other_contexts },
