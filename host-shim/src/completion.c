@@ -22,6 +22,17 @@ static bool credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
             n->answered[tag % DN_ANSWERED] == tag) {
             return false;       /* this packet was answered already */
         }
+        if (tag - r->first_tag < DN_REDO_PACKETS) {
+            /* Authoritative for the first 64 (the table above is
+             * overwritten by later tags): a resent packet's first answer
+             * counts once, whichever copy it answers. */
+            uint64_t bit = 1ull << (tag - r->first_tag);
+
+            if (r->answered & bit) {
+                return false;
+            }
+            r->answered |= bit;
+        }
         n->answered[tag % DN_ANSWERED] = tag;
         if (kind == DN1_CQ_KIND_ACK) {
             r->acked++;
@@ -48,6 +59,14 @@ void dn_xfer_post_error(dn_node *n, uint32_t tag, int err)
             r->acked + r->nacked + r->failed >= r->packets ||
             n->answered[tag % DN_ANSWERED] == tag) {
             continue;
+        }
+        if (tag - r->first_tag < DN_REDO_PACKETS) {
+            uint64_t bit = 1ull << (tag - r->first_tag);
+
+            if (r->answered & bit) {
+                continue;
+            }
+            r->answered |= bit;
         }
         n->answered[tag % DN_ANSWERED] = tag;
         if (r->failed++ == 0) {

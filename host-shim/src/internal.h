@@ -49,7 +49,20 @@ struct dn_xfer_rec {
     uint16_t from;
     uint32_t failed;           /* posted packets the NIC refused */
     int error;                 /* the first such refusal's DN_E* */
+    uint64_t answered;         /* packet k (< 64) answered: bit k */
+    /* What dn_resend needs to send an unanswered packet again (remote
+     * writes only): how it went, where to, and its bytes. */
+    uint8_t redo;              /* DN_REDO_* */
+    uint8_t redo_flags;        /* DN1_FLAG_VA for an RVA */
+    uint16_t redo_dst;
+    uint64_t redo_raddr;
+    const uint8_t *redo_buf;   /* BOTF: the caller's bytes */
+    uint64_t redo_local;       /* RDMA: their receive memory offset */
+    size_t redo_len;
 };
+enum { DN_REDO_NONE, DN_REDO_BOTF, DN_REDO_RDMA };
+/* Packets of a transfer dn_resend can tell apart. */
+#define DN_REDO_PACKETS 64u
 
 /*
  * dn_idle without host sync: yield this many turns in a row with nothing
@@ -268,6 +281,16 @@ int dn_botf_packet_posted(dn_node *n, uint8_t type, uint8_t flags,
 int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                    uint64_t local, uint32_t xoff, uint16_t len, uint32_t tag,
                    uint16_t seq);
+
+/* dn_resend's sends: one BOTF packet under a tracked transfer's @tag (the
+ * kick posted as a transfer's are), and an RDMA run of @len bytes whose
+ * packets take the tags @first_tag.. (*sent: the packets that left). */
+int dn_botf_packet_tracked(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                           uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                           uint16_t len, uint32_t tag);
+int dn_rdma_run_tracked(dn_node *n, uint8_t flags, unsigned dst, uint64_t raddr,
+                        uint64_t local, size_t len, uint32_t first_tag, uint32_t xoff,
+                        uint64_t *sent);
 
 /* Message exchange (msg*.c): a completion record for a message packet
  * (tag with DN_MSG_TAG_BIT), and teardown at dn_close. */

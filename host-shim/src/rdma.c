@@ -39,6 +39,17 @@ static int rdma_post(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     return rc;
 }
 
+int dn_rdma_run_tracked(dn_node *n, uint8_t flags, unsigned dst, uint64_t raddr,
+                        uint64_t local, size_t len, uint32_t first_tag, uint32_t xoff,
+                        uint64_t *sent)
+{
+    int rc = rdma_post(n, DN1_TYPE_PUSH, flags, dst, raddr, local, len, first_tag, xoff,
+                       n->next_seq, sent);
+
+    n->next_seq = (uint16_t)(n->next_seq + *sent);
+    return rc;
+}
+
 int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                    uint64_t local, uint32_t xoff, uint16_t len, uint32_t tag,
                    uint16_t seq)
@@ -65,6 +76,14 @@ static int rdma_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
         return DN_ERANGE;   /* the NIC could not read it */
     }
     struct dn_xfer_rec *r = dn_xfer_begin(n, x);
+    if (type == DN1_TYPE_PUSH) {
+        r->redo = DN_REDO_RDMA;
+        r->redo_flags = flags;
+        r->redo_dst = (uint16_t)dst;
+        r->redo_raddr = raddr;
+        r->redo_local = local;
+        r->redo_len = len;
+    }
     do {
         size_t chunk = len - done < desc_bytes ? len - done : desc_bytes;
         uint32_t packets = chunk ? (uint32_t)((chunk + DN1_RDMA_MAX_PAYLOAD - 1) /

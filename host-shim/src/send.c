@@ -123,6 +123,13 @@ static int botf_send(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     return rc;
 }
 
+int dn_botf_packet_tracked(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
+                           uint64_t raddr, uint32_t xoff, const uint8_t *payload,
+                           uint16_t len, uint32_t tag)
+{
+    return botf_send(n, type, flags, dst, raddr, xoff, payload, len, tag, 1);
+}
+
 struct dn_xfer_rec *dn_xfer_begin(dn_node *n, dn_xfer *x)
 {
     uint32_t id = n->next_xfer_id++;
@@ -159,6 +166,14 @@ static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     struct dn_xfer_rec *r = x ? dn_xfer_begin(n, x) : NULL;
 
     dn_self(n, DN_SELF_XFER_INSNS);
+    if (r && type == DN1_TYPE_PUSH && advance) {
+        r->redo = DN_REDO_BOTF;
+        r->redo_flags = flags;
+        r->redo_dst = (uint16_t)dst;
+        r->redo_raddr = raddr;
+        r->redo_buf = buf;
+        r->redo_len = len;
+    }
     do {
         uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
                                     ? len - done : DN_BOTF_MAX_PAYLOAD);

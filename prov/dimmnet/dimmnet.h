@@ -197,8 +197,9 @@ _Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 1
 #define DNF_MR_MODES         (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
 
 /* RMA (dimmnet_rma.c): an operation goes in pieces of DNF_RMA_PIECE bytes,
- * each its own transfer, resent whole until ACKed (a lost packet costs its
- * piece, not the operation); DNF_RMA_SLOTS pieces in flight an endpoint.
+ * each its own transfer; a write's packets still unanswered after the
+ * resend time go again (dn_resend: a lost packet costs itself), a read's
+ * piece goes again whole; DNF_RMA_SLOTS pieces in flight an endpoint.
  * Reads into memory the NIC cannot reach land in a staging slot per piece
  * first, in the endpoint's own area of receive memory (below). */
 #define DNF_RMA_PIECE        8192u
@@ -659,6 +660,7 @@ struct dnf_ep {
         uint64_t mbox_rewrites, mbox_full;   /* advertisements written again; not made */
         uint64_t inject_errors;              /* injected sends that failed (no entry) */
         uint64_t rma_ops, rma_resends, rma_refused;   /* RMA: done; pieces sent again; NACKed */
+        uint64_t rma_packets_resent;  /* packets of them: only the unanswered ones */
         uint64_t atomics;                    /* atomic operations done */
         uint64_t zcopy_sent, zcopy_recv;     /* zero-copy rendezvous */
         uint64_t land_late, land_asked;      /* late stamps seen in our landings; REWRITEs */

@@ -75,11 +75,9 @@ static int piece_send(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot
  * is no try (its transfer would answer DN_OK for what went, short). */
 static void piece_go(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
 {
-    int rc;
+    int rc, again = pc->refused || pc->tries++;   /* a refused send's retry is no try */
 
-    if (pc->refused || pc->tries++) {  /* a refused send's retry is no try */
-        ep->stats.rma_resends++;
-    }
+    ep->stats.rma_resends += again != 0;
     pc->ahead = 0;
     for (unsigned i = 0; i < DNF_RMA_SLOTS; i++) {
         if (ep->rma_piece[i].op && &ep->rma_piece[i] != pc) {
@@ -87,6 +85,7 @@ static void piece_go(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
         }
     }
     rc = piece_send(ep, pc, slot);
+    ep->stats.rma_packets_resent += again ? pc->x.packets : 0;
     pc->sent_us = dnf_now_us(ep->dom);
     pc->refused = rc == DN_EBUSY || rc == DN_ELINKDOWN || rc == DN_ETIMEDOUT
                       ? pc->refused + 1 : 0;
@@ -125,6 +124,22 @@ static void piece_test(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slo
     if (rc == DN_ETIMEDOUT &&
         dnf_now_us(ep->dom) - pc->sent_us < dnf_resend_us(ep->dom, pc->tries) + more) {
         return;
+    }
+    if (rc == DN_ETIMEDOUT && pc->tries < DNF_RMA_TRIES && op->kind == DNF_RMA_WRITE) {
+        /* Only its packets still unanswered (the ACKs say which): under
+         * loss a piece costs the packets lost, and eight tries in a row
+         * fail for a packet, not for any of a piece's 18. */
+        uint32_t resent;
+
+        if (dn_resend(ep->dom->node, &pc->x, &resent) == DN_OK) {
+            if (resent) {
+                pc->tries++;
+                ep->stats.rma_resends++;
+                ep->stats.rma_packets_resent += resent;
+                pc->sent_us = dnf_now_us(ep->dom);
+            }
+            return;
+        }
     }
     if ((rc == DN_ETIMEDOUT || rc == DN_ESTALE) && pc->tries < DNF_RMA_TRIES) {
         piece_go(ep, pc, slot);

@@ -23,7 +23,13 @@
  *      unmapped and mapped again, registered and written by node 0 (fi_write
  *      must land in the new memory, not in the cache's old pages), and 3 MiB
  *      registered while the cache holds most of the 4 MiB pool (cached runs
- *      moved back for room, not -FI_ENOSPC), written at its end.
+ *      moved back for room, not -FI_ENOSPC), written at its end;
+ *   8. 4 MiB both ways at once, twice, each receive pre-posted (advertised)
+ *      into a buffer spanning 1,025 pages: the pool holds it at any
+ *      alignment; each node's send buffer then finds no room (the receive's
+ *      run is busy and a send moves back no receive's) and goes by BOTF, so
+ *      under the _faults run lost packets of 18-packet pieces are sent
+ *      again by themselves (dn_resend).
  * The ctest line checks the protocol counts (zcopy-sent, -received) from
  * FI_DIMMNET_STATS, so that a fallback to chunks is not taken for a pass;
  * under FI_DIMMNET_ZCOPY=0 the same checks hold over chunks.
@@ -41,6 +47,8 @@
 #define CANARY  0xeeu
 #define REGLEN  (64u * 1024u)
 #define BIGLEN  (3u << 20)
+
+#define BIGMAP  ((OFF + (4u << 20) + 64 + 4095u) & ~4095u)
 
 static fi_addr_t peer;
 
@@ -190,6 +198,46 @@ static void registrations(uint8_t **map)
     munmap(big, BIGLEN);
 }
 
+/* Step 8 (see the top). */
+static void both_ways_4m(void)
+{
+    const size_t len = 4u << 20;
+    uint8_t *rmap = mmap(NULL, BIGMAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0);
+    uint8_t *smap = mmap(NULL, BIGMAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0);
+    char name[32];
+
+    CHECK(rmap != MAP_FAILED && smap != MAP_FAILED);
+    for (unsigned k = 0; k < 2; k++) {
+        uint32_t mine = 300 + 10 * me + k, theirs = 300 + 10 * (1 - me) + k;
+        int rctx, sctx;
+        void *ctx[2] = { &rctx, &sctx };
+        struct fi_cq_tagged_entry got[2];
+
+        memset(rmap, CANARY, BIGMAP);
+        CHECK(fi_trecv(ep, rmap + OFF, len, NULL, peer, theirs, 0, &rctx) == 0);
+        snprintf(name, sizeof(name), "zc-4m-posted%u", k);
+        CHECK(dn_rendezvous(name, TIMEOUT_MS) == DN_OK);
+        fill(smap + OFF, len, mine);
+        tsend_to(peer, smap + OFF, len, mine, &sctx);
+        expect_all(ctx, got, NULL, 2);
+        CHECK_EQ(got[0].len, len);
+        CHECK_EQ(got[0].tag, theirs);
+        CHECK_MSG(same(rmap + OFF, len, theirs), "node %u: 4 MiB round %u: wrong bytes",
+                  me, k);
+        for (size_t i = 0; i < BIGMAP; i++) {
+            if ((i < OFF || i >= OFF + len) && rmap[i] != CANARY) {
+                CHECK_MSG(0, "node %u: 4 MiB round %u: byte %zu outside written", me, k, i);
+                break;
+            }
+        }
+        CHECK(same(smap + OFF, len, mine));        /* sending changed nothing */
+    }
+    munmap(rmap, BIGMAP);
+    munmap(smap, BIGMAP);
+}
+
 int main(void)
 {
     static const size_t sizes[] = { 9 * 1024, 64 * 1024 + 1, 300 * 1024, 1u << 20 };
@@ -246,6 +294,7 @@ int main(void)
         }
     }
     registrations(map);
+    both_ways_4m();
     CHECK(dn_rendezvous("zc-done", TIMEOUT_MS) == DN_OK);
     fab_close();
     for (int i = 0; i < 3; i++) {

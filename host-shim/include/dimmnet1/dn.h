@@ -256,6 +256,18 @@ int dn_aotf_store(dn_node *n, unsigned ch, uint32_t offset, uint64_t value,
 int dn_wait(dn_node *n, dn_xfer *x, int timeout_ms);
 
 /*
+ * After dn_wait() answered DN_ETIMEDOUT: send again only the packets of
+ * @x still unanswered (lost, or their ACK lost), under their own tags, so
+ * that the first answer to either copy counts once; *@resent (may be NULL)
+ * says how many. Remote writes only (dn_botf_put, dn_botf_put_rva,
+ * dn_rdma_write and dn_rdma_write_rva of DN1_TYPE_PUSH), of at most 64
+ * packets, none NACKed: else DN_EINVAL (send the whole transfer again).
+ * DN_OK with nothing resent when every packet is answered by now. A BOTF
+ * transfer's bytes must stay as they were until it is done.
+ */
+int dn_resend(dn_node *n, dn_xfer *x, uint32_t *resent);
+
+/*
  * Modeled time. dn_clock(): the board's virtual clock in ns (modeled time
  * when the cluster runs with --timing). A board with host sync (launcher
  * --deterministic; dn_host_sync() says so) applies each request at the
