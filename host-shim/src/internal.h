@@ -282,6 +282,9 @@ int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                    uint64_t local, uint32_t xoff, uint16_t len, uint32_t tag,
                    uint16_t seq);
 
+/* What dn_resend needs of a remote write: @buf (BOTF) or @local (RDMA). */
+void dn_xfer_redo(struct dn_xfer_rec *r, uint8_t how, uint8_t flags, unsigned dst,
+                  uint64_t raddr, const void *buf, uint64_t local, size_t len);
 /* dn_resend's sends: one BOTF packet under a tracked transfer's @tag (the
  * kick posted as a transfer's are), and an RDMA run of @len bytes whose
  * packets take the tags @first_tag.. (*sent: the packets that left). */

@@ -77,12 +77,7 @@ static int rdma_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     }
     struct dn_xfer_rec *r = dn_xfer_begin(n, x);
     if (type == DN1_TYPE_PUSH) {
-        r->redo = DN_REDO_RDMA;
-        r->redo_flags = flags;
-        r->redo_dst = (uint16_t)dst;
-        r->redo_raddr = raddr;
-        r->redo_local = local;
-        r->redo_len = len;
+        dn_xfer_redo(r, DN_REDO_RDMA, flags, dst, raddr, NULL, local, len);
     }
     do {
         size_t chunk = len - done < desc_bytes ? len - done : desc_bytes;

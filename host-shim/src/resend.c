@@ -9,6 +9,18 @@
 #include "internal.h"
 #include "dimmnet1/memmap.h"
 
+void dn_xfer_redo(struct dn_xfer_rec *r, uint8_t how, uint8_t flags, unsigned dst,
+                  uint64_t raddr, const void *buf, uint64_t local, size_t len)
+{
+    r->redo = how;
+    r->redo_flags = flags;
+    r->redo_dst = (uint16_t)dst;
+    r->redo_raddr = raddr;
+    r->redo_buf = buf;
+    r->redo_local = local;
+    r->redo_len = len;
+}
+
 /* Packet @k's share of a transfer of @len bytes in packets of @per. */
 static size_t packet_len(size_t len, size_t per, uint32_t k)
 {

@@ -167,12 +167,7 @@ static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
 
     dn_self(n, DN_SELF_XFER_INSNS);
     if (r && type == DN1_TYPE_PUSH && advance) {
-        r->redo = DN_REDO_BOTF;
-        r->redo_flags = flags;
-        r->redo_dst = (uint16_t)dst;
-        r->redo_raddr = raddr;
-        r->redo_buf = buf;
-        r->redo_len = len;
+        dn_xfer_redo(r, DN_REDO_BOTF, flags, dst, raddr, buf, 0, len);
     }
     do {
         uint16_t chunk = (uint16_t)(len - done < DN_BOTF_MAX_PAYLOAD
