@@ -17,7 +17,8 @@
 #include <string.h>
 #include "fi_dimmnet.h"
 
-#define WIN (1 << 20)              /* the registration pool (4 MiB) holds it */
+#define WIN (1 << 20)              /* with the origin's registrations (osc rdma registers each
+                                    * put's source) it fits the pool; 4 MiB does not */
 
 static fi_dimmnet_clock_fn clock_fn;
 
