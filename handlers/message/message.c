@@ -219,10 +219,11 @@ static int adopt(struct sender *s, unsigned src, uint16_t gen)
     return 0;
 }
 
-/* A newer incarnation of @src starts its conversation: f_seq 0. A message
- * the old one left half-received is dropped and its place handed back (it
- * is the newest ring entry, or the post last taken), so nothing leaks. */
-static void start_incarnation(struct sender *s, unsigned src, uint8_t inc)
+/* @src's conversation ends, taken over by incarnation @inc. A message it
+ * left half-received is dropped and its place handed back (it is the
+ * newest ring entry, or the post last taken), so nothing leaks; with no
+ * message in progress the fast path takes nothing of an ended one. */
+static void end_conversation(struct sender *s, uint8_t inc)
 {
     if (s->active) {
         if (s->user) {
@@ -235,7 +236,15 @@ static void start_incarnation(struct sender *s, unsigned src, uint8_t inc)
         fwstats_inc(DN1_FWST_MSG_ABANDONED);
     }
     s->inc = inc;
-    s->known = s->open = 1;
+    s->known = 1;
+    s->open = 0;
+}
+
+/* A newer incarnation of @src starts its conversation: f_seq 0. */
+static void start_incarnation(struct sender *s, unsigned src, uint8_t inc)
+{
+    end_conversation(s, inc);
+    s->open = 1;
     s->next_seq = 0;
     fwstats_inc(DN1_FWST_MSG_INCARNATIONS);
     publish(src, s);
@@ -393,10 +402,16 @@ enum rx_action message_handle(struct rx_packet *p)
 
     /* The conversation in force, or a newer incarnation's first packet
      * starting the next: anything else (an old incarnation's late packet, a
-     * sender that spoke to a host set up anew) is told to start over. */
+     * sender that spoke to a host set up anew) is told to start over. A
+     * newer one's packet before its start ends what was: the sender starts
+     * yet another, and its late start must not open this one after that. */
     inc = DN1_MSG_INC(h->raddr);
     if (!s->open || inc != s->inc) {
-        if (h->seq != 0 || h->xoff != 0 || (s->known && (int8_t)(inc - s->inc) <= 0)) {
+        int newer = !s->known || (int8_t)(inc - s->inc) > 0;
+        if (!newer || h->seq != 0 || h->xoff != 0) {
+            if (newer) {
+                end_conversation(s, inc);
+            }
             return refuse(p, DN1_NACK_INCARNATION, DN1_FWST_NACK_INCARNATION);
         }
         start_incarnation(s, h->src, inc);

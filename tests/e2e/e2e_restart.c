@@ -49,7 +49,7 @@
 
 static dn_node *n;
 static unsigned me, nodes;
-static uint8_t big[BIG];
+static uint8_t big[8][BIG];    /* one a receiver: isend keeps it until done */
 
 static uint8_t pattern(unsigned dst, uint32_t tag, size_t i)
 {
@@ -127,8 +127,8 @@ static void first_sender(void)
         send_to_all(OLD + i);
     }
     for (unsigned d = 1; d < nodes; d++) {
-        fill(big, BIG, d, HALF);
-        CHECK_EQ(dn_msg_isend(n, d, HALF, big, BIG, &r[d]), DN_OK);
+        fill(big[d], BIG, d, HALF);
+        CHECK_EQ(dn_msg_isend(n, d, HALF, big[d], BIG, &r[d]), DN_OK);
     }
     for (int i = 0; i < 20; i++) {
         dn_msg_progress(n);
@@ -166,7 +166,7 @@ static void second_sender_board(void)
 /* A receiver of node 0 in sender and board modes. */
 static void receive_restarted_sender(int nic_restart)
 {
-    static uint8_t b[BIG];
+    uint8_t *b = big[0];
     struct dn_msg_status st;
     uint32_t next_old = 0, next_new = 0;
     int half = 0;
@@ -175,7 +175,7 @@ static void receive_restarted_sender(int nic_restart)
     CHECK_EQ(dn_rendezvous("ready", T), DN_OK);
     for (;;) {
         memset(&st, 0, sizeof(st));
-        CHECK_EQ(dn_msg_recv(n, 0, DN_ANY_TAG, b, sizeof(b), &st, T), DN_OK);
+        CHECK_EQ(dn_msg_recv(n, 0, DN_ANY_TAG, b, BIG, &st, T), DN_OK);
         uint32_t tag = st.tag;
         CHECK_EQ(st.len, size_of(tag));
         CHECK(intact(b, st.len, me, tag));

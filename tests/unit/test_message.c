@@ -334,6 +334,7 @@ static void t_bad_message(void)
     setup_sender(8, 0x1000, 0x1000);
     struct fake_decision d = deliver(msg_pkt(8, 0, 1, 100, 8, 50));   /* no start */
     CHECK_EQ(d.nack_reason, DN1_NACK_INCARNATION);
+    inc_of[8]++;                                        /* the sender starts anew */
     CHECK_EQ(send_msg(8, 9, 8, 464, NULL).action, RX_CONTINUE);      /* seq 0 opens */
     d = deliver(msg_pkt(8, 1, 1, 100, 8, 50));                       /* no start */
     CHECK_EQ(d.nack_reason, DN1_NACK_BAD_MESSAGE);
@@ -457,6 +458,33 @@ static void t_incarnation_restart(void)
     CHECK_EQ(deliver(msg_pkt(13, 0, 5, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
 }
 
+/* Reordered at a conversation's start: its f_seq 1 first. Refused, and
+ * its late f_seq 0 may then not open it either (it was renumbered under a
+ * newer incarnation, which would deliver the same message twice). */
+static void t_incarnation_reordered_start(void)
+{
+    setup_sender(15, 0x1000, 0x1000);
+    CHECK_EQ(deliver(msg_pkt(15, 1, 1, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    CHECK_EQ(deliver(msg_pkt(15, 0, 1, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    inc_of[15]++;
+    CHECK_EQ(send_msg(15, 1, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(produced(), 1);
+    /* In an open conversation a newer incarnation's packet before its
+     * start ends it, a message half-received included. */
+    CHECK_EQ(deliver(msg_pkt(15, seq_of[15], 2, 1000, 0, 464)).action, RX_CONTINUE);
+    inc_of[15]++;
+    CHECK_EQ(deliver(msg_pkt(15, 3, 3, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    inc_of[15]--;
+    CHECK_EQ(deliver(msg_pkt(15, 2, 2, 1000, 464, 464)).nack_reason, DN1_NACK_INCARNATION);
+    CHECK_EQ(fwstats_get(DN1_FWST_MSG_ABANDONED), 1);
+    inc_of[15] += 2;
+    seq_of[15] = 0;
+    uint64_t at;
+    CHECK_EQ(send_msg(15, 4, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x1000 + 8);
+    CHECK_EQ(produced(), 2);
+}
+
 /* A receiver set up anew closes the conversation: the sender's packets,
  * at any f_seq, are told INCARNATION (not taken as duplicates or refused
  * SEQUENCE forever) until a newer incarnation starts at f_seq 0. The
@@ -541,6 +569,14 @@ static void t_random_packets_stay_inside(void)
         default: mangled = 0; break;
         }
         struct fake_decision d = deliver(h);
+        if (d.action == RX_NACK && d.nack_reason == DN1_NACK_INCARNATION) {
+            /* Told to start over: a newer incarnation than any sent, the
+             * message from its start, as the shim does. */
+            uint8_t sent = DN1_MSG_INC(h.raddr);
+            inc_of[src] = (uint8_t)(((int8_t)(sent - inc_of[src]) > 0 ? sent : inc_of[src]) + 1);
+            seq_of[src] = 0;
+            cur[src].xoff = cur[src].mlen = 0;
+        }
         if (d.action == RX_CONTINUE) {
             uint64_t sys = 0x1000u * (src + 1);
             int in_user = 0;
@@ -612,6 +648,7 @@ static const struct test_case cases[] = {
     { "bad_post", t_bad_post },
     { "incarnation_restart", t_incarnation_restart },
     { "incarnation_resetup", t_incarnation_resetup },
+    { "incarnation_reordered_start", t_incarnation_reordered_start },
     { "random_packets_stay_inside", t_random_packets_stay_inside },
     { NULL, NULL },
 };
