@@ -150,7 +150,8 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)),
                      DN1_MSG_ENABLE, __ATOMIC_RELEASE);
     /* Set-up's uncached accesses: a load and a store for every slot, four
-     * more stores for each of ours, five for the control block. */
+     * more stores for each of ours, six for the control block, and the
+     * incarnation's load. */
     dn_host_charge(n, DN_HOST_LOAD, 2 + DN1_MSG_SENDERS);
     dn_host_charge(n, DN_HOST_STORE, 6 + DN1_MSG_SENDERS + 3u * cfg->senders);
     return DN_OK;
