@@ -18,7 +18,7 @@
  * order, byte for byte; the message the dead sender had not finished
  * arrives whole or not at all; nothing of the old conversation arrives
  * after the new one began; the sender that lives on finishes every send.
- * Before contract 1.24 a new sender's packets were taken as duplicates of
+ * Before contract 1.25 a new sender's packets were taken as duplicates of
  * the old ones (ACKed, never written: the receiver waits for ever), and a
  * sender living through a receiver's new setup was refused SEQUENCE until
  * its retries ran out.
@@ -201,7 +201,7 @@ static void receive_restarted_sender(int nic_restart)
     CHECK_EQ(next_new, M);
     printf("node %u: %u old, %s, %u new, in order\n", me, next_old,
            half ? "the half-sent one whole" : "not the half-sent one", next_new);
-#ifdef DN1_NACK_INCARNATION     /* (absent before contract 1.24: the test
+#ifdef DN1_NACK_INCARNATION     /* (absent before contract 1.25: the test
                                    runs there too, and must fail) */
     uint32_t incs = 0, stale = 0;
     CHECK_EQ(dn_fw_stat_read(n, DN1_FWST_MSG_INCARNATIONS, &incs), DN_OK);
