@@ -12,7 +12,9 @@
  *    to eret on the 4Kc.
  *  - Message exchange (message_handle, then message_written): a packet in
  *    the middle of a message already placed (not its first, not its last),
- *    in f_seq order, continuing at base + offset; once the hardware has
+ *    in f_seq order and of the conversation in force (the envelope's low
+ *    word, incarnation and length, compared whole), continuing at base +
+ *    offset; once the hardware has
  *    written it, the sender's state moves on and its slot word is
  *    published, as message_written() does for such a packet (the slot's
  *    `delivered` is unchanged by it and not rewritten).
@@ -120,10 +122,10 @@ cpu_exc_fast:
     lbu     $t1, FP_S_ACTIVE($t0)
     HAZARD
     beqz    $t1, 8f                     /* a first packet: C places it */
-    lw      $k0, FP_RX_RADDR_LO($k1)    /* the message's length */
-    lw      $t1, FP_S_LEN($t0)
+    lw      $k0, FP_RX_RADDR_LO($k1)    /* incarnation << 24 | length */
+    lw      $t1, FP_S_ENV($t0)
     HAZARD
-    bne     $k0, $t1, 8f
+    bne     $k0, $t1, 8f                /* another message or conversation: C */
     lw      $t3, FP_RX_RADDR_HI($k1)    /* its user tag */
     lw      $t1, FP_S_UTAG($t0)
     HAZARD
@@ -132,6 +134,8 @@ cpu_exc_fast:
     lw      $t3, FP_S_GOT($t0)
     HAZARD
     bne     $t1, $t3, 8f                /* not where the message stands */
+    sll     $k0, $k0, 8                 /* the length alone */
+    srl     $k0, $k0, 8
     subu    $k0, $k0, $t1               /* bytes left (> 0 while active) */
     lw      $t3, FP_RX_HDR2($k1)
     HAZARD

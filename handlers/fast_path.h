@@ -46,7 +46,7 @@
 #define FP_S_POST_TAKEN         4
 #define FP_S_ACTIVE             6
 #define FP_S_UTAG               8
-#define FP_S_LEN                12
+#define FP_S_ENV                12  /* incarnation << 24 | length */
 #define FP_S_GOT                16
 #define FP_S_BASE               20
 

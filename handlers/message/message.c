@@ -35,11 +35,18 @@ struct sender {
     uint16_t next_seq;      /* f_seq of the next packet to write */
     uint16_t post_taken;
     uint8_t active, user;   /* the message in progress: ... */
-    uint32_t utag, len, got, base, span;
+    uint32_t utag;
+    uint32_t env;           /* its envelope's low word: incarnation << 24 | length */
+    uint32_t got, base, span;
     uint32_t sysbuf_off, sysbuf_size;
     uint32_t alloc;         /* ring bytes handed out (wraps, like the host's freed) */
     uint32_t pos;           /* where the next ring entry starts, < sysbuf_size */
     uint32_t delivered;
+    /* The conversation: packets of incarnation inc are taken while open. A
+     * new setup closes it; a newer incarnation's f_seq 0 opens the next. */
+    uint8_t inc, known, open;   /* known: inc is one seen since boot */
+    uint16_t prev_post_taken;   /* before the message in progress took ... */
+    uint32_t prev_pos;          /* ... its place: what abandoning it restores */
 } __attribute__((aligned(1 << FP_SENDER_SHIFT)));
 
 /* Global for fast_path.S only. */
@@ -51,7 +58,7 @@ _Static_assert(sizeof(struct sender) == 1u << FP_SENDER_SHIFT &&
                offsetof(struct sender, post_taken) == FP_S_POST_TAKEN &&
                offsetof(struct sender, active) == FP_S_ACTIVE &&
                offsetof(struct sender, utag) == FP_S_UTAG &&
-               offsetof(struct sender, len) == FP_S_LEN &&
+               offsetof(struct sender, env) == FP_S_ENV &&
                offsetof(struct sender, got) == FP_S_GOT &&
                offsetof(struct sender, base) == FP_S_BASE, "struct sender");
 _Static_assert(DN1_MSG_SENDERS == FP_MSG_SENDERS &&
@@ -105,7 +112,7 @@ static void publish(unsigned src, const struct sender *s)
  * differs finds no record of its own and starts over.
  */
 #define HO(off)            (DN1_MSG_SRAM_HANDOVER + (off))
-#define HO_LAYOUT          (1u << 24 | (uint32_t)sizeof(struct sender) << 8 | \
+#define HO_LAYOUT          (2u << 24 | (uint32_t)sizeof(struct sender) << 8 | \
                             DN1_MSG_SENDERS)
 #define HO_WORDS           (sizeof(message_senders) / 4)
 #define HO_CRC_OFF         (12 + 4 * HO_WORDS)
@@ -186,8 +193,9 @@ int message_init(void)
     return 0;
 }
 
-/* Take over the host's (re)setup of @src's system buffer: the conversation
- * starts over (f_seq 0, an empty ring; a partial message is dropped). */
+/* Take over the host's (re)setup of @src's system buffer: an empty ring, a
+ * partial message dropped, and the conversation closed: the sender must
+ * start a newer incarnation (the new host may not be the one it spoke to). */
 static int adopt(struct sender *s, unsigned src, uint16_t gen)
 {
     uint32_t off = hal_llcm_read32(SLOT(src, sysbuf_off));
@@ -204,10 +212,42 @@ static int adopt(struct sender *s, unsigned src, uint16_t gen)
     *s = (struct sender){
         .setup_gen = gen, .post_taken = s->post_taken,
         .sysbuf_off = off, .sysbuf_size = size, .alloc = freed,
+        .inc = s->inc, .known = s->known,
     };
     fwstats_inc(DN1_FWST_MSG_SETUPS);
     publish(src, s);
     return 0;
+}
+
+/* @src's conversation ends, taken over by incarnation @inc. A message it
+ * left half-received is dropped and its place handed back (it is the
+ * newest ring entry, or the post last taken), so nothing leaks; with no
+ * message in progress the fast path takes nothing of an ended one. */
+static void end_conversation(struct sender *s, uint8_t inc)
+{
+    if (s->active) {
+        if (s->user) {
+            s->post_taken = s->prev_post_taken;
+        } else {
+            s->alloc -= s->span;
+            s->pos = s->prev_pos;
+        }
+        s->active = 0;
+        fwstats_inc(DN1_FWST_MSG_ABANDONED);
+    }
+    s->inc = inc;
+    s->known = 1;
+    s->open = 0;
+}
+
+/* A newer incarnation of @src starts its conversation: f_seq 0. */
+static void start_incarnation(struct sender *s, unsigned src, uint8_t inc)
+{
+    end_conversation(s, inc);
+    s->open = 1;
+    s->next_seq = 0;
+    fwstats_inc(DN1_FWST_MSG_INCARNATIONS);
+    publish(src, s);
 }
 
 /* The notice queue, if the host set it up sanely and it has room: the LLCM
@@ -289,7 +329,7 @@ static void post_notice(unsigned src, const struct sender *s)
 {
     uint32_t w[NOTICE_WORDS] = {
         src | (uint32_t)(s->user ? DN1_NOTICE_USER : 0) << 16,
-        s->utag, s->len, s->base, s->span, s->delivered, nq_produced,
+        s->utag, DN1_MSG_LEN(s->env), s->base, s->span, s->delivered, nq_produced,
         s->setup_gen,
     };
 
@@ -309,7 +349,9 @@ static void message_written(const struct rx_packet *p)
         s->active = 1;
         s->user = pending.user;
         s->utag = DN1_MSG_UTAG(p->hdr.raddr);
-        s->len = DN1_MSG_LEN(p->hdr.raddr);
+        s->env = (uint32_t)p->hdr.raddr;
+        s->prev_pos = s->pos;
+        s->prev_post_taken = s->post_taken;
         s->got = 0;
         s->base = pending.base;
         s->span = pending.span;
@@ -341,6 +383,7 @@ enum rx_action message_handle(struct rx_packet *p)
     uint32_t mlen = DN1_MSG_LEN(h->raddr), gens;
     struct sender *s;
     int16_t ahead;
+    uint8_t inc;
 
     /* Reliable delivery needs the ACK; OTF, VA and groups do not fit. */
     if ((h->flags & (DN1_FLAG_OTF | DN1_FLAG_VA)) || !(h->flags & DN1_FLAG_ACK_REQ) ||
@@ -357,6 +400,23 @@ enum rx_action message_handle(struct rx_packet *p)
         return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
     }
 
+    /* The conversation in force, or a newer incarnation's first packet
+     * starting the next: anything else (an old incarnation's late packet, a
+     * sender that spoke to a host set up anew) is told to start over. A
+     * newer one's packet before its start ends what was: the sender starts
+     * yet another, and its late start must not open this one after that. */
+    inc = DN1_MSG_INC(h->raddr);
+    if (!s->open || inc != s->inc) {
+        int newer = !s->known || (int8_t)(inc - s->inc) > 0;
+        if (!newer || h->seq != 0 || h->xoff != 0) {
+            if (newer) {
+                end_conversation(s, inc);
+            }
+            return refuse(p, DN1_NACK_INCARNATION, DN1_FWST_NACK_INCARNATION);
+        }
+        start_incarnation(s, h->src, inc);
+    }
+
     /* f_seq: in order only; what landed already is ACKed again. */
     ahead = (int16_t)(h->seq - s->next_seq);
     if (ahead < 0 && ahead >= -(int16_t)DN1_MSG_WINDOW) {
@@ -368,7 +428,7 @@ enum rx_action message_handle(struct rx_packet *p)
     }
 
     /* The packet must continue its message where it stands. */
-    if (s->active ? h->xoff != s->got || mlen != s->len ||
+    if (s->active ? h->xoff != s->got || (uint32_t)h->raddr != s->env ||
                     DN1_MSG_UTAG(h->raddr) != s->utag
                   : h->xoff != 0) {
         return refuse(p, DN1_NACK_BAD_MESSAGE, DN1_FWST_NACK_BAD_MESSAGE);

@@ -112,6 +112,8 @@ static const char *const fw_stat_names[DN1_FWST_COUNT] = {
     [DN1_FWST_ATOMIC_STALE] = "atomic_stale",
     [DN1_FWST_ATOMIC_REFUSED] = "atomic_refused",
     [DN1_FWST_ATOMIC_TX_ERRORS] = "atomic_tx_errors",
+    [DN1_FWST_MSG_INCARNATIONS] = "msg_incarnations",
+    [DN1_FWST_NACK_INCARNATION] = "nack_incarnation",
 };
 
 unsigned dn_fw_stat_count(void)

@@ -109,7 +109,15 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     m->cfg = *cfg;
     n->msg = m;
 
+    /* This process's conversations: an incarnation newer than any this
+     * node took before (the count is kept in the NIC's LLCM, which
+     * outlives the process), so receivers refuse what an earlier process
+     * left in the network. */
     uint32_t ctrl = DN1_LLCM_MSG_CTRL;
+    uint8_t inc = (uint8_t)(__atomic_load_n(
+        dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, incarnation)), __ATOMIC_ACQUIRE) + 1);
+    dn_msg_inc_taken(n, inc ? inc : 1);
+
     __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)), 0,
                      __ATOMIC_SEQ_CST);
     m->nq_consumed = __atomic_load_n(
@@ -142,10 +150,24 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     __atomic_store_n(dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, enable)),
                      DN1_MSG_ENABLE, __ATOMIC_RELEASE);
     /* Set-up's uncached accesses: a load and a store for every slot, four
-     * more stores for each of ours, five for the control block. */
-    dn_host_charge(n, DN_HOST_LOAD, 1 + DN1_MSG_SENDERS);
-    dn_host_charge(n, DN_HOST_STORE, 5 + DN1_MSG_SENDERS + 3u * cfg->senders);
+     * more stores for each of ours, six for the control block, and the
+     * incarnation's load. */
+    dn_host_charge(n, DN_HOST_LOAD, 2 + DN1_MSG_SENDERS);
+    dn_host_charge(n, DN_HOST_STORE, 6 + DN1_MSG_SENDERS + 3u * cfg->senders);
     return DN_OK;
+}
+
+/* @inc is in use: it is the node's newest (serially) from now on. */
+void dn_msg_inc_taken(dn_node *n, uint8_t inc)
+{
+    struct dn_msg_state *m = n->msg;
+
+    if (m->inc == 0 || (int8_t)(inc - m->inc) > 0) {
+        m->inc = inc;
+        __atomic_store_n(dn_llcm32(n, DN1_LLCM_MSG_CTRL +
+                                   offsetof(struct dn1_msg_ctrl, incarnation)),
+                         inc, __ATOMIC_RELEASE);
+    }
 }
 
 void dn_msg_fini(dn_node *n)

@@ -43,9 +43,10 @@ struct msg_pkt {
  * (re)transmit, [hi, assigned) wait for their first transmission. */
 struct msg_peer {
     uint64_t una, nxt, hi, assigned;
+    uint8_t inc;                /* the conversation's incarnation (the envelope's bits 31..24) */
     struct msg_pkt *win;        /* cfg.window entries, by seq % window */
     struct dn_msg_req *queue, *queue_tail;   /* sends not wholly assigned or not done */
-    uint16_t round;             /* 15 bits: answers to older rounds' NACKs are stale */
+    uint16_t round;             /* 7 bits: answers to older rounds' NACKs are stale */
     uint32_t inflight;          /* this round's transmissions unanswered */
     int backoff;                /* waiting out an RNR timer */
     int probe;                  /* after it: one packet at a time until one is taken */
@@ -92,6 +93,7 @@ struct msg_arrival {
 
 struct dn_msg_state {
     struct dn_msg_config cfg;
+    uint8_t inc;                /* the newest incarnation this node's conversations took */
     struct msg_peer *peers;     /* by destination node id, grown on demand */
     unsigned npeers;
     uint32_t inflight;          /* all peers */
@@ -111,6 +113,16 @@ int dn_msg_recv_post(dn_node *n, struct dn_msg_req *r);
 int dn_msg_recv_withdraw(dn_node *n, struct dn_msg_req *r);
 void dn_msg_peer_free(struct msg_peer *p);
 void dn_msg_recv_free(dn_node *n);
+
+/* A message packet's tag (the sender's cookie, echoed by the ACK/NACK):
+ * DN_MSG_TAG_BIT | incarnation << 23 | round << 16 | f_seq's low 16 bits. */
+#define MSG_TAG(inc, round, seq) \
+    (DN_MSG_TAG_BIT | (uint32_t)(uint8_t)(inc) << 23 | ((uint32_t)(round) & 0x7fu) << 16 | \
+     (uint16_t)(seq))
+#define MSG_TAG_INC(tag)    ((uint8_t)((tag) >> 23))
+#define MSG_TAG_ROUND(tag)  ((uint16_t)(((tag) >> 16) & 0x7fu))
+
+void dn_msg_inc_taken(dn_node *n, uint8_t inc);
 
 #define MSG_SLOT(src)  (DN1_LLCM_MSG_SLOTS + (uint32_t)sizeof(struct dn1_msg_slot) * (src))
 

@@ -36,6 +36,7 @@ static const char *reason_name(uint8_t r)
         [DN1_NACK_BUFFER_FULL] = "BUFFER_FULL", [DN1_NACK_TOO_LONG] = "TOO_LONG",
         [DN1_NACK_NO_BUFFER] = "NO_BUFFER", [DN1_NACK_SEQUENCE] = "SEQUENCE",
         [DN1_NACK_BAD_MESSAGE] = "BAD_MESSAGE", [DN1_NACK_BAD_PATH] = "BAD_PATH",
+        [DN1_NACK_INCARNATION] = "INCARNATION",
     };
     return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] : "none";
 }
@@ -66,6 +67,7 @@ static struct msg_peer *peer_get(dn_node *n, unsigned dst)
         if (!p->win) {
             return NULL;
         }
+        p->inc = m->inc;
     }
     return p;
 }
@@ -205,7 +207,7 @@ static void assign(dn_node *n, struct msg_peer *p)
 /* Start a new round from the oldest unACKed packet. */
 static void go_back(dn_node *n, struct msg_peer *p, uint64_t now)
 {
-    p->round = (p->round + 1) & 0x7fffu;
+    p->round = (p->round + 1) & 0x7fu;
     p->nxt = p->una;
     p->rtt_timing = 0;          /* an answer may now be to either copy */
     n->msg->inflight -= p->inflight;
@@ -228,7 +230,7 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
     while (!p->failed && !p->backoff && p->nxt < p->assigned &&
            p->nxt - p->una < limit && m->inflight + xfers < MSG_INFLIGHT_MAX) {
         const struct msg_pkt *k = &p->win[p->nxt % w];
-        uint32_t tag = DN_MSG_TAG_BIT | (uint32_t)p->round << 16 | (uint16_t)p->nxt;
+        uint32_t tag = MSG_TAG(p->inc, p->round, p->nxt);
 
         if (p->nxt == p->una && !p->refused) {
             *now = dn_msg_now_ns(n);
@@ -241,7 +243,7 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
             p->rtt_seq = p->nxt;
             p->rtt_sent = *now;
         }
-        uint64_t env = DN1_MSG_RADDR(k->m->st.tag, k->m->len);
+        uint64_t env = DN1_MSG_RADDR_INC(k->m->st.tag, p->inc, k->m->len);
         int rc = k->m->rdma
             ? dn_rdma_packet(n, DN1_TYPE_MESSAGE, dst, env,
                              (uint64_t)(k->m->buf - n->hostmem) + k->xoff, k->xoff,
@@ -309,16 +311,43 @@ static void acked_upto(dn_node *n, struct msg_peer *p, uint64_t upto, uint64_t n
     pop_done(p);
 }
 
+/*
+ * The receiver knows no conversation for this packet (it was set up anew,
+ * or its firmware started cold): start a newer incarnation and give every
+ * unfinished message f_seq numbers again from 0, from its first byte. A
+ * start the receiver refused as not newer than what it saw last (this
+ * node's count began again) jumps a quarter of the circle.
+ */
+static void restart_conversation(dn_node *n, struct msg_peer *p, uint64_t seq,
+                                 uint64_t now)
+{
+    p->inc += seq == 0 ? 64 : 1;
+    if (p->inc == 0) {
+        p->inc = 1;
+    }
+    dn_msg_inc_taken(n, p->inc);
+    n->msg->stats.incarnations++;
+    go_back(n, p, now);
+    p->una = p->nxt = p->hi = p->assigned = 0;
+    for (struct dn_msg_req *r = p->queue; r; r = r->next) {
+        r->assigned = 0;
+        r->end_seq = 0;
+    }
+    p->probe = 1;               /* the start alone, until it is taken */
+}
+
 void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
                       uint16_t from)
 {
     struct dn_msg_state *m = n->msg;
     struct msg_peer *p;
     uint64_t seq, now;
-    uint16_t round = (tag >> 16) & 0x7fffu;
+    uint16_t round = MSG_TAG_ROUND(tag);
 
-    if (!m || from >= m->npeers || !(p = &m->peers[from])->win || p->failed) {
-        return;                 /* not ours (an earlier process's), or too late */
+    if (!m || from >= m->npeers || !(p = &m->peers[from])->win || p->failed ||
+        MSG_TAG_INC(tag) != p->inc) {
+        return;                 /* not ours (an earlier process's or conversation's),
+                                   or too late */
     }
     if (round == p->round && p->inflight) {
         p->inflight--;
@@ -338,7 +367,13 @@ void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
     if (round != p->round) {
         return;                 /* its round was resent already */
     }
-    if (reason == DN1_NACK_SEQUENCE) {
+    if (reason == DN1_NACK_INCARNATION) {
+        if (++p->retries > m->cfg.retry && m->cfg.retry != 7) {
+            peer_fail(n, p, from, DN_ERETRY, p->retries - 1);
+            return;
+        }
+        restart_conversation(n, p, seq, now);
+    } else if (reason == DN1_NACK_SEQUENCE) {
         m->stats.gaps++;
         if (++p->retries > m->cfg.retry && m->cfg.retry != 7) {
             peer_fail(n, p, from, DN_ERETRY, p->retries - 1);
@@ -370,10 +405,10 @@ void dn_msg_on_post_error(dn_node *n, unsigned dst, uint32_t tag, int err)
 {
     struct dn_msg_state *m = n->msg;
     struct msg_peer *p;
-    uint16_t round = (tag >> 16) & 0x7fffu;
+    uint16_t round = MSG_TAG_ROUND(tag);
 
     if (!m || dst >= m->npeers || !(p = &m->peers[dst])->win || p->failed ||
-        round != p->round) {
+        round != p->round || MSG_TAG_INC(tag) != p->inc) {
         return;                 /* gone, or its round was resent already */
     }
     uint64_t seq = p->una + (uint16_t)((uint16_t)tag - (uint16_t)p->una);

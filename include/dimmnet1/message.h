@@ -16,12 +16,23 @@
  * RDMA): seq is the per-(sender, receiver) packet number f_seq, xoff the
  * payload's offset in its message, tag the sender's cookie (echoed by the
  * ACK/NACK), and raddr the message's envelope: the user tag in bits 63..32,
- * the message length in bits 31..0. The receive slot is the sender's own
- * (chosen by src), so a sender cannot aim at another sender's buffers.
+ * the sender's incarnation in bits 31..24, the message length (below 2^24)
+ * in bits 23..0. The receive slot is the sender's own (chosen by src), so a
+ * sender cannot aim at another sender's buffers.
+ *
+ * The incarnation names the sender's conversation: a restarted sender (or
+ * one told INCARNATION) starts a newer one at f_seq 0, and the receiving
+ * firmware refuses packets of any older one (docs/hardware.md section 10).
+ * Newer is serial: (int8_t)(new - old) > 0.
  */
-#define DN1_MSG_RADDR(utag, len)  ((uint64_t)(uint32_t)(utag) << 32 | (uint32_t)(len))
+#define DN1_MSG_LEN_MAX           0x00ffffffu
+#define DN1_MSG_RADDR_INC(utag, inc, len) \
+    ((uint64_t)(uint32_t)(utag) << 32 | (uint32_t)(uint8_t)(inc) << 24 | \
+     ((uint32_t)(len) & DN1_MSG_LEN_MAX))
+#define DN1_MSG_RADDR(utag, len)  DN1_MSG_RADDR_INC(utag, 0, len)
 #define DN1_MSG_UTAG(raddr)       ((uint32_t)((raddr) >> 32))
-#define DN1_MSG_LEN(raddr)        ((uint32_t)(raddr))
+#define DN1_MSG_INC(raddr)        ((uint8_t)((raddr) >> 24))
+#define DN1_MSG_LEN(raddr)        ((uint32_t)(raddr) & DN1_MSG_LEN_MAX)
 
 /* Senders a receiver can set up: node ids 0 .. DN1_MSG_SENDERS - 1. */
 #define DN1_MSG_SENDERS          64u
@@ -89,7 +100,10 @@
 #define DN1_FWST_ATOMIC_STALE     39 /* older than the window: discarded */
 #define DN1_FWST_ATOMIC_REFUSED   40 /* NACKed PROTECTION or BAD_ATOMIC */
 #define DN1_FWST_ATOMIC_TX_ERRORS 41 /* READ_RSP sends the NIC refused (link down) */
-#define DN1_FWST_COUNT            42
+/* Restart-safe conversations (section 10). */
+#define DN1_FWST_MSG_INCARNATIONS 42 /* conversations started by a newer incarnation */
+#define DN1_FWST_NACK_INCARNATION 43 /* packets of no conversation in force: NACKed */
+#define DN1_FWST_COUNT            44
 
 /*
  * Message control block (LLCM, NIC-reserved part): the receiving host sets
@@ -104,7 +118,10 @@ struct dn1_msg_ctrl {
     uint32_t nq_entries;    /* a power of two, 1 .. DN1_MSG_NQ_MAX */
     uint32_t nq_consumed;   /* host: notices consumed */
     uint32_t nq_produced;   /* firmware: notices posted */
-    uint32_t reserved[3];
+    uint32_t incarnation;   /* the sending host's: the last incarnation its
+                               conversations took; kept here, in the NIC, across
+                               host restarts (the firmware never reads it) */
+    uint32_t reserved[2];
 };
 #define DN1_MSG_NQ_MAX           1024u
 

@@ -95,6 +95,8 @@
 #define DN1_NACK_BAD_CONTROL    16u /* control: not from this node, or an unusable variant block */
 #define DN1_NACK_BAD_ATOMIC     17u /* atomic: unknown op or datatype, unaligned target,
                                        malformed packet (firmware, docs/hardware.md section 15) */
+#define DN1_NACK_INCARNATION    18u /* message: the packet's incarnation is not the conversation
+                                       in force: the sender starts a new one (section 10) */
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not

@@ -21,6 +21,7 @@
                       offsetof(struct dn1_msg_ctrl, field))
 
 static uint16_t seq_of[DN1_MSG_SENDERS];
+static uint8_t inc_of[DN1_MSG_SENDERS];     /* each sender's incarnation */
 
 static void enable_queue(uint32_t entries)
 {
@@ -38,7 +39,10 @@ static void setup_sender(unsigned src, uint32_t off, uint32_t size)
     fake_nic_put_u32(SLOTW(src, sysbuf_size), size);
     fake_nic_put_u32(SLOTW(src, freed), 0);
     fake_nic_put_u32(SLOTW(src, setup_gen), (gens & 0xffff0000u) | ((gens + 1) & 0xffffu));
+    /* The conversation is closed: the sender starts a newer one, as the
+     * shim does when told INCARNATION. */
     seq_of[src] = 0;
+    inc_of[src]++;
 }
 
 static void post(unsigned src, uint32_t off, uint32_t len)
@@ -55,7 +59,8 @@ static struct dn1_hdr msg_pkt(unsigned src, uint16_t seq, uint32_t utag, uint32_
     return (struct dn1_hdr){ .version = 1, .type = DN1_TYPE_MESSAGE,
                              .flags = DN1_FLAG_ACK_REQ, .src = (uint16_t)src,
                              .dst = ME, .len = len, .seq = seq, .tag = 0x1000 + seq,
-                             .raddr = DN1_MSG_RADDR(utag, mlen), .xoff = xoff };
+                             .raddr = DN1_MSG_RADDR_INC(utag, inc_of[src], mlen),
+                             .xoff = xoff };
 }
 
 /* Serve one packet; its decision. */
@@ -121,6 +126,7 @@ static void setup(void)
     enable_queue(NQ_N);
     for (unsigned s = 0; s < DN1_MSG_SENDERS; s++) {
         seq_of[s] = 0;
+        inc_of[s] = 0;
     }
 }
 
@@ -321,26 +327,32 @@ static void t_sequence(void)
     CHECK_EQ(produced(), 2);
 }
 
-/* A packet whose offset or length contradicts its message. */
+/* A packet whose offset or length contradicts its message (in an open
+ * conversation: before it, a packet that is no start is INCARNATION's). */
 static void t_bad_message(void)
 {
     setup_sender(8, 0x1000, 0x1000);
     struct fake_decision d = deliver(msg_pkt(8, 0, 1, 100, 8, 50));   /* no start */
+    CHECK_EQ(d.nack_reason, DN1_NACK_INCARNATION);
+    inc_of[8]++;                                        /* the sender starts anew */
+    CHECK_EQ(send_msg(8, 9, 8, 464, NULL).action, RX_CONTINUE);      /* seq 0 opens */
+    d = deliver(msg_pkt(8, 1, 1, 100, 8, 50));                       /* no start */
     CHECK_EQ(d.nack_reason, DN1_NACK_BAD_MESSAGE);
-    d = deliver(msg_pkt(8, 0, 1, 100, 0, 101));                      /* past end */
+    d = deliver(msg_pkt(8, 1, 1, 100, 0, 101));                      /* past end */
     CHECK_EQ(d.nack_reason, DN1_NACK_BAD_MESSAGE);
-    d = deliver(msg_pkt(8, 0, 1, 100, 0, 0));                        /* empty piece */
+    d = deliver(msg_pkt(8, 1, 1, 100, 0, 0));                        /* empty piece */
     CHECK_EQ(d.nack_reason, DN1_NACK_BAD_MESSAGE);
-    CHECK_EQ(deliver(msg_pkt(8, 0, 1, 1000, 0, 464)).action, RX_CONTINUE);
-    d = deliver(msg_pkt(8, 1, 1, 1000, 400, 464));                   /* gap in it */
+    CHECK_EQ(deliver(msg_pkt(8, 1, 1, 1000, 0, 464)).action, RX_CONTINUE);
+    d = deliver(msg_pkt(8, 2, 1, 1000, 400, 464));                   /* gap in it */
     CHECK_EQ(d.nack_reason, DN1_NACK_BAD_MESSAGE);
-    d = deliver(msg_pkt(8, 1, 1, 2000, 464, 464));                   /* length moved */
+    d = deliver(msg_pkt(8, 2, 1, 2000, 464, 464));                   /* length moved */
     CHECK_EQ(d.nack_reason, DN1_NACK_BAD_MESSAGE);
-    d = deliver(msg_pkt(8, 1, 2, 1000, 464, 464));                   /* tag moved */
+    d = deliver(msg_pkt(8, 2, 2, 1000, 464, 464));                   /* tag moved */
     CHECK_EQ(d.nack_reason, DN1_NACK_BAD_MESSAGE);
-    CHECK_EQ(deliver(msg_pkt(8, 1, 1, 1000, 464, 536)).action, RX_CONTINUE);
-    CHECK_EQ(produced(), 1);
+    CHECK_EQ(deliver(msg_pkt(8, 2, 1, 1000, 464, 536)).action, RX_CONTINUE);
+    CHECK_EQ(produced(), 2);
     CHECK_EQ(fwstats_get(DN1_FWST_NACK_BAD_MESSAGE), 6);
+    CHECK_EQ(fwstats_get(DN1_FWST_NACK_INCARNATION), 1);
 }
 
 /* Not sendable as a message: by AOTF (OTF), to a VA, without ACK_REQ, to a group. */
@@ -396,6 +408,109 @@ static void t_resetup(void)
     CHECK_EQ(fwstats_get(DN1_FWST_MSG_ABANDONED), 1);
     CHECK_EQ(fwstats_get(DN1_FWST_MSG_SETUPS), 2);
     CHECK_EQ(notice(0).msg_no, 0);
+}
+
+/*
+ * A sender that restarts (issue 25): its newer incarnation starts the
+ * conversation over at f_seq 0, whatever f_seq the old one stood at. The
+ * old one's half-received message is dropped and its ring space handed
+ * back (the new message lands where it would have); the old one's late
+ * packets, duplicates and starts alike, are refused INCARNATION, counted,
+ * and write nothing.
+ */
+static void t_incarnation_restart(void)
+{
+    setup_sender(13, 0x1000, 0x1000);
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ(send_msg(13, 1, 100, 464, NULL).action, RX_CONTINUE);
+    }
+    CHECK_EQ(deliver(msg_pkt(13, seq_of[13]++, 2, 1000, 0, 464)).action, RX_CONTINUE);
+    uint8_t old = inc_of[13];
+    uint16_t old_seq = seq_of[13];
+    inc_of[13]++;                                       /* the restarted sender */
+    seq_of[13] = 0;
+    uint64_t at;
+    CHECK_EQ(send_msg(13, 3, 1000, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x1000 + 5 * 104);                     /* the dropped one's place */
+    CHECK_EQ(fwstats_get(DN1_FWST_MSG_ABANDONED), 1);
+    CHECK_EQ(fwstats_get(DN1_FWST_MSG_INCARNATIONS), 2);
+    CHECK_EQ(produced(), 6);
+    CHECK_EQ(notice(5).utag, 3);
+    CHECK_EQ(notice(5).addr, 0x1000 + 5 * 104);
+    /* The old incarnation, late: its next packet, a duplicate, its start. */
+    uint8_t now = inc_of[13];
+    inc_of[13] = old;
+    struct fake_decision d = deliver(msg_pkt(13, old_seq, 2, 1000, 464, 464));
+    CHECK_EQ(d.nack_reason, DN1_NACK_INCARNATION);
+    d = deliver(msg_pkt(13, 3, 3, 1000, 0, 464));
+    CHECK_EQ(d.nack_reason, DN1_NACK_INCARNATION);
+    d = deliver(msg_pkt(13, 0, 1, 100, 0, 100));
+    CHECK_EQ(d.nack_reason, DN1_NACK_INCARNATION);
+    CHECK_EQ(fwstats_get(DN1_FWST_NACK_INCARNATION), 3);
+    CHECK_EQ(produced(), 6);
+    /* The new one goes on where it stands; an older start (serially:
+     * 128 behind) is refused too. */
+    inc_of[13] = now;
+    CHECK_EQ(send_msg(13, 4, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(produced(), 7);
+    inc_of[13] = (uint8_t)(now + 128);
+    seq_of[13] = 0;
+    CHECK_EQ(deliver(msg_pkt(13, 0, 5, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+}
+
+/* Reordered at a conversation's start: its f_seq 1 first. Refused, and
+ * its late f_seq 0 may then not open it either (it was renumbered under a
+ * newer incarnation, which would deliver the same message twice). */
+static void t_incarnation_reordered_start(void)
+{
+    setup_sender(15, 0x1000, 0x1000);
+    CHECK_EQ(deliver(msg_pkt(15, 1, 1, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    CHECK_EQ(deliver(msg_pkt(15, 0, 1, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    inc_of[15]++;
+    CHECK_EQ(send_msg(15, 1, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(produced(), 1);
+    /* In an open conversation a newer incarnation's packet before its
+     * start ends it, a message half-received included. */
+    CHECK_EQ(deliver(msg_pkt(15, seq_of[15], 2, 1000, 0, 464)).action, RX_CONTINUE);
+    inc_of[15]++;
+    CHECK_EQ(deliver(msg_pkt(15, 3, 3, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    inc_of[15]--;
+    CHECK_EQ(deliver(msg_pkt(15, 2, 2, 1000, 464, 464)).nack_reason, DN1_NACK_INCARNATION);
+    CHECK_EQ(fwstats_get(DN1_FWST_MSG_ABANDONED), 1);
+    inc_of[15] += 2;
+    seq_of[15] = 0;
+    uint64_t at;
+    CHECK_EQ(send_msg(15, 4, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x1000 + 8);
+    CHECK_EQ(produced(), 2);
+}
+
+/* A receiver set up anew closes the conversation: the sender's packets,
+ * at any f_seq, are told INCARNATION (not taken as duplicates or refused
+ * SEQUENCE forever) until a newer incarnation starts at f_seq 0. The
+ * incarnation seen is kept across a handover (a NIC restart). */
+static void t_incarnation_resetup(void)
+{
+    setup_sender(14, 0x1000, 0x1000);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(send_msg(14, 1, 8, 464, NULL).action, RX_CONTINUE);
+    }
+    uint8_t inc = inc_of[14];
+    setup_sender(14, 0x1000, 0x1000);                   /* a new receiver process */
+    inc_of[14] = inc;
+    CHECK_EQ(deliver(msg_pkt(14, 3, 2, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    CHECK_EQ(deliver(msg_pkt(14, 2, 1, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    CHECK_EQ(deliver(msg_pkt(14, 0, 1, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    message_save();
+    CHECK_EQ(message_init(), 1);
+    CHECK_EQ(deliver(msg_pkt(14, 0, 1, 8, 0, 8)).nack_reason, DN1_NACK_INCARNATION);
+    inc_of[14]++;
+    seq_of[14] = 0;
+    uint64_t at;
+    CHECK_EQ(send_msg(14, 2, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x1000);
+    CHECK_EQ(fwstats_get(DN1_FWST_MSG_DUPLICATES), 0);
+    CHECK_EQ(fwstats_get(DN1_FWST_NACK_SEQUENCE), 0);
 }
 
 /* A post outside receive memory is refused once (BAD_POINTER) and dropped;
@@ -454,6 +569,14 @@ static void t_random_packets_stay_inside(void)
         default: mangled = 0; break;
         }
         struct fake_decision d = deliver(h);
+        if (d.action == RX_NACK && d.nack_reason == DN1_NACK_INCARNATION) {
+            /* Told to start over: a newer incarnation than any sent, the
+             * message from its start, as the shim does. */
+            uint8_t sent = DN1_MSG_INC(h.raddr);
+            inc_of[src] = (uint8_t)(((int8_t)(sent - inc_of[src]) > 0 ? sent : inc_of[src]) + 1);
+            seq_of[src] = 0;
+            cur[src].xoff = cur[src].mlen = 0;
+        }
         if (d.action == RX_CONTINUE) {
             uint64_t sys = 0x1000u * (src + 1);
             int in_user = 0;
@@ -466,7 +589,9 @@ static void t_random_packets_stay_inside(void)
             CHECK((d.raddr >= sys && d.raddr + d.len <= sys + 0x800) || in_user);
             if (mangled) {
                 /* The firmware took a mangled packet as the truth: start
-                 * this conversation over, as a host would. */
+                 * this conversation over, as a host would (newer than a
+                 * mangled incarnation the firmware may have taken). */
+                inc_of[src] = DN1_MSG_INC(h.raddr);
                 setup_sender(src, 0x1000 * (src + 1), 0x800);
                 freed[src] = 0;   /* notices of the old setup free nothing now */
                 cur[src].xoff = cur[src].mlen = 0;
@@ -521,6 +646,9 @@ static const struct test_case cases[] = {
     { "notice_queue_full", t_notice_queue_full },
     { "resetup", t_resetup },
     { "bad_post", t_bad_post },
+    { "incarnation_restart", t_incarnation_restart },
+    { "incarnation_resetup", t_incarnation_resetup },
+    { "incarnation_reordered_start", t_incarnation_reordered_start },
     { "random_packets_stay_inside", t_random_packets_stay_inside },
     { NULL, NULL },
 };

@@ -25,21 +25,19 @@
 #include <time.h>
 #include "dimmnet1/dn.h"
 #include "dimmnet1/regs.h"
-
-#define OUTSTANDING 16
-#define RDV_TIMEOUT_MS 600000
+#include "soak.h"
 
 static dn_node *n;
 static unsigned me, nodes;
-static uint64_t rng_state;
+uint64_t rng_state;
 
-static uint32_t rng(void)
+uint32_t rng(void)
 {
     rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
     return (uint32_t)(rng_state >> 33);
 }
 
-static uint8_t pattern(unsigned src, unsigned dst, uint32_t idx, size_t i)
+uint8_t pattern(unsigned src, unsigned dst, uint32_t idx, size_t i)
 {
     uint32_t x = (uint32_t)i * 2654435761u ^ (src * 7919u + dst * 104729u + idx * 31u);
     return (uint8_t)(x >> 24 ^ x >> 11 ^ x);
@@ -50,7 +48,7 @@ static uint8_t pattern(unsigned src, unsigned dst, uint32_t idx, size_t i)
  * lo, the rest from a random power-of-two class up to hi, so that long
  * multi-packet messages come often without every run moving gigabytes.
  */
-static size_t random_size(size_t lo, size_t hi)
+size_t random_size(size_t lo, size_t hi)
 {
     size_t span = hi - lo;
     uint32_t r = rng() % 64;
@@ -73,7 +71,7 @@ static size_t random_size(size_t lo, size_t hi)
     return lo + (v > span ? span : v);
 }
 
-static double now_s(void)
+double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -81,14 +79,14 @@ static double now_s(void)
 }
 
 /* Messages node @s sends in all, and how many of them go to node @d. */
-static unsigned long share(unsigned long total, unsigned s)
+unsigned long share(unsigned long total, unsigned s, unsigned nodes)
 {
     return total / nodes + (s < total % nodes);
 }
 
 static unsigned long expected_from(unsigned long total, unsigned s, unsigned d)
 {
-    unsigned long cnt = share(total, s);
+    unsigned long cnt = share(total, s, nodes);
     unsigned j = (d + nodes - s - 1) % nodes;     /* d is s's j-th choice */
     return cnt / (nodes - 1) + (j < cnt % (nodes - 1));
 }
@@ -98,8 +96,8 @@ int main(int argc, char **argv)
     unsigned long total = 0;
     size_t lo = 0, hi = 4096;
     unsigned long long seed = 1;
-    int stall = 0, rdma = 0;
-    double deadline_s = 3600;
+    int stall = 0, rdma = 0, restart_boards = 0;
+    double deadline_s = 3600, kill_every = 0;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--total") && i + 1 < argc) {
@@ -115,10 +113,25 @@ int main(int argc, char **argv)
             rdma = 1;
         } else if (!strcmp(argv[i], "--deadline") && i + 1 < argc) {
             deadline_s = strtod(argv[++i], NULL);
+        } else if (!strcmp(argv[i], "--kill-every") && i + 1 < argc) {
+            kill_every = strtod(argv[++i], NULL);
+        } else if (!strcmp(argv[i], "--restart-boards")) {
+            restart_boards = 1;
         } else {
             fprintf(stderr, "dimmnet-soak-node: bad argument '%s'\n", argv[i]);
             return 2;
         }
+    }
+    if (kill_every > 0) {
+        struct soak_args a = {
+            .total = total, .lo = lo, .hi = hi, .seed = seed, .deadline_s = deadline_s,
+            .kill_every = kill_every, .restart_boards = restart_boards,
+        };
+        if (stall || rdma) {
+            fprintf(stderr, "dimmnet-soak-node: --kill-every goes without --stall and --rdma\n");
+            return 2;
+        }
+        return soak_restart_main(&a);
     }
     int rc = dn_open_env(&n, 60000);
     if (rc != DN_OK) {
@@ -147,7 +160,7 @@ int main(int argc, char **argv)
     }
     rng_state = seed * 1000003u + me;
 
-    unsigned long to_send = share(total, me), want = 0, got = 0, sent = 0, issued = 0;
+    unsigned long to_send = share(total, me, nodes), want = 0, got = 0, sent = 0, issued = 0;
     unsigned long dup = 0, reord = 0, bad = 0, failed = 0;
     uint32_t *next_idx = calloc(nodes, sizeof(*next_idx));
     uint32_t *send_idx = calloc(nodes, sizeof(*send_idx));

@@ -571,6 +571,8 @@ struct dn_msg_stats {
     uint64_t nacks, timeouts, gaps;     /* NACKs seen; timeouts; go-backs after gaps */
     uint64_t stashed;                   /* arrivals that waited for a receive */
     uint64_t notice_errors;             /* notices out of order or malformed (never expected) */
+    uint64_t incarnations;              /* conversations started over: a receiver
+                                           answered INCARNATION (it was set up anew) */
 };
 int dn_msg_stats(dn_node *n, struct dn_msg_stats *st);
 
