@@ -663,6 +663,7 @@ struct dnf_ep {
         uint64_t rma_packets_resent;  /* packets of them: only the unanswered ones */
         uint64_t atomics;                    /* atomic operations done */
         uint64_t zcopy_sent, zcopy_recv;     /* zero-copy rendezvous */
+        uint64_t zcopy_rdma;                 /* ... whose source the NIC read (RDMA) */
         uint64_t land_late, land_asked;      /* late stamps seen in our landings; REWRITEs */
         uint64_t land_rewritten;             /* landings written again on a REWRITE */
     } stats;

@@ -297,6 +297,42 @@ static void alias_drop(dn_node *n, struct dnf_alias *a)
 
 /* ---- the receive cache ---------------------------------------------------- */
 
+/* Carve the pages under [lo, hi) out of run @a, which only the receive
+ * cache holds, into a run of their own (returned), the rest of @a staying
+ * cached as runs of their own: the pages stay where they are, nothing is
+ * copied. So a small receive into a buffer whose run a large one left
+ * pins only its own pages, and the rest can make room for others. */
+static struct dnf_alias *alias_split(struct dnf_alias *a, uint8_t *lo, uint8_t *hi)
+{
+    struct dnf_alias *part[2] = { NULL, NULL };
+    uint8_t *cut[2][2] = { { a->addr, lo }, { hi, a->addr + a->len } };
+
+    for (int i = 0; i < 2; i++) {
+        if (cut[i][1] <= cut[i][0]) {
+            continue;
+        }
+        if (!(part[i] = calloc(1, sizeof(*part[i])))) {
+            free(part[0]);
+            return a;                         /* keep it whole */
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        if (part[i]) {
+            *part[i] = *a;
+            part[i]->refs = 1;                /* the cache's */
+            part[i]->addr = cut[i][0];
+            part[i]->len = (size_t)(cut[i][1] - cut[i][0]);
+            part[i]->off = a->off + (uint64_t)(cut[i][0] - a->addr);
+            part[i]->next = aliases;
+            aliases = part[i];
+        }
+    }
+    a->off += (uint64_t)(lo - a->addr);
+    a->addr = lo;
+    a->len = (size_t)(hi - lo);
+    return a;
+}
+
 /* Run @a forgotten: its addresses are no longer its pages (freed and
  * mapped again), so nothing is moved back; its pool pages are free. */
 static void alias_forget(struct dnf_alias *a)
@@ -439,6 +475,12 @@ static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok
         }
         alias_forget(a);
     }
+    /* A send moves back receive runs too while two buffers of its size fit
+     * the pool (a ping-pong's send and receive): beyond, the two would
+     * move each other back every round trip. */
+    if (for_send && 2u * (size_t)(hi - lo) <= DNF_MR_POOL_SIZE) {
+        for_send = 0;
+    }
     while ((rc = alias_take(n, buf, len, out)) == -FI_ENOSPC &&
            rcache_evict(n, for_send)) {
     }
@@ -495,6 +537,15 @@ static int rndv_take(struct dnf_domain *dom, void *vbuf, size_t len, uint64_t *o
     if (!a->cached) {
         a->cached = 1;
         a->refs++;
+    }
+    if (a->refs == 2 && !a->busy && !a->kept) {      /* the cache's and this take's */
+        uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
+        uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
+                                  ~(uintptr_t)(MR_PAGE - 1));
+
+        if (lo > a->addr || hi < a->addr + a->len) {
+            a = alias_split(a, lo, hi);
+        }
     }
     a->received |= !src;
     a->busy++;

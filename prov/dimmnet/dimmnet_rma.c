@@ -319,6 +319,7 @@ int dnf_rma_rndv(struct dnf_ep *ep, struct dnf_tx *t, uint32_t node, uint64_t ra
         !dnf_mr_nic(ep->dom, src, len, &op->local)) {
         op->local = UINT64_MAX;
     }
+    ep->stats.zcopy_rdma += op->local != UINT64_MAX;
     t->zc_busy = 1;
     t->zc_err = DN_OK;
     *ep->rma_tail = op;

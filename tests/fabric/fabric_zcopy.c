@@ -31,7 +31,11 @@
  *      4 MiB send then finds no room (the receive's run is busy and a send
  *      moves back no receive's) and goes by BOTF, so under the _faults run
  *      lost packets of 18-packet pieces are sent again by themselves
- *      (dn_resend). The ctest line checks that all three went zero-copy.
+ *      (dn_resend). The ctest line checks that all three went zero-copy;
+ *   9. then 1 MiB both ways again, pre-posted: the receive takes only its
+ *      pages of the 4 MiB run (split, nothing copied), so the send's
+ *      buffer finds room (the rest moved back) and the NIC reads it (RDMA;
+ *      the ctest line checks node 0's count of such sends).
  * The ctest line checks the protocol counts (zcopy-sent, -received) from
  * FI_DIMMNET_STATS, so that a fallback to chunks is not taken for a pass;
  * under FI_DIMMNET_ZCOPY=0 the same checks hold over chunks.
@@ -210,8 +214,8 @@ static void both_ways_4m(void)
     char name[32];
 
     CHECK(rmap != MAP_FAILED && smap != MAP_FAILED);
-    for (unsigned k = 0; k < 3; k++) {
-        const size_t len = k ? 4u << 20 : 1u << 20;
+    for (unsigned k = 0; k < 4; k++) {
+        const size_t len = k == 1 || k == 2 ? 4u << 20 : 1u << 20;
         uint32_t mine = 300 + 10 * me + k, theirs = 300 + 10 * (1 - me) + k;
         int rctx, sctx;
         void *ctx[2] = { &rctx, &sctx };
