@@ -446,10 +446,11 @@ static int rcache_evict(dn_node *n, int sends_only)
  * pool is short. @store_ok: the bytes are the caller's alone (a receive's
  * buffer), so each page may be checked by a store through the card's
  * view; else (a send's buffer, a registration's) against /proc/self/maps.
- * @for_send: a send's buffer, which moves back only runs taken for sends:
- * a send goes as well from where its buffer is (BOTF), a receive does
- * not, so a 4 MiB ping-pong keeps its receive buffer on the card instead
- * of moving both buffers in and out on every round trip.
+ * @for_send: a send's buffer; one larger than half the pool moves back
+ * only runs taken for sends: a send goes as well from where its buffer is
+ * (BOTF), a receive does not, so a 4 MiB ping-pong keeps its receive
+ * buffer on the card instead of moving both buffers in and out on every
+ * round trip.
  */
 static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok,
                               int for_send, struct dnf_alias **out)
@@ -475,9 +476,8 @@ static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok
         }
         alias_forget(a);
     }
-    /* A send moves back receive runs too while two buffers of its size fit
-     * the pool (a ping-pong's send and receive): beyond, the two would
-     * move each other back every round trip. */
+    /* Smaller sends move back receive runs too: two buffers of their size
+     * (a ping-pong's send and receive) fit the pool side by side. */
     if (for_send && 2u * (size_t)(hi - lo) <= DNF_MR_POOL_SIZE) {
         for_send = 0;
     }
