@@ -23,7 +23,9 @@
  *      unmapped and mapped again, registered and written by node 0 (fi_write
  *      must land in the new memory, not in the cache's old pages), and 3 MiB
  *      registered while the cache holds most of the 4 MiB pool (cached runs
- *      moved back for room, not -FI_ENOSPC), written at its end;
+ *      moved back for room, not -FI_ENOSPC), written at its end; then 2 MiB
+ *      more refused (-FI_ENOSPC) with its memory left as it was, and taken
+ *      once the 3 MiB are closed;
  *   8. both ways at once, 1 MiB and then twice 4 MiB from the same buffers'
  *      starts, each receive pre-posted (advertised): the receive buffer's
  *      cached run grows from 257 to 1,025 pages (old and new do not fit in
@@ -199,7 +201,28 @@ static void registrations(uint8_t **map)
     if (rc == 0) {
         CHECK_MSG(same(big + BIGLEN - REGLEN, REGLEN, 201), "node 1: the write at the "
                   "3 MiB registration's end did not land");
+        /* More than the pool has left beside it: refused, and the memory
+         * stays the application's, as it was (readable, writable). */
+        uint8_t *more = mmap(NULL, 2u << 20, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        struct fid_mr *mr2 = NULL;
+
+        CHECK(more != MAP_FAILED);
+        fill(more, 2u << 20, 202);
+        rc = fi_mr_reg(domain, more, 2u << 20, FI_REMOTE_WRITE, 0, 9, 0, &mr2, NULL);
+        CHECK_MSG(rc == -FI_ENOSPC, "node 1: 2 MiB beside a 3 MiB registration: %s",
+                  fi_strerror(-rc));
+        CHECK_MSG(same(more, 2u << 20, 202), "node 1: a refused registration changed "
+                  "its memory");
+        fill(more, 2u << 20, 203);
+        CHECK(same(more, 2u << 20, 203));
         TRY(fi_close(&mr->fid));
+        /* With the pool free again it goes. */
+        TRY(fi_mr_reg(domain, more, 2u << 20, FI_REMOTE_WRITE, 0, 9, 0, &mr2, NULL));
+        CHECK(same(more, 2u << 20, 203));
+        TRY(fi_close(&mr2->fid));
+        CHECK(same(more, 2u << 20, 203));
+        munmap(more, 2u << 20);
     }
     munmap(big, BIGLEN);
 }
