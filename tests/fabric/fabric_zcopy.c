@@ -22,7 +22,7 @@
  *      pages the way the rendezvous does): a buffer the cache kept, then
  *      unmapped and mapped again, registered and written by node 0 (fi_write
  *      must land in the new memory, not in the cache's old pages), and 3 MiB
- *      registered while the cache holds most of the 4 MiB pool (cached runs
+ *      registered while the cache holds most of the pool (cached runs
  *      moved back for room, not -FI_ENOSPC), written at its end; then 2 MiB
  *      more refused (-FI_ENOSPC) with its memory left as it was, and taken
  *      once the 3 MiB are closed;
