@@ -3,6 +3,29 @@
 #include "internal.h"
 
 /*
+ * Packet @tag of transfer @r answered now: false if it was already (the
+ * bitmap is authoritative for a transfer's first 64 packets, the table
+ * being overwritten by later tags: a resent packet's first answer counts
+ * once, whichever copy it answers).
+ */
+static bool first_answer(dn_node *n, struct dn_xfer_rec *r, uint32_t tag)
+{
+    if (n->answered[tag % DN_ANSWERED] == tag) {
+        return false;
+    }
+    if (tag - r->first_tag < DN_REDO_PACKETS) {
+        uint64_t bit = 1ull << (tag - r->first_tag);
+
+        if (r->answered & bit) {
+            return false;
+        }
+        r->answered |= bit;
+    }
+    n->answered[tag % DN_ANSWERED] = tag;
+    return true;
+}
+
+/*
  * Credit a completion to the open transfer whose tag range holds @tag.
  * Returns false for anything else: an answer to a transfer already waited
  * for or forgotten, a second answer to the same packet (a duplicate the
@@ -18,22 +41,9 @@ static bool credit(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
         if (!r->in_use || tag - r->first_tag >= r->packets) {
             continue;
         }
-        if (r->acked + r->nacked + r->failed >= r->packets ||
-            n->answered[tag % DN_ANSWERED] == tag) {
+        if (r->acked + r->nacked + r->failed >= r->packets || !first_answer(n, r, tag)) {
             return false;       /* this packet was answered already */
         }
-        if (tag - r->first_tag < DN_REDO_PACKETS) {
-            /* Authoritative for the first 64 (the table above is
-             * overwritten by later tags): a resent packet's first answer
-             * counts once, whichever copy it answers. */
-            uint64_t bit = 1ull << (tag - r->first_tag);
-
-            if (r->answered & bit) {
-                return false;
-            }
-            r->answered |= bit;
-        }
-        n->answered[tag % DN_ANSWERED] = tag;
         if (kind == DN1_CQ_KIND_ACK) {
             r->acked++;
         } else if (r->nacked++ == 0) {
@@ -56,19 +66,9 @@ void dn_xfer_post_error(dn_node *n, uint32_t tag, int err)
         struct dn_xfer_rec *r = &n->xfers[i];
 
         if (!r->in_use || tag - r->first_tag >= r->packets ||
-            r->acked + r->nacked + r->failed >= r->packets ||
-            n->answered[tag % DN_ANSWERED] == tag) {
+            r->acked + r->nacked + r->failed >= r->packets || !first_answer(n, r, tag)) {
             continue;
         }
-        if (tag - r->first_tag < DN_REDO_PACKETS) {
-            uint64_t bit = 1ull << (tag - r->first_tag);
-
-            if (r->answered & bit) {
-                continue;
-            }
-            r->answered |= bit;
-        }
-        n->answered[tag % DN_ANSWERED] = tag;
         if (r->failed++ == 0) {
             r->error = err;
         }

@@ -60,13 +60,13 @@ int dn_resend(dn_node *n, dn_xfer *x, uint32_t *resent)
         return DN_EINVAL;             /* a NACK is an answer, not a loss */
     }
     dn_self(n, DN_SELF_XFER_INSNS);
-    for (uint32_t k = 0; k < r->packets;) {
+    int rc = DN_OK;
+    for (uint32_t k = 0; k < r->packets && rc == DN_OK;) {
         if (r->answered >> k & 1) {
             k++;
             continue;
         }
         uint32_t end = k + 1;
-        int rc;
 
         if (r->redo == DN_REDO_BOTF) {
             size_t off = (size_t)k * per;
@@ -94,16 +94,10 @@ int dn_resend(dn_node *n, dn_xfer *x, uint32_t *resent)
             end = k + (uint32_t)(sent < end - k ? sent : end - k);
         }
         count += end - k;
-        if (rc != DN_OK) {
-            if (resent) {
-                *resent = count;
-            }
-            return rc;
-        }
         k = end;
     }
     if (resent) {
         *resent = count;
     }
-    return DN_OK;
+    return rc;
 }

@@ -168,6 +168,17 @@ static int entry_move(dn_node *n, struct dnf_mr *m, uint64_t nic_off)
     return st;
 }
 
+/* The pages under [buf, buf + len): from page_lo to page_hi. */
+static uint8_t *page_lo(const uint8_t *buf)
+{
+    return (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
+}
+
+static uint8_t *page_hi(const uint8_t *buf, size_t len)
+{
+    return (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) & ~(uintptr_t)(MR_PAGE - 1));
+}
+
 static int overlaps(const struct dnf_alias *a, const uint8_t *lo, const uint8_t *hi)
 {
     return lo < a->addr + a->len && hi > a->addr;
@@ -183,9 +194,7 @@ static int overlaps(const struct dnf_alias *a, const uint8_t *lo, const uint8_t 
  */
 static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **out)
 {
-    uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
-    uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
-                              ~(uintptr_t)(MR_PAGE - 1));
+    uint8_t *lo = page_lo(buf), *hi = page_hi(buf, len);
     struct dnf_alias *a, *na;
     int grown;
 
@@ -455,9 +464,7 @@ static int rcache_evict(dn_node *n, int sends_only)
 static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok,
                               int for_send, struct dnf_alias **out)
 {
-    uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
-    uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
-                              ~(uintptr_t)(MR_PAGE - 1));
+    uint8_t *lo = page_lo(buf), *hi = page_hi(buf, len);
     struct dnf_alias *a, *next;
     int rc;
 
@@ -539,9 +546,7 @@ static int rndv_take(struct dnf_domain *dom, void *vbuf, size_t len, uint64_t *o
         a->refs++;
     }
     if (a->refs == 2 && !a->busy && !a->kept) {      /* the cache's and this take's */
-        uint8_t *lo = (uint8_t *)((uintptr_t)buf & ~(uintptr_t)(MR_PAGE - 1));
-        uint8_t *hi = (uint8_t *)(((uintptr_t)buf + len + MR_PAGE - 1) &
-                                  ~(uintptr_t)(MR_PAGE - 1));
+        uint8_t *lo = page_lo(buf), *hi = page_hi(buf, len);
 
         if (lo > a->addr || hi < a->addr + a->len) {
             a = alias_split(a, lo, hi);
