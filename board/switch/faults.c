@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "switch.h"
+#include "dimmnet1/packet_codec.h"
 
 /* xorshift64*: small, fast, and the same sequence for the same seed. */
 uint32_t sw_rand(uint64_t *state)
@@ -31,7 +32,7 @@ static int parse_prob(const char *v, uint32_t *out)
 int sw_parse_fault(struct sw *sw, const char *spec)
 {
     struct sw_fault f = { 0 };
-    long port = -1;
+    long port = -1, lsw = -1, lport = -1;
 
     while (*spec) {
         const char *eq = strchr(spec, '=');
@@ -46,6 +47,14 @@ int sw_parse_fault(struct sw *sw, const char *spec)
         if (klen == 4 && !strncmp(spec, "port", 4)) {
             port = strtol(v, &end, 10);
             rc = (end == v || (*end && *end != ',')) ? -1 : 0;
+        } else if (klen == 4 && !strncmp(spec, "link", 4)) {
+            lsw = strtol(v, &end, 10);
+            rc = end == v || *end != ':' ? -1 : 0;
+            if (!rc) {
+                const char *q = end + 1;
+                lport = strtol(q, &end, 10);
+                rc = (end == q || (*end && *end != ',')) ? -1 : 0;
+            }
         } else if (klen == 4 && !strncmp(spec, "drop", 4)) {
             rc = parse_prob(v, &f.drop);
         } else if (klen == 3 && !strncmp(spec, "dup", 3)) {
@@ -71,9 +80,45 @@ int sw_parse_fault(struct sw *sw, const char *spec)
         spec = strchr(v, ',');
         spec = spec ? spec + 1 : v + strlen(v);
     }
+    if (lsw >= 0) {
+        /* A cable between switches: no hold or reorder there (those are
+         * the last hop's, where the board's order is made). */
+        if (port >= 0 || f.hold || f.reorder || (unsigned long)lsw >= sw->topo.nswitches ||
+            lport < 0 || (unsigned long)lport >= sw->topo.sw[lsw].radix ||
+            sw->topo.sw[lsw].port[lport].peer < 0) {
+            return -1;
+        }
+        sw->topo.sw[lsw].port[lport].fault = f;
+        return 0;
+    }
     if (port < 0 || (unsigned long)port >= sw->nports || (f.hold && !f.hold_ns)) {
         return -1;   /* a hold needs its time */
     }
     sw->port[port].fault = f;
     return 0;
+}
+
+/* Faults of a cable between switches, on a frame about to cross it: how
+ * many copies go (0: dropped, 2: duplicated); may flip a bit or add delay. */
+int sw_link_fault(struct topo_port *l, uint8_t *f, uint32_t size)
+{
+    const struct sw_fault *fl = &l->fault;
+
+    if (fl->drop && sw_rand(&l->rng) % 1000000u < fl->drop) {
+        l->dropped++;
+        return 0;
+    }
+    if (fl->corrupt && sw_rand(&l->rng) % 1000000u < fl->corrupt) {
+        uint32_t bit = sw_rand(&l->rng) % ((size - DN1_LINK_FRAME_HDR) * 8);
+        f[DN1_LINK_FRAME_HDR + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        l->corrupted++;
+    }
+    if (fl->delay_ns) {
+        dn1_put_be64(f + 8, dn1_get_be64(f + 8) + fl->delay_ns);
+    }
+    if (fl->dup && sw_rand(&l->rng) % 1000000u < fl->dup) {
+        l->duplicated++;
+        return 2;
+    }
+    return 1;
 }

@@ -88,17 +88,10 @@ void sw_hold_to_batch(struct sw *sw, int64_t before)
             sw->hold[kept++] = *h;
             continue;
         }
-        if (sw->npend == sw->pend_cap) {
-            sw->pend_cap = sw->pend_cap ? 2 * sw->pend_cap : 64;
-            sw->pend = realloc(sw->pend, sw->pend_cap * sizeof(*sw->pend));
-            if (!sw->pend) {
-                abort();
-            }
-        }
-        sw->pend[sw->npend++] = (struct sw_pend){ .stamp = h->due, .src = h->port,
-                                                  .order = sw->pend_order++,
-                                                  .size = h->size, .out = (int32_t)h->port,
-                                                  .f = h->f };
+        struct sw_pend e = { .stamp = h->due, .src = h->port, .size = h->size,
+                             .out = (int32_t)h->port, .at = -1, .f = h->f };
+        sw_batch_push(sw, &e);     /* copies the frame */
+        free(h->f);
     }
     sw->nhold = kept;
 }

@@ -2,12 +2,18 @@
  * dimmnet1-switch: the cluster's switch model (see switch.h).
  *
  *   dimmnet1-switch --ports N --socket-dir DIR [--group G=all|N,N,...]...
+ *                   [--topology single|fat-tree|mesh:WxH|torus:WxH|FILE]
+ *                   [--switch-radix K] [--routes summary|all]
  *                   [--fault port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS,
  *                            hold=X,hold-ns=NS]...
+ *                   [--fault link=S:P,drop=X,dup=X,corrupt=X,delay=NS]...
  *                   [--seed S] [--pcap FILE] [--stats FILE] [--sync QUANTUM_NS]
  *
- * Port i listens on DIR/port<i>.sock; the board with node id i connects its
- * link there. Prints "ready" on stdout once listening. On SIGTERM or SIGINT
+ * N boards (1..512). Port i listens on DIR/port<i>.sock; the board with node
+ * id i connects its link there. One process models the whole topology of
+ * switches (topology.h; default one switch, port i = board i; --switch-radix
+ * K alone: a fat-tree of K-port switches). --routes checks every route and
+ * prints a summary (all: one line a pair) instead of running. Prints "ready" on stdout once listening. On SIGTERM or SIGINT
  * it writes its counters (to --stats FILE, else stderr) and exits 0.
  * With --sync, it keeps the boards' virtual clocks in step: once every port
  * has a board, it grants them QUANTUM_NS of virtual time at a time, the next
@@ -117,10 +123,13 @@ static void lose(struct sw *sw, unsigned port, uint8_t *f, uint32_t size)
     sw->port[port].dropped++;
 }
 
-/* A frame leaves through port @p: faults first (seeded, per port). */
-static void emit(struct sw *sw, struct sw_port *p, const uint8_t *frame, uint32_t size)
+/* A frame leaves through the port to board @node, having crossed @hops
+ * switches: faults first (seeded, per port). */
+void sw_emit(struct sw *sw, unsigned node, const uint8_t *frame, uint32_t size,
+             unsigned hops)
 {
     uint8_t f[SW_FRAME_MAX];
+    struct sw_port *p = &sw->port[node];
     const struct sw_fault *fl = &p->fault;
 
     if (p->fd < 0) {
@@ -128,6 +137,7 @@ static void emit(struct sw *sw, struct sw_port *p, const uint8_t *frame, uint32_
         return;
     }
     memcpy(f, frame, size);
+    sw->hops[hops < SW_MAX_HOPS ? hops : SW_MAX_HOPS]++;
     if (fl->drop && sw_rand(&p->rng) % 1000000u < fl->drop) {
         p->dropped++;
         return;
@@ -169,38 +179,6 @@ static void emit(struct sw *sw, struct sw_port *p, const uint8_t *frame, uint32_
     if (p->held_len) {
         deliver(sw, p, p->held, p->held_len);
         p->held_len = 0;
-    }
-}
-
-/* Route a whole frame that came in on port @src. */
-static void forward(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size)
-{
-    struct sw_port *in = &sw->port[src];
-    uint16_t dst;
-
-    in->rx_frames++;
-    if (size < DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE) {
-        in->bad_frames++;
-        return;
-    }
-    dst = dn1_get_be16(f + DN1_LINK_FRAME_HDR + DN1_OFF_DST);
-    if (dst < DN1_MCAST_BASE) {
-        if (dst >= sw->nports) {
-            in->no_route++;
-            return;
-        }
-        emit(sw, &sw->port[dst], f, size);
-        return;
-    }
-    uint64_t members = sw->group[dst - DN1_MCAST_BASE];
-    if (!members) {
-        in->no_route++;
-        return;
-    }
-    for (unsigned i = 0; i < sw->nports; i++) {
-        if (members & (1ull << i)) {
-            emit(sw, &sw->port[i], f, size);
-        }
     }
 }
 
@@ -246,7 +224,7 @@ static void sync_advance(struct sw *sw)
     /* Frames stamped before the horizon, in a fixed order, ahead of the
      * grants. */
     sw_hold_to_batch(sw, sw->horizon);
-    sw_batch_flush(sw, sw->horizon, forward, release);
+    sw_batch_flush(sw, sw->horizon, sw_step, release);
     sw_hold_release(sw, sw->horizon, release);   /* held less than a quantum */
     release_held(sw);
     booting = booting && connected && !sw->npend && !sw->nhold;
@@ -278,7 +256,7 @@ static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len
                 if (sw->quantum) {
                     sw_batch_add(sw, i, p->in.buf, p->in.fill);
                 } else {
-                    forward(sw, i, p->in.buf, p->in.fill);
+                    sw_enter(sw, i, p->in.buf, p->in.fill);
                 }
             } else if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_REACHED ||
                        dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_BOOTING) {
@@ -324,6 +302,37 @@ static void port_close(struct sw_port *p)
     p->held_len = 0;
 }
 
+/* Several switches: each cable between them (both ways), and the frames
+ * delivered by switches crossed. */
+static void write_topology_stats(const struct sw *sw, FILE *f)
+{
+    const struct sw_topo *t = &sw->topo;
+    int maxh = 0;
+
+    fprintf(f, "topology %s switches=%u\n", t->desc, t->nswitches);
+    for (unsigned s = 0; s < t->nswitches; s++) {
+        for (unsigned q = 0; q < t->sw[s].radix; q++) {
+            const struct topo_port *l = &t->sw[s].port[q];
+            if (l->peer < 0) {
+                continue;
+            }
+            fprintf(f, "link %u:%u->%d:%u tx_frames=%llu dropped=%llu duplicated=%llu "
+                    "corrupted=%llu contended=%llu\n", s, q, l->peer, l->peer_port,
+                    (unsigned long long)l->tx_frames, (unsigned long long)l->dropped,
+                    (unsigned long long)l->duplicated, (unsigned long long)l->corrupted,
+                    (unsigned long long)l->contended);
+        }
+    }
+    for (int h = 1; h <= SW_MAX_HOPS; h++) {
+        maxh = sw->hops[h] ? h : maxh;
+    }
+    fprintf(f, "hops");
+    for (int h = 1; h <= maxh; h++) {
+        fprintf(f, " %d=%llu", h, (unsigned long long)sw->hops[h]);
+    }
+    fprintf(f, "\n");
+}
+
 static void write_stats(struct sw *sw, const char *path)
 {
     FILE *f = path ? fopen(path, "w") : stderr;
@@ -342,6 +351,9 @@ static void write_stats(struct sw *sw, const char *path)
                 (unsigned long long)p->dropped, (unsigned long long)p->duplicated,
                 (unsigned long long)p->corrupted, (unsigned long long)p->reordered,
                 (unsigned long long)p->contended, (unsigned long long)p->held_back);
+    }
+    if (sw->topo.nswitches > 1) {
+        write_topology_stats(sw, f);
     }
     if (sw->quantum) {
         fprintf(f, "sync horizon_ns=%lld grants=%llu boot_grants=%llu\n",
@@ -363,7 +375,9 @@ static int parse_group(struct sw *sw, const char *spec)
     }
     spec = end + 1;
     if (!strcmp(spec, "all")) {
-        sw->group[g] = sw->nports == 64 ? ~0ull : (1ull << sw->nports) - 1;
+        for (unsigned n = 0; n < sw->nports; n++) {
+            sw->group[g][n / 64] |= 1ull << (n % 64);
+        }
         return 0;
     }
     while (*spec) {
@@ -371,7 +385,7 @@ static int parse_group(struct sw *sw, const char *spec)
         if (end == spec || n >= sw->nports || (*end && *end != ',')) {
             return -1;
         }
-        sw->group[g] |= 1ull << n;
+        sw->group[g][n / 64] |= 1ull << (n % 64);
         spec = *end ? end + 1 : end;
     }
     return 0;
@@ -396,8 +410,10 @@ static int listen_on(const char *dir, unsigned i)
 int main(int argc, char **argv)
 {
     static struct sw sw;
-    const char *dir = NULL, *stats = NULL, *pcap = NULL;
+    const char *dir = NULL, *stats = NULL, *pcap = NULL, *topology = NULL, *routes = NULL;
     char *faults[SW_MAX_PORTS * 2], *groups[DN1_MCAST_GROUPS];
+    unsigned radix = SW_DEFAULT_RADIX, radix_set = 0;
+    char err[256];
     unsigned nfaults = 0, ngroups = 0;
     unsigned long long seed = 1;
 
@@ -410,6 +426,13 @@ int main(int argc, char **argv)
             sw.nports = (unsigned)strtoul(v, NULL, 10);
         } else if (!strcmp(a, "--socket-dir")) {
             dir = v;
+        } else if (!strcmp(a, "--topology")) {
+            topology = v;
+        } else if (!strcmp(a, "--switch-radix")) {
+            radix = (unsigned)strtoul(v, NULL, 10);
+            radix_set = 1;
+        } else if (!strcmp(a, "--routes") && (!strcmp(v, "summary") || !strcmp(v, "all"))) {
+            routes = v;
         } else if (!strcmp(a, "--group") && ngroups < DN1_MCAST_GROUPS) {
             groups[ngroups++] = argv[i + 1];
         } else if (!strcmp(a, "--fault") && nfaults < SW_MAX_PORTS * 2) {
@@ -433,8 +456,26 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    if (sw.nports < 1 || sw.nports > SW_MAX_PORTS || !dir) {
-        die("--ports 1..64 and --socket-dir are required");
+    if (sw.nports < 1 || sw.nports > SW_MAX_PORTS || (!dir && !routes)) {
+        die("--ports 1..512 and --socket-dir are required");
+    }
+    /* --switch-radix alone: a fat-tree of such switches sized for the
+     * boards. */
+    if (!topology && radix_set) {
+        topology = "fat-tree";
+    }
+    if (topo_build(&sw.topo, topology, sw.nports, radix, err, sizeof(err)) ||
+        topo_route(&sw.topo, err, sizeof(err))) {
+        fprintf(stderr, "dimmnet1-switch: topology: %s\n", err);
+        exit(2);
+    }
+    if (routes) {
+        exit(topo_check(&sw.topo, stdout, !strcmp(routes, "all")) ? 1 : 0);
+    }
+    for (unsigned s = 0; s < sw.topo.nswitches; s++) {
+        for (unsigned q = 0; q < sw.topo.sw[s].radix; q++) {
+            sw.topo.sw[s].port[q].rng = seed * 0xbf58476d1ce4e5b9ull + s * SW_MAX_RADIX + q + 1;
+        }
     }
     for (unsigned i = 0; i < sw.nports; i++) {
         sw.port[i].fd = -1;
@@ -449,7 +490,7 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < nfaults; k++) {
         if (sw_parse_fault(&sw, faults[k])) {
             die("bad --fault (port=P,drop=X,dup=X,corrupt=X,reorder=X,delay=NS,"
-                "hold=X,hold-ns=NS)");
+                "hold=X,hold-ns=NS; or link=S:P,drop=X,dup=X,corrupt=X,delay=NS)");
         }
     }
     if (pcap && sw_pcap_open(&sw, pcap)) {
@@ -533,7 +574,7 @@ int main(int argc, char **argv)
         }
     }
     sw_hold_to_batch(&sw, INT64_MAX);
-    sw_batch_flush(&sw, INT64_MAX, forward, release);   /* the last frames: counted */
+    sw_batch_flush(&sw, INT64_MAX, sw_step, release);   /* the last frames: counted */
     sw_hold_release(&sw, INT64_MAX, lose);         /* held back still: lost */
     write_stats(&sw, stats);
     return 0;

@@ -13,15 +13,11 @@
 #include "dimmnet1/link.h"
 #include "dimmnet1/link_reasm.h"
 #include "dimmnet1/packet.h"
+#include "topology.h"
 
-#define SW_MAX_PORTS   64
+#define SW_MAX_PORTS   SW_MAX_NODES   /* board ports: port i = board i */
 #define SW_FRAME_MAX   (DN1_LINK_FRAME_HDR + DN1_PKT_MAX_SIZE)
-
-struct sw_fault {              /* per output port, probabilities in 1/1e6 */
-    uint32_t drop, dup, corrupt, reorder, hold;
-    uint64_t delay_ns;         /* added to the frame's time stamp */
-    uint64_t hold_ns;          /* a held frame goes out this much later */
-};
+#define SW_MASK_WORDS  (SW_MAX_PORTS / 64)
 
 struct sw_port {
     int listen_fd;
@@ -45,10 +41,17 @@ struct sw_port {
              corrupted, reordered, contended, held_back;
 };
 
-struct sw_pend {               /* timing: a frame waiting for its quantum */
+/* Timing: a frame waiting for its quantum, at one step of its way: from
+ * board src into its switch (at < 0), at switch at after a link (stamp:
+ * when its head left the switch before), or a held frame due to leave for
+ * board out. Taken in the order of (stamp, src, order). */
+struct sw_pend {
     int64_t stamp;
     uint32_t src, order, size;
-    int32_t out;               /* -1: to route; else a held frame for port out */
+    int32_t out;               /* >= 0: a held frame for board port out */
+    int32_t at;                /* >= 0: the switch it has reached */
+    uint8_t down, hops;        /* came down a link; switches crossed so far */
+    uint64_t *members;         /* multicast: boards still to reach, else NULL */
     uint8_t *f;
 };
 
@@ -61,7 +64,9 @@ struct sw_hold {               /* a frame held back (fault hold) */
 struct sw {
     unsigned nports;
     struct sw_port port[SW_MAX_PORTS];
-    uint64_t group[DN1_MCAST_GROUPS];   /* member bit mask per group */
+    struct sw_topo topo;
+    uint64_t group[DN1_MCAST_GROUPS][SW_MASK_WORDS];   /* members per group */
+    uint64_t hops[SW_MAX_HOPS + 1];   /* frames delivered, by switches crossed */
     FILE *pcap;
     int64_t quantum;           /* timing on: virtual ns granted at a time */
     int64_t horizon;           /* granted so far (0: not started) */
@@ -74,20 +79,28 @@ struct sw {
     uint32_t hold_order;
 };
 
-typedef void (*sw_route_fn)(struct sw *sw, unsigned src, const uint8_t *f,
-                            uint32_t size);
+typedef void (*sw_route_fn)(struct sw *sw, const struct sw_pend *e);
 typedef void (*sw_release_fn)(struct sw *sw, unsigned port, uint8_t *f,
                               uint32_t size);
 
 /* faults.c */
 uint32_t sw_rand(uint64_t *state);
 int sw_parse_fault(struct sw *sw, const char *spec);
+int sw_link_fault(struct topo_port *l, uint8_t *f, uint32_t size);
+
+/* hop.c */
+void sw_enter(struct sw *sw, unsigned src, uint8_t *f, uint32_t size);
+void sw_step(struct sw *sw, const struct sw_pend *e);
+void sw_emit(struct sw *sw, unsigned node, const uint8_t *f, uint32_t size,
+             unsigned hops);
 
 /* timing.c */
 void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size);
+void sw_batch_push(struct sw *sw, const struct sw_pend *e);
 void sw_batch_flush(struct sw *sw, int64_t before, sw_route_fn route,
                     sw_release_fn release);
 void sw_contend(struct sw_port *p, uint8_t *f, uint32_t size);
+int64_t sw_link_contend(struct topo_port *l, int64_t left, uint32_t size);
 
 /* hold.c */
 void sw_hold_add(struct sw *sw, unsigned port, const uint8_t *f, uint32_t size,

@@ -13,10 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include "switch.h"
+#include "dimmnet1/packet_codec.h"
 
-void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size)
+static int pend_before(const struct sw_pend *x, const struct sw_pend *y)
 {
-    struct sw_pend *e;
+    if (x->stamp != y->stamp) {
+        return x->stamp < y->stamp;
+    }
+    if (x->src != y->src) {
+        return x->src < y->src;
+    }
+    return x->order < y->order;
+}
+
+/* The batch is a binary heap on (stamp, src, order): a frame crossing
+ * several switches comes back as a new event, later than the one that
+ * made it, and must still be taken in its place. */
+void sw_batch_push(struct sw *sw, const struct sw_pend *e)
+{
+    size_t i;
 
     if (sw->npend == sw->pend_cap) {
         sw->pend_cap = sw->pend_cap ? 2 * sw->pend_cap : 64;
@@ -25,52 +40,75 @@ void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size)
             abort();
         }
     }
-    e = &sw->pend[sw->npend++];
-    e->stamp = (int64_t)dn1_get_be64(f + 8);
-    e->src = src;
-    e->order = sw->pend_order++;
-    e->size = size;
-    e->out = -1;
-    e->f = malloc(size);
-    if (!e->f) {
+    struct sw_pend n = *e;
+    n.order = sw->pend_order++;
+    n.f = malloc(e->size);
+    n.members = NULL;
+    if (!n.f) {
         abort();
     }
-    memcpy(e->f, f, size);
+    memcpy(n.f, e->f, e->size);
+    if (e->members) {
+        n.members = malloc(SW_MASK_WORDS * sizeof(uint64_t));
+        if (!n.members) {
+            abort();
+        }
+        memcpy(n.members, e->members, SW_MASK_WORDS * sizeof(uint64_t));
+    }
+    for (i = sw->npend++; i > 0 && pend_before(&n, &sw->pend[(i - 1) / 2]); i = (i - 1) / 2) {
+        sw->pend[i] = sw->pend[(i - 1) / 2];
+    }
+    sw->pend[i] = n;
 }
 
-static int pend_cmp(const void *a, const void *b)
+static struct sw_pend pend_pop(struct sw *sw)
 {
-    const struct sw_pend *x = a, *y = b;
+    struct sw_pend top = sw->pend[0], last = sw->pend[--sw->npend];
+    size_t i = 0;
 
-    if (x->stamp != y->stamp) {
-        return x->stamp < y->stamp ? -1 : 1;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= sw->npend) {
+            break;
+        }
+        if (c + 1 < sw->npend && pend_before(&sw->pend[c + 1], &sw->pend[c])) {
+            c++;
+        }
+        if (!pend_before(&sw->pend[c], &last)) {
+            break;
+        }
+        sw->pend[i] = sw->pend[c];
+        i = c;
     }
-    if (x->src != y->src) {
-        return x->src < y->src ? -1 : 1;
+    if (sw->npend) {
+        sw->pend[i] = last;
     }
-    return x->order < y->order ? -1 : x->order > y->order;
+    return top;
 }
 
-/* Route the frames stamped before @before (all: INT64_MAX), in order; a
- * held frame (fault hold) is released to its port instead. */
+void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size)
+{
+    struct sw_pend e = { .stamp = (int64_t)dn1_get_be64(f + 8), .src = src,
+                         .size = size, .out = -1, .at = -1, .f = (uint8_t *)f };
+    sw_batch_push(sw, &e);
+}
+
+/* Take the events stamped before @before (all: INT64_MAX), in order: a
+ * frame moves on one switch, or a held frame (fault hold) is released to
+ * its port. */
 void sw_batch_flush(struct sw *sw, int64_t before, sw_route_fn route,
                     sw_release_fn release)
 {
-    size_t kept = 0;
-
-    qsort(sw->pend, sw->npend, sizeof(*sw->pend), pend_cmp);
-    for (size_t k = 0; k < sw->npend; k++) {
-        if (sw->pend[k].stamp < before && sw->pend[k].out >= 0) {
-            release(sw, (unsigned)sw->pend[k].out, sw->pend[k].f, sw->pend[k].size);
-            free(sw->pend[k].f);
-        } else if (sw->pend[k].stamp < before) {
-            route(sw, sw->pend[k].src, sw->pend[k].f, sw->pend[k].size);
-            free(sw->pend[k].f);
+    while (sw->npend && sw->pend[0].stamp < before) {
+        struct sw_pend e = pend_pop(sw);
+        if (e.out >= 0) {
+            release(sw, (unsigned)e.out, e.f, e.size);
         } else {
-            sw->pend[kept++] = sw->pend[k];   /* stays sorted */
+            route(sw, &e);
         }
+        free(e.f);
+        free(e.members);
     }
-    sw->npend = kept;
 }
 
 /*
@@ -90,4 +128,18 @@ void sw_contend(struct sw_port *p, uint8_t *f, uint32_t size)
     }
     p->out_free = start + (int64_t)(size - DN1_LINK_FRAME_HDR) * DN1_LINK_NS_PER_BYTE;
     dn1_put_be64(f + 8, (uint64_t)(start - DN1_WIRE_NS - DN1_SWITCH_NS));
+}
+
+/* The same for a link between switches: a frame whose head left the switch
+ * before at @left starts over link @l at the returned time. */
+int64_t sw_link_contend(struct topo_port *l, int64_t left, uint32_t size)
+{
+    int64_t start = left + DN1_WIRE_NS + DN1_SWITCH_NS;
+
+    if (start < l->out_free) {
+        start = l->out_free;
+        l->contended++;
+    }
+    l->out_free = start + (int64_t)(size - DN1_LINK_FRAME_HDR) * DN1_LINK_NS_PER_BYTE;
+    return start;
 }
