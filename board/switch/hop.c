@@ -62,8 +62,10 @@ static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops, uint32
         return;
     }
     if (!members) {
+        /* Read again at every switch: a bit flipped on a cable may have
+         * changed it (no switch checks CRCs; the receiving NIC does). */
         unsigned dst = dn1_get_be16(f + DN1_LINK_FRAME_HDR + DN1_OFF_DST);
-        int p = topo_next(t, s, dst, down);
+        int p = dst < sw->nports ? topo_next(t, s, dst, down) : -1;
         if (p < 0) {
             sw->port[src].no_route++;
             return;

@@ -397,8 +397,9 @@ int topo_build(struct sw_topo *t, const char *spec, unsigned nodes, unsigned rad
  * the topology (deadlock-free on wormhole switches; this model's outputs
  * never block, but its routes are the ones real RHiNET-2/SW tables would
  * hold). Among routes of the shortest legal length, the port is picked by
- * the destination board (board mod choices), spreading a fat-tree's load
- * over its top switches as D-mod-k routing does.
+ * the destination board's digit for the switch's height (board / n^height
+ * mod n of n choices), spreading a fat-tree's load over all its top
+ * switches as D-mod-k routing does.
  */
 static long key_of(const struct sw_topo *t, unsigned s)
 {
@@ -475,6 +476,7 @@ int topo_route(struct sw_topo *t, char *err, size_t errlen)
     bfs(t, mark, dist, queue);
     for (unsigned s = 0; s < ns; s++) {
         far = dist[s] > far ? dist[s] : far;
+        t->sw[s].height = dist[s];
     }
     for (unsigned s = 0; s < ns; s++) {
         mark[s] = far > 0 ? dist[s] == far : s == t->leaf_sw[0];
@@ -586,11 +588,16 @@ int topo_next(const struct sw_topo *t, unsigned s, unsigned node, int down)
         return t->node_port[node];
     }
     uint64_t m = t->route[((size_t)s * t->nleaves + (unsigned)t->sw[d].leaf) * 2 + !!down];
-    int n = __builtin_popcountll(m);
+    unsigned n = (unsigned)__builtin_popcountll(m), digit = node;
     if (!n) {
         return -1;
     }
-    for (int pick = (int)(node % (unsigned)n); pick > 0; pick--) {
+    /* D-mod-k: the destination's digit for this switch's height, so that
+     * each level of a fat-tree spreads over all of its up links. */
+    for (int h = t->sw[s].height; h > 0; h--) {
+        digit /= n;
+    }
+    for (unsigned pick = digit % n; pick > 0; pick--) {
         m &= m - 1;
     }
     return __builtin_ctzll(m);

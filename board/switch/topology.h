@@ -37,6 +37,7 @@ struct topo_switch {
     unsigned radix, used;      /* ports it has; how many are cabled */
     struct topo_port *port;
     int depth;                 /* hops from the root set; -1: unreachable */
+    int height;                /* hops from the nearest switch with boards */
     int leaf;                  /* index among switches with boards, or -1 */
 };
 

@@ -13,20 +13,29 @@
 # MODE "delays" does one run and checks only the delays and that every node
 # finished; "repeat" does it all; "profiles" runs twice under each other
 # host profile (modern, free): byte-identical again, and other virtual times
-# than the paper's host's.
+# than the paper's host's; "topology" runs twice over three switches in a
+# chain (board i on switch i, docs/hardware.md section 6b) with faults on a
+# cable too: byte-identical, nothing late, and each extra switch adds its
+# 190 ns (a switch and a cable) to the AOTF packet's way.
 #   test_determinism.sh MODE LAUNCHER QEMU FIRMWARE PROGRAM DISSECTOR
 set -euo pipefail
 mode=$1 launcher=$2 qemu=$3 firmware=$4 prog=$5 lua=$6
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
+topo=(); hop=0
+if [ "$mode" = topology ]; then
+    printf 'node 0 switch 0\nnode 1 switch 1\nnode 2 switch 2\nlink 0 1\nlink 1 2\n' >"$work/chain.topo"
+    topo=(--topology "$work/chain.topo" --fault link=1:2,dup=0.2,delay=100)
+    hop=190     # node 0 to node 1 crosses one switch and one cable more
+fi
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
 run() {   # name seed [host profile]
     mkdir -p "$work/$1"
     "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 3 --deterministic \
         --host-profile "${3:-paper-host}" \
-        --fault port=2,dup=0.2,reorder=0.2,delay=400 --seed "$2" \
+        --fault port=2,dup=0.2,reorder=0.2,delay=400 --seed "$2" "${topo[@]}" \
         --pcap-dir "$work/$1" --log-dir "$work/$1/log" --timeout 300 -- "$prog" \
         >"$work/$1/out" || { cat "$work/$1/out" >&2; fail "run $1 (seed $2) failed"; }
     # The lookahead held: no board stopped more than the slack past a
@@ -63,9 +72,12 @@ for i in 0 1 2; do
     grep -q 'ns (modeled): received' "$work/a/out$i" || fail "node $i did not finish"
 done
 [ "$mode" = repeat ] && { run b 7; run c 8; }
+[ "$mode" = topology ] && run b 7
+twice=0
+case "$mode" in repeat|topology) twice=1 ;; esac
 
 for f in switch node0 node1 node2; do
-    [ "$mode" = repeat ] || break
+    [ "$twice" = 1 ] || break
     if ! cmp -s "$work/a/$f.pcap" "$work/b/$f.pcap"; then
         fail "$f.pcap differs between two runs with the same inputs"
         for r in a b; do
@@ -76,6 +88,15 @@ for f in switch node0 node1 node2; do
         diff "$work/a/$f.txt" "$work/b/$f.txt" | sed -n 1,20p >&2 || true
     fi
 done
+if [ "$mode" = topology ]; then
+    grep -q '^topology file=chain.topo switches=3' "$work/a/log/switch.stats" ||
+        fail "the switch did not run the chain"
+    grep -q '^link 1:2->2:1 .* duplicated=[1-9]' "$work/a/log/switch.stats" ||
+        fail "no frame duplicated on the faulty cable"
+    for i in 0 1 2; do
+        diff "$work/a/out$i" "$work/b/out$i" >&2 || fail "node $i printed other virtual times in the second run"
+    done
+fi
 if [ "$mode" = repeat ]; then
     for i in 0 1 2; do
         diff "$work/a/out$i" "$work/b/out$i" >&2 || fail "node $i printed other virtual times in the second run"
@@ -99,8 +120,8 @@ else
     d=$((left - store))
     [ "$d" -ge $((60 + 105)) ] && [ "$d" -lt $((60 + 105 + 32)) ] ||
         fail "AOTF packet left $d ns after the previous answer, want 165 ns (+ one 32 ns instruction)"
-    [ "$via" = "$left" ] || fail "switch trace has the AOTF packet at $via, node 0 at $left"
-    wire=$((2 * 50 + 140 + (32 + 8) * 2))
+    [ "$via" = "$((left + hop))" ] || fail "switch trace has the AOTF packet at $via, node 0 at $left (+ $hop)"
+    wire=$((2 * 50 + 140 + (32 + 8) * 2 + hop))
     a=$((landed - left))
     [ "$a" -ge $((wire + 90)) ] && [ "$a" -lt $((wire + 90 + 32)) ] ||
         fail "AOTF data landed $a ns after departure, want $wire + 90 ns (+ one instruction)"

@@ -457,6 +457,160 @@ static void t_sync_boot_quantum(void)
     CHECK(strstr(st, " boot_grants=2") != NULL);
 }
 
+/* A topology file in a directory of its own (start_switch makes the
+ * sockets' directory later); its path in @path. */
+static void write_topology(char *path, size_t len, const char *text)
+{
+    char tdir[] = "/tmp/dn-topo-test.XXXXXX";
+
+    CHECK(mkdtemp(tdir) != NULL);
+    snprintf(path, len, "%s/t.topo", tdir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    CHECK(fputs(text, f) >= 0);
+    CHECK(fclose(f) == 0);
+}
+
+static void remove_topology(const char *path)
+{
+    char cmd[160];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf \"$(dirname '%s')\"", path);
+    CHECK(system(cmd) == 0);
+}
+
+/* The line of @stats that begins with @prefix, or NULL. */
+static const char *line_of(const char *stats, const char *prefix)
+{
+    for (const char *l = stats; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (!strncmp(l, prefix, strlen(prefix))) {
+            return l;
+        }
+    }
+    return NULL;
+}
+
+static unsigned long field(const char *line, const char *name)
+{
+    const char *end = line ? strchr(line, '\n') : NULL;
+    const char *v = line ? strstr(line, name) : NULL;
+    return v && (!end || v < end) ? strtoul(v + strlen(name) + 1, NULL, 10) : ~0ul;
+}
+
+/*
+ * Three switches in a chain, board i on switch i (section 6b): unicast
+ * crosses them both ways, a multicast from the middle reaches each member
+ * once, a dropping cable loses exactly its frames and counts them, and the
+ * counters name every cable and the switches crossed.
+ */
+static void t_topology_chain(void)
+{
+    char topo[96];
+    write_topology(topo, sizeof(topo),
+                   "# a chain\nnode 0 switch 0\nnode 1 switch 1\nnode 2 switch 2\n"
+                   "link 0 1\nlink 1 2\n");
+    const char *extra[] = { "--topology", topo, "--group", "1=0,2",
+                            "--fault", "link=2:1,drop=1", NULL };
+    start_switch(3, extra);
+    struct timespec settle = { 0, 200 * 1000000L };
+    nanosleep(&settle, NULL);
+
+    send_frame(port[0], 0, 2, 11, 100);
+    CHECK_EQ(recv_tag(port[2], 2000), 11);
+    for (uint32_t t = 20; t < 30; t++) {            /* order kept per pair */
+        send_frame(port[0], 0, 2, t, 2048);
+    }
+    for (uint32_t t = 20; t < 30; t++) {
+        CHECK_EQ(recv_tag(port[2], 2000), t);
+    }
+    send_frame(port[1], 1, DN1_MCAST_BASE + 1, 40, 64);
+    CHECK_EQ(recv_tag(port[0], 2000), 40);
+    CHECK_EQ(recv_tag(port[2], 2000), 40);
+    send_frame(port[2], 2, 0, 12, 8);               /* over the dropping cable */
+    CHECK_EQ(recv_tag(port[0], 300), -1);
+    CHECK_EQ(recv_tag(port[1], 100), -1);
+    CHECK_EQ(recv_tag(port[2], 100), -1);            /* nothing twice */
+    CHECK_EQ(recv_tag(port[0], 100), -1);
+    char *st = stop();
+    remove_topology(topo);
+    CHECK(line_of(st, "topology file=t.topo switches=3") != NULL);
+    CHECK_EQ(field(line_of(st, "link 0:1->1:1 "), "tx_frames"), 11);
+    CHECK_EQ(field(line_of(st, "link 1:2->2:1 "), "tx_frames"), 12);
+    CHECK_EQ(field(line_of(st, "link 1:1->0:1 "), "tx_frames"), 1);
+    CHECK_EQ(field(line_of(st, "link 2:1->1:2 "), "tx_frames"), 0);
+    CHECK_EQ(field(line_of(st, "link 2:1->1:2 "), "dropped"), 1);
+    const char *hops = line_of(st, "hops ");
+    CHECK(hops && !strncmp(hops, "hops 1=0 2=2 3=11\n", 18));
+    CHECK_EQ(stat_of(st, 2, "tx_frames"), 12);
+    CHECK_EQ(stat_of(st, 0, "tx_frames"), 1);
+}
+
+/*
+ * Timing over two switches: a frame's stamp comes out one switch and one
+ * cable (190 ns) later than over one switch, and two frames sent at once
+ * queue on the cable between the switches (the second one serialization
+ * time later).
+ */
+static void t_topology_sync(void)
+{
+    char topo[96];
+    const int64_t q = DN1_SYNC_QUANTUM_NS;
+    int64_t h, t, t2;
+    long tag = -1;
+
+    write_topology(topo, sizeof(topo), "node 0 switch 0\nnode 1 switch 1\nlink 0 1\n");
+    const char *extra[] = { "--topology", topo, "--sync", "240", NULL };
+    start_switch(2, extra);
+    CHECK_EQ(recv_any(port[0], &h, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(recv_any(port[1], &t, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(h, q);
+    for (int i = 0; i < 2; i++) {                    /* two frames, one stamp */
+        uint8_t f[DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE + 1024];
+        struct dn1_hdr ph = { .version = 1, .type = DN1_TYPE_PUSH, .src = 0,
+                              .dst = 1, .len = 1024, .tag = 50 + (uint32_t)i };
+        memset(f + DN1_LINK_FRAME_HDR + DN1_PKT_HDR_SIZE, 0, 1024);
+        dn1_packet_seal(f + DN1_LINK_FRAME_HDR, &ph);
+        dn1_put_be32(f, DN1_LINK_MAGIC);
+        dn1_put_be32(f + 4, sizeof(f));
+        dn1_put_be64(f + 8, (uint64_t)(h - 100));
+        CHECK(write(port[0], f, sizeof(f)) == (ssize_t)sizeof(f));
+    }
+    /* Routed at horizon h: the first switch sends them on at h - 100 + 190,
+     * after h, so the second switch takes them at the next horizon. */
+    send_control(port[0], DN1_LINK_MAGIC_REACHED, h);
+    send_control(port[1], DN1_LINK_MAGIC_REACHED, h);
+    CHECK_EQ(recv_any(port[1], &t, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(t, h + q);
+    CHECK_EQ(recv_any(port[0], &t, NULL), DN1_LINK_MAGIC_GRANT);
+    send_control(port[0], DN1_LINK_MAGIC_REACHED, h + q);
+    send_control(port[1], DN1_LINK_MAGIC_REACHED, h + q);
+    CHECK_EQ(recv_any(port[1], &t, &tag), DN1_LINK_MAGIC);
+    CHECK_EQ(tag, 50);
+    CHECK_EQ(t, h - 100 + (int64_t)(DN1_WIRE_NS + DN1_SWITCH_NS));
+    int64_t t_first = t;
+    CHECK_EQ(recv_any(port[1], &t2, NULL), DN1_LINK_MAGIC_GRANT);
+    CHECK_EQ(t2, h + 2 * q);
+    CHECK_EQ(recv_any(port[0], &t2, NULL), DN1_LINK_MAGIC_GRANT);
+    /* The second waited for the cable: it leaves the first switch a
+     * serialization time later, so comes some quanta later. */
+    for (h += 2 * q, tag = -1; tag != 51 && h < 20 * q; h += q) {
+        send_control(port[0], DN1_LINK_MAGIC_REACHED, h);
+        send_control(port[1], DN1_LINK_MAGIC_REACHED, h);
+        if (recv_any(port[1], &t2, &tag) == DN1_LINK_MAGIC) {
+            CHECK_EQ(tag, 51);
+            CHECK_EQ(recv_any(port[1], &h, NULL), DN1_LINK_MAGIC_GRANT);
+            h -= q;
+        }
+        CHECK_EQ(recv_any(port[0], &t, NULL), DN1_LINK_MAGIC_GRANT);
+    }
+    CHECK_EQ(tag, 51);
+    CHECK_EQ(t2, t_first + (int64_t)(DN1_PKT_HDR_SIZE + 1024) * DN1_LINK_NS_PER_BYTE);
+    char *st = stop();
+    remove_topology(topo);
+    CHECK_EQ(field(line_of(st, "link 0:1->1:1 "), "contended"), 1);
+    CHECK(line_of(st, "hops 1=0 2=2") != NULL);
+}
+
 static const struct test_case cases[] = {
     { "routing", t_routing },
     { "multicast", t_multicast },
@@ -466,6 +620,8 @@ static const struct test_case cases[] = {
     { "fault_hold_syntax", t_fault_hold_syntax },
     { "sync_quantum", t_sync_quantum },
     { "sync_boot_quantum", t_sync_boot_quantum },
+    { "topology_chain", t_topology_chain },
+    { "topology_sync", t_topology_sync },
     { NULL, NULL },
 };
 
