@@ -8,9 +8,11 @@
  *                            hold=X,hold-ns=NS]...
  *                   [--fault link=S:P,drop=X,dup=X,corrupt=X,delay=NS]...
  *                   [--seed S] [--pcap FILE] [--stats FILE] [--sync QUANTUM_NS]
+ *                   [--tcp ADDR:PORT]
  *
- * N boards (1..512). Port i listens on DIR/port<i>.sock; the board with node
- * id i connects its link there. One process models the whole topology of
+ * N boards (1..512). Port i listens on DIR/port<i>.sock (with --tcp on
+ * TCP port PORT + i of ADDR instead: boards on other hosts); the board with
+ * node id i connects its link there. One process models the whole topology of
  * switches (topology.h; default one switch, port i = board i; --switch-radix
  * K alone: a fat-tree of K-port switches). --routes checks every route and
  * prints a summary (all: one line a pair) instead of running. Prints "ready" on stdout once listening. On SIGTERM or SIGINT
@@ -29,6 +31,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
 #include "switch.h"
@@ -391,6 +396,36 @@ static int parse_group(struct sw *sw, const char *spec)
     return 0;
 }
 
+/* Board port @i on TCP: ADDR:(BASE + i) of @spec "ADDR:BASE" (boards on
+ * other hosts, docs/hardware.md section 6b). */
+static int listen_tcp(const char *spec, unsigned i)
+{
+    char host[64];
+    const char *colon = strrchr(spec, ':');
+    unsigned long base = colon ? strtoul(colon + 1, NULL, 10) : 0;
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    int one = 1;
+
+    if (!colon || (size_t)(colon - spec) >= sizeof(host) || base == 0 ||
+        base + SW_MAX_PORTS > 65535) {
+        die("--tcp takes ADDR:PORT (board i on PORT + i)");
+    }
+    memcpy(host, spec, (size_t)(colon - spec));
+    host[colon - spec] = 0;
+    if (inet_pton(AF_INET, host[0] ? host : "0.0.0.0", &sa.sin_addr) != 1) {
+        die("--tcp: ADDR is an IPv4 address");
+    }
+    sa.sin_port = htons((uint16_t)(base + i));
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+        bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1)) {
+        fprintf(stderr, "dimmnet1-switch: cannot listen on %s:%lu: %s\n", host,
+                base + i, strerror(errno));
+        exit(2);
+    }
+    return fd;
+}
+
 static int listen_on(const char *dir, unsigned i)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -411,6 +446,7 @@ int main(int argc, char **argv)
 {
     static struct sw sw;
     const char *dir = NULL, *stats = NULL, *pcap = NULL, *topology = NULL, *routes = NULL;
+    const char *tcp = NULL;
     char *faults[SW_MAX_PORTS * 2], *groups[DN1_MCAST_GROUPS];
     unsigned radix = SW_DEFAULT_RADIX, radix_set = 0;
     char err[256];
@@ -426,6 +462,8 @@ int main(int argc, char **argv)
             sw.nports = (unsigned)strtoul(v, NULL, 10);
         } else if (!strcmp(a, "--socket-dir")) {
             dir = v;
+        } else if (!strcmp(a, "--tcp")) {
+            tcp = v;
         } else if (!strcmp(a, "--topology")) {
             topology = v;
         } else if (!strcmp(a, "--switch-radix")) {
@@ -456,8 +494,8 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    if (sw.nports < 1 || sw.nports > SW_MAX_PORTS || (!dir && !routes)) {
-        die("--ports 1..512 and --socket-dir are required");
+    if (sw.nports < 1 || sw.nports > SW_MAX_PORTS || (!dir && !tcp && !routes)) {
+        die("--ports 1..512 and --socket-dir (or --tcp) are required");
     }
     /* --switch-radix alone: a fat-tree of such switches sized for the
      * boards. */
@@ -480,7 +518,7 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < sw.nports; i++) {
         sw.port[i].fd = -1;
         sw.port[i].rng = seed * 0x9e3779b97f4a7c15ull + i + 1;   /* per link */
-        sw.port[i].listen_fd = listen_on(dir, i);
+        sw.port[i].listen_fd = tcp ? listen_tcp(tcp, i) : listen_on(dir, i);
     }
     for (unsigned g = 0; g < ngroups; g++) {
         if (parse_group(&sw, groups[g])) {
@@ -537,6 +575,10 @@ int main(int argc, char **argv)
             if (p->fd < 0) {
                 if (ev & POLLIN) {
                     p->fd = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                    if (p->fd >= 0 && tcp) {
+                        int one = 1;    /* a frame goes now, not with the next */
+                        setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+                    }
                     sync_advance(&sw);    /* the last board starts the clock */
                 }
                 continue;

@@ -1,7 +1,8 @@
 /*
  * Launcher rendezvous: key/value files in the run directory the launcher
- * made (DIMMNET_RUN_DIR). Written to a temporary name and renamed, so a
- * reader sees a whole value or none.
+ * made (DIMMNET_RUN_DIR), or in DIMMNET_KV_DIR when the boards are on
+ * several hosts (a directory every host sees). Written to a temporary name
+ * and renamed, so a reader sees a whole value or none.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,8 +14,11 @@
 
 static int key_path(const char *key, char *path, size_t size, const char *suffix)
 {
-    const char *dir = getenv("DIMMNET_RUN_DIR");
+    const char *dir = getenv("DIMMNET_KV_DIR");
 
+    if (!dir || !*dir) {
+        dir = getenv("DIMMNET_RUN_DIR");
+    }
     if (!dir || !*dir || !key || !*key || strchr(key, '/') || key[0] == '.') {
         return DN_EINVAL;
     }

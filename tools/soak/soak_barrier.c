@@ -35,11 +35,17 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The page outside the network every node writes and reads: in the run
+ * directory, or the rendezvous directory when boards are on several hosts
+ * (one machine's namespaces: a real cluster has no page all hosts share). */
 static volatile uint64_t *observer(void)
 {
-    const char *dir = getenv("DIMMNET_RUN_DIR");
+    const char *dir = getenv("DIMMNET_KV_DIR");
     char path[4096];
 
+    if (!dir || !*dir) {
+        dir = getenv("DIMMNET_RUN_DIR");
+    }
     if (!dir) {
         return NULL;
     }
