@@ -334,4 +334,7 @@ void dn_barrier_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason
                           uint16_t from);
 void dn_barrier_fini(dn_node *n);
 
+/* node.c: the node opened under host sync, if any (NULL otherwise). */
+extern dn_node *dn_sync_waiter;
+
 #endif

@@ -166,6 +166,9 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         goto fail;
     }
     n->host_sync = !!(timing & DN1_TIMING_HOST_SYNC);
+    if (n->host_sync) {
+        dn_sync_waiter = n;
+    }
     n->timed = !!(timing & DN1_TIMING_SYNC);
     /* Tags start somewhere new at each open, so that late answers to an
      * earlier process's packets do not match ours; with host sync, from
@@ -231,10 +234,17 @@ int dn_open_env(dn_node **out, int timeout_ms)
     return dn_open(&cfg, out);
 }
 
+/* The process's node under host sync, for waits that are not on the NIC
+ * (rendezvous.c). */
+dn_node *dn_sync_waiter;
+
 void dn_close(dn_node *n)
 {
     if (!n) {
         return;
+    }
+    if (dn_sync_waiter == n) {
+        dn_sync_waiter = NULL;
     }
     dn_hb_settle(n);        /* posted requests act (or fail) first */
     dn_msg_fini(n);

@@ -48,10 +48,12 @@ int dn_publish(const char *key, const char *value)
     return DN_OK;
 }
 
+#define RDV_SYNC_PATIENCE_MS 5000
+
 int dn_lookup(const char *key, char *value, size_t size, int timeout_ms)
 {
     char path[4096];
-    int64_t deadline = dn_now_ms() + timeout_ms;
+    int64_t started = dn_now_ms(), deadline = started + timeout_ms;
 
     if (!value || size == 0 || timeout_ms < 0 ||
         key_path(key, path, sizeof(path), "")) {
@@ -74,6 +76,18 @@ int dn_lookup(const char *key, char *value, size_t size, int timeout_ms)
         }
         if (dn_now_ms() >= deadline) {
             return DN_ETIMEDOUT;
+        }
+        /* Under host sync our board waits for us, and every board for it:
+         * a peer that still needs virtual time to reach this rendezvous
+         * (set-up on many boards) would wait forever. After a while, let
+         * our board's time pass while we wait (modeled still; the point
+         * this wait ends at is then no longer deterministic). */
+        if (dn_sync_waiter && dn_now_ms() >= started + RDV_SYNC_PATIENCE_MS) {
+            int rc = dn_idle(dn_sync_waiter);
+            if (rc != DN_OK) {
+                return rc;
+            }
+            continue;
         }
         struct timespec ts = { 0, 10 * 1000000L };
         nanosleep(&ts, NULL);
