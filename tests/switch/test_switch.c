@@ -161,6 +161,17 @@ static unsigned long stat_of(const char *stats, int p, const char *name)
     return v ? strtoul(v + strlen(name) + 1, NULL, 10) : ~0ul;
 }
 
+/* Ten 2 KB frames from board @a to board @b arrive in the order sent. */
+static void check_order(int a, int b)
+{
+    for (uint32_t t = 20; t < 30; t++) {
+        send_frame(port[a], (uint16_t)a, (uint16_t)b, t, 2048);
+    }
+    for (uint32_t t = 20; t < 30; t++) {
+        CHECK_EQ(recv_tag(port[b], 2000), t);
+    }
+}
+
 static void t_routing(void)
 {
     start(NULL);
@@ -168,12 +179,7 @@ static void t_routing(void)
     CHECK_EQ(recv_tag(port[2], 2000), 11);
     send_frame(port[2], 2, 0, 12, 0);
     CHECK_EQ(recv_tag(port[0], 2000), 12);
-    for (uint32_t t = 20; t < 30; t++) {           /* order kept per pair */
-        send_frame(port[1], 1, 0, t, 2048);
-    }
-    for (uint32_t t = 20; t < 30; t++) {
-        CHECK_EQ(recv_tag(port[0], 2000), t);
-    }
+    check_order(1, 0);
     send_frame(port[0], 0, 7, 13, 8);               /* no such port */
     uint8_t junk[DN1_LINK_FRAME_HDR] = { 'x' };     /* not a frame */
     CHECK(write(port[1], junk, sizeof(junk)) == sizeof(junk));
@@ -517,12 +523,7 @@ static void t_topology_chain(void)
 
     send_frame(port[0], 0, 2, 11, 100);
     CHECK_EQ(recv_tag(port[2], 2000), 11);
-    for (uint32_t t = 20; t < 30; t++) {            /* order kept per pair */
-        send_frame(port[0], 0, 2, t, 2048);
-    }
-    for (uint32_t t = 20; t < 30; t++) {
-        CHECK_EQ(recv_tag(port[2], 2000), t);
-    }
+    check_order(0, 2);
     send_frame(port[1], 1, DN1_MCAST_BASE + 1, 40, 64);
     CHECK_EQ(recv_tag(port[0], 2000), 40);
     CHECK_EQ(recv_tag(port[2], 2000), 40);
