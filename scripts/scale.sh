@@ -11,16 +11,26 @@
 # seconds: the soak's own traffic time (boot excluded). Wall-clock figures
 # of this machine at the time of the run: not modeled, not comparable
 # between machines. Not a test.
+# --modeled R: instead, Fig. 4 at these sizes in modeled time
+# (--deterministic, the paper's host), R barriers per algorithm, on one
+# switch and on the 8-port fat-tree, into build/bench/scale_fig4.csv:
+#   boards,topology,switches,max_hops,algorithm,barriers,mean_us_modeled,auto_pick
+# (mean_us_modeled: the highest rank's mean time in a barrier; auto_pick:
+# what AUTO chose, on its row).
 #   scripts/scale.sh [--boards "8 16 32 64"] [--out DIR] [--barriers R] [--messages M]
+#                    [--modeled R [--algorithms "A B ..."]]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-boards="8 16 32 64" out=$top/build/bench barriers=300 messages=20000
+boards="8 16 32 64" out=$top/build/bench barriers=300 messages=20000 modeled=""
+algorithms="firmware firmware-mcast host host-mcast auto firmware-paper firmware-paper-mcast"
 while [ $# -gt 0 ]; do
     case "$1" in
         --boards) boards=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --barriers) barriers=${2:?}; shift 2 ;;
         --messages) messages=${2:?}; shift 2 ;;
+        --modeled) modeled=${2:?}; shift 2 ;;
+        --algorithms) algorithms=${2:?}; shift 2 ;;
         *) echo "scale.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -30,6 +40,31 @@ for f in "$qemu" "$fw" "$sw" "$top/build/dimmnet-soak-node"; do
     [ -e "$f" ] || { echo "scale.sh: $f missing (cmake --build build)" >&2; exit 2; }
 done
 mkdir -p "$out"
+if [ -n "$modeled" ]; then
+    csv=$out/scale_fig4.csv
+    echo "boards,topology,switches,max_hops,algorithm,barriers,mean_us_modeled,auto_pick" >"$csv"
+    for n in $boards; do
+        for topo in single fat-tree; do
+            targs=()
+            [ "$topo" = fat-tree ] && targs=(--switch-radix 8)
+            routes=$("$sw" --ports "$n" "${targs[@]}" --routes summary | head -1)
+            nsw=$(sed -n 's/.* switches=\([0-9]*\) .*/\1/p' <<<"$routes")
+            hops=$(sed -n 's/.* max_hops=\([0-9]*\) .*/\1/p' <<<"$routes")
+            [ "$topo" = fat-tree ] && [ "$nsw" = 1 ] && continue
+            for alg in $algorithms; do
+                res=$("$top/tools/dimmnet-soak" --nodes "$n" --barriers "$modeled" --algorithm "$alg" \
+                      --deterministic "${targs[@]}" --timeout 3000 2>&1)
+                mean=$(sed -n 's/.*mean barrier time \([0-9.]*\) us (modeled).*/\1/p' <<<"$res")
+                pick=$(sed -n 's/.*auto: \([a-z-]*\):.*<- chosen.*/\1/p' <<<"$res" | head -1)
+                grep -q "completed=$modeled " <<<"$res" || mean=""
+                echo "$n,$topo,$nsw,$hops,$alg,$modeled,$mean,$pick" >>"$csv"
+                echo "scale: $n boards, $topo: $alg ${mean:-failed} us modeled${pick:+ (auto: $pick)}" >&2
+            done
+        done
+    done
+    echo "scale.sh: wrote $csv" >&2
+    exit 0
+fi
 csv=$out/scale.csv
 echo "boards,topology,switches,max_hops,boot_s,pss_mib_per_board,test,count,seconds,per_second" >"$csv"
 work=$(mktemp -d)
