@@ -15,8 +15,8 @@
 # (--deterministic, the paper's host), R barriers per algorithm, on one
 # switch and on the 8-port fat-tree, into build/bench/scale_fig4.csv:
 #   boards,topology,switches,max_hops,algorithm,barriers,mean_us_modeled,auto_pick
-# (mean_us_modeled: the highest rank's mean time in a barrier; auto_pick:
-# what AUTO chose, on its row).
+# (mean_us_modeled: the highest rank's mean time in a barrier, after one
+# untimed warm-up barrier; auto_pick: what AUTO chose, on its row).
 #   scripts/scale.sh [--boards "8 16 32 64"] [--out DIR] [--barriers R] [--messages M]
 #                    [--modeled R [--algorithms "A B ..."]]
 set -uo pipefail
@@ -53,7 +53,7 @@ if [ -n "$modeled" ]; then
             [ "$topo" = fat-tree ] && [ "$nsw" = 1 ] && continue
             for alg in $algorithms; do
                 res=$("$top/tools/dimmnet-soak" --nodes "$n" --barriers "$modeled" --algorithm "$alg" \
-                      --deterministic "${targs[@]}" --timeout 3000 2>&1)
+                      --warmup 1 --deterministic "${targs[@]}" --timeout 3000 2>&1)
                 mean=$(sed -n 's/.*mean barrier time \([0-9.]*\) us (modeled).*/\1/p' <<<"$res")
                 pick=$(sed -n 's/.*auto: \([a-z-]*\):.*<- chosen.*/\1/p' <<<"$res" | head -1)
                 grep -q "completed=$modeled " <<<"$res" || mean=""

@@ -3,7 +3,7 @@
  * early-exit check. Run by the launcher on every node.
  *
  *   dimmnet-soak-barrier-node --rounds R --algorithm A [--groups 1|2]
- *                             [--timeout-ms MS] [--seed S]
+ *                             [--timeout-ms MS] [--seed S] [--warmup W]
  *
  * Before round r's barrier, each node writes r in its slot of an observer
  * page (a file in the launcher's run directory, mapped by every node: it
@@ -15,7 +15,10 @@
  *       algorithm=A mean_ns=T modeled=0|1 resends=S nacks=K seconds=X
  * (mean_ns: this node's mean time in a barrier, modeled with host sync;
  * algorithm: the one in use at the end, AUTO's choice) and, on node 0 with
- * AUTO, the candidates' slowest-member times on stderr.
+ * AUTO, the candidates' slowest-member times on stderr. --warmup W: W
+ * barriers of each group first, neither timed nor counted, so that nodes
+ * that reached the start at different times (a rendezvous that had to let
+ * virtual time pass, many boards) do not put that wait into the mean.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,7 +65,7 @@ static volatile uint64_t *observer(void)
 int main(int argc, char **argv)
 {
     unsigned long rounds = 0;
-    int algorithm = -1, groups = 1, timeout_ms = 60000;
+    int algorithm = -1, groups = 1, timeout_ms = 60000, warmup = 0;
     dn_node *n;
 
     for (int i = 1; i < argc; i++) {
@@ -74,6 +77,8 @@ int main(int argc, char **argv)
             groups = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--timeout-ms") && i + 1 < argc) {
             timeout_ms = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) {
+            warmup = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             i++;   /* the switch's; nothing here is random */
         } else {
@@ -121,6 +126,13 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    for (int w = 0; w < warmup * groups; w++) {
+        rc = dn_barrier_wait(bar[w % groups]);
+        if (rc != DN_OK) {
+            fprintf(stderr, "node %u: warm-up barrier: %s\n", me, dn_strerror(rc));
+            return 1;
+        }
+    }
     double t0 = now_s();
     unsigned long completed = 0, early = 0, hangs = 0;
     uint64_t total_ns = 0;
