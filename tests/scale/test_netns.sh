@@ -10,7 +10,10 @@
 #  - barrier soaks of every algorithm;
 #  - Open MPI (mpi_basic) over the provider;
 #  - a deterministic run whose traces (switch and every board) are byte for
-#    byte those of the same run with every board on this host.
+#    byte those of the same run with every board on this host;
+#  - a switch that goes away, and a board that goes away, end the run with
+#    the reason, and leave no process, run directory or shared-memory file
+#    on any host.
 # Exits 77 (skipped) with the reason where namespaces cannot be made.
 #   test_netns.sh ROOT QEMU FIRMWARE MPI_BASIC DETERMINISM_PROGRAM
 set -uo pipefail
@@ -108,6 +111,45 @@ for f in switch node0 node1 node2 node3 node4 node5 node6 node7; do
 done
 diff "$work/det-hosts/times" "$work/det-here/times" >&2 || fail "other virtual times on the hosts"
 [ -s "$work/det-here/times" ] || fail "the deterministic run printed no modeled time"
+
+# Something goes away: KIND is "switch" or "board".
+gone() {
+    local kind=$1 tmp=$work/tmp-$1 lp ids=() k
+    mkdir -p "$tmp"
+    TMPDIR=$tmp "$top/tools/dimmnet-cluster" --quiet --qemu "$qemu" --firmware "$fw" -n 8 \
+        "${hostopts[@]}" --timeout 120 -- sleep 100 >"$work/gone-$kind.out" 2>&1 &
+    lp=$!
+    for _ in $(seq 600); do
+        [ "$(ls "$tmp"/dimmnet1-run.*/node*.hostbus 2>/dev/null | wc -l)" = 8 ] && break
+        sleep 0.1
+    done
+    for d in "$tmp"/dimmnet1-run.*; do ids+=("${d##*/dimmnet1-run.}"); done
+    [ "${#ids[@]}" = 9 ] || fail "$kind: ${#ids[@]} run directories, want 9 (launcher and 8 ranks)"
+    if [ "$kind" = switch ]; then
+        pkill -f "dimmnet1-switch .*--tcp $sub.1:" || fail "no switch to stop"
+        want="the switch exited during the run"
+    else
+        pkill -f "qemu-system-mips .*node-id=5,.*$tmp/" || fail "no board 5 to stop"
+        want="board 5 \(on .*\) exited during the run"
+    fi
+    k=0
+    while kill -0 "$lp" 2>/dev/null && [ $k -lt 300 ]; do sleep 0.1; k=$((k + 1)); done
+    if kill -0 "$lp" 2>/dev/null; then
+        fail "$kind gone: the run goes on"
+        kill "$lp"
+    fi
+    wait "$lp" && fail "$kind gone: the run succeeded"
+    grep -Eq "$want" "$work/gone-$kind.out" || { fail "$kind gone: no '$want'"; tail -5 "$work/gone-$kind.out" >&2; }
+    sleep 1
+    pgrep -af -- "$tmp/" >&2 && fail "$kind gone: processes left"
+    ls -d "$tmp"/dimmnet1-run.* 2>/dev/null >&2 && fail "$kind gone: run directories left"
+    for id in "${ids[@]}"; do
+        ls /dev/shm/dimmnet1-"$id"-* 2>/dev/null >&2 && fail "$kind gone: shared memory of run $id left"
+    done
+    echo "$kind gone: $(grep -Eo "$want" "$work/gone-$kind.out" | head -1)"
+}
+gone switch
+gone board
 
 echo "$fails failures"
 [ "$fails" = 0 ]
