@@ -7,7 +7,10 @@
  * and 1 in which each side posts its directed receive before it sends, so
  * that advertisements (mailboxes), landings (chunks and zones), zero-copy
  * and rendezvous messages all happen; the first job also leaves receives
- * posted and sends on their way when it dies. The second job must get
+ * posted and sends on their way when it dies (rounds 3 to 8). The second
+ * job first posts the receives of rounds 0 to 8 (the same tags, receive
+ * ids and mailbox slots as the dead job's), waits 300 ms for what the
+ * dead job left in the network, then sends; it must get
  * every message whole, in order, with its own tag and data, nothing of
  * the first job's (run under the switch's hold fault too, so that the
  * dead job's packets still come while the new one runs).
@@ -29,7 +32,8 @@
 static const size_t sizes[] = { 16, 300, 416, 4000, 8000, 30000, MAXLEN, 0, 100, 7000 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
-static uint8_t rbuf[AHEAD + 1][MAXLEN], sbuf[AHEAD + 1][MAXLEN];
+#define PRE (KILL_AFTER + AHEAD)   /* the new job's receives posted before any send */
+static uint8_t rbuf[PRE + 1][MAXLEN], sbuf[PRE + 1][MAXLEN];
 
 static size_t len_of(unsigned r)
 {
@@ -72,11 +76,42 @@ static void job(unsigned k, int die)
     setenv("DIMMNET_RUN_DIR", dir, 1);
     fab_setup();
     fi_addr_t peer = node_addr[1 - me];
-    unsigned rounds = die ? KILL_AFTER : ROUNDS;
+    unsigned rounds = die ? KILL_AFTER : ROUNDS, r0 = 0;
 
-    for (unsigned r = 0; r < rounds; r++) {
+    if (!die) {
+        /* The new job first posts (advertises) the receives of the rounds
+         * the dead one had reached, with the same tags, receive ids and
+         * mailbox slots as the dead job's, and gives what the dead job
+         * left in the network (held back by the switch) time to come;
+         * then it sends them all. */
+        for (unsigned r = 0; r < PRE; r++) {
+            post_recv(peer, k, r, r + 1);
+        }
+        CHECK(dn_rendezvous("preposted", TIMEOUT_MS) == DN_OK);
+        struct timespec ts = { 0, 300 * 1000000L };
+        nanosleep(&ts, NULL);
+        void *ctx[2 * PRE];
+        struct fi_cq_tagged_entry got[2 * PRE];
+        for (unsigned r = 0; r < PRE; r++) {
+            fill(sbuf[r + 1], len_of(r), seed_of(k, r, me));
+            tsend_to(peer, sbuf[r + 1], len_of(r), tag_of(k, r, me), sbuf[r + 1]);
+            ctx[r] = rbuf[r + 1];
+            ctx[PRE + r] = sbuf[r + 1];
+        }
+        expect_all(ctx, got, NULL, 2 * PRE);
+        for (unsigned r = 0; r < PRE; r++) {
+            CHECK_MSG(got[r].len == len_of(r) && got[r].tag == tag_of(k, r, 1 - me),
+                      "node %u: job %u round %u: len %zu tag 0x%llx", me, k, r, got[r].len,
+                      (unsigned long long)got[r].tag);
+            CHECK_MSG(same(rbuf[r + 1], len_of(r), seed_of(k, r, 1 - me)),
+                      "node %u: job %u round %u: data differ (%zu bytes): not this job's",
+                      me, k, r, len_of(r));
+        }
+        r0 = PRE;
+    }
+    for (unsigned r = r0; r < rounds && !fab_failures(); r++) {
         post_recv(peer, k, r, 0);
-        if (r == 0) {
+        if (r == 0 && die) {
             CHECK(dn_rendezvous("posted", TIMEOUT_MS) == DN_OK);
         }
         fill(sbuf[0], len_of(r), seed_of(k, r, me));
@@ -89,20 +124,19 @@ static void job(unsigned k, int die)
                   (unsigned long long)got[0].tag);
         CHECK_MSG(same(rbuf[0], len_of(r), seed_of(k, r, 1 - me)),
                   "node %u: job %u round %u: data differ (%zu bytes)", me, k, r, len_of(r));
-        if (fab_failures()) {
-            break;
-        }
     }
-    printf("node %u: job %u: %u rounds, every message whole\n", me, k, rounds);
+    printf("node %u: job %u: %u rounds%s\n", me, k, rounds,
+           fab_failures() ? "" : ", every message whole");
     fflush(NULL);
     if (die) {
         /* Receives posted (advertised) and sends under way, then death. */
-        for (unsigned i = 1; i <= AHEAD; i++) {
-            post_recv(peer, k, rounds + i, i);
+        for (unsigned i = 1; i <= AHEAD; i++) {   /* the next rounds, as the new job's */
+            post_recv(peer, k, rounds + i - 1, i);
         }
         for (unsigned i = 1; i <= AHEAD; i++) {
-            fill(sbuf[i], len_of(rounds + i), seed_of(k, rounds + i, me));
-            tsend_to(peer, sbuf[i], len_of(rounds + i), tag_of(k, rounds + i, me), sbuf[i]);
+            unsigned r = rounds + i - 1;
+            fill(sbuf[i], len_of(r), seed_of(k, r, me));
+            tsend_to(peer, sbuf[i], len_of(r), tag_of(k, r, me), sbuf[i]);
         }
         for (int i = 0; i < 50; i++) {
             struct fi_cq_tagged_entry e;
