@@ -102,8 +102,8 @@ void bar_resend(struct dn_barrier *b);
 uint32_t bar_tag(const struct dn_barrier *b, uint32_t epoch);
 
 /* The object's incarnation (barrier_join.c): the root takes the next one
- * and every other member asks the root for it at create
- * (bar_join_start), waits for the answer at its first wait
+ * at create (bar_join_start); every other member takes its join word
+ * there and asks the root at its first wait, waiting for the answer
  * (bar_join_wait); the root answers from its polling loop (bar_join_poll)
  * while b->answering; bar_join_resend asks or answers again. */
 int bar_join_start(struct dn_barrier *b);

@@ -8,13 +8,13 @@
  * The root keeps, in its own LLCM (its barrier block's BAR_JOIN_STATE,
  * which outlives processes), the last incarnation it gave out; a new object
  * takes the next one (12 bits, 1..4095, serial) and its epochs start at
- * incarnation << BAR_EPOCH_SHIFT. Every other member asks for it: at
- * dn_barrier_create, a join word (a nonce it keeps in its own LLCM, and
- * which of its objects with this id this is) goes in a 4-byte AOTF store
- * into the value half of its arrival word at the root; the root answers
- * from its polling loop with {the join word, the incarnation} into the
- * member's BAR_JOIN_ANSWER word, which the member's first dn_barrier_wait
- * waits for. An answer that does not echo the member's own join word
+ * incarnation << BAR_EPOCH_SHIFT. Every other member asks for it at its
+ * first dn_barrier_wait: a join word (a nonce it keeps in its own LLCM,
+ * and which of its objects with this id this is, both taken at
+ * dn_barrier_create) goes in a 4-byte AOTF store into the value half of
+ * its arrival word at the root; the root answers from its polling loop
+ * with {the join word, the incarnation} into the member's BAR_JOIN_ANSWER
+ * word, which the member waits for before the call's own barrier. An answer that does not echo the member's own join word
  * (a dead process's, or one to a dead root's question) is not taken. Both
  * sides then set their words that do not belong to the new incarnation to
  * its first epoch, so nothing an old job left in LLCM or in the network
@@ -100,8 +100,7 @@ int bar_join_start(struct dn_barrier *b)
     set_join_state(b, joins, last);
     b->join = JOIN_MARK | (joins & 0x7fffu) << 16 |
               (b->n->barrier_created[b->cfg.id] & JOIN_OBJECT);
-    ask(b);
-    return DN_OK;
+    return DN_OK;   /* asked at the first wait */
 }
 
 static int answered(struct dn_barrier *b, void *arg)
@@ -115,6 +114,11 @@ int bar_join_wait(struct dn_barrier *b)
     if (b->join == 0) {
         return DN_OK;
     }
+    /* Asked here, not at create, which makes no host-bus request: under
+     * --deterministic a store at create, before the programs' rendezvous,
+     * left that host's later CLOCK answers reading 0 (negative barrier
+     * times and a resend a barrier, dimmnet-soak --barriers, host). */
+    ask(b);
     int rc = bar_wait(b, answered, NULL);
     if (rc != DN_OK) {
         return rc;

@@ -618,8 +618,7 @@ int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value);
  * Across processes and jobs: each barrier object has an incarnation, the
  * same on every member, that its root takes (the one after the last it
  * gave out for this id, kept in its board's LLCM) and every other member
- * asks it for at dn_barrier_create; a member's first dn_barrier_wait waits
- * for the answer. Epochs are the incarnation's, so nothing a dead process
+ * asks it for in its first dn_barrier_wait, which waits for the answer. Epochs are the incarnation's, so nothing a dead process
  * or an earlier job left (words in LLCM, a half-counted barrier at the
  * root's firmware, packets in the network) counts in a new object's
  * barriers: a new job on the same boards needs nothing set up by hand,
