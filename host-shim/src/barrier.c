@@ -111,9 +111,7 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
     b->llcm = DN_BARRIER_LLCM_OFF + BAR_BLOCK_SIZE * cfg->id;
     b->channel = BAR_CHANNEL_BASE + cfg->id;
     b->fw_mode = -1;
-    uint32_t base = (uint32_t)n->barrier_created[cfg->id]++ << BAR_EPOCH_SHIFT;
-    b->fw_epoch = b->dis_epoch = b->cen_epoch = b->red_epoch = b->paper_epoch = base;
-    b->incarnation = (uint32_t)n->barrier_created[cfg->id];
+    n->barrier_created[cfg->id]++;
     /* Resend after a wait well above the slowest normal barrier: spurious
      * resends cost traffic, never correctness. */
     uint64_t us = cfg->resend_us ? cfg->resend_us : (n->timed ? 2000 : 5000);
@@ -130,10 +128,12 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
         }
     }
     b->current = cfg->algorithm;
-    /* The paper's barrier is set up at the root's first wait: a set-up
+    /* The object's incarnation: the root takes it, the others ask. The
+     * paper's barrier is set up at the root's first wait: a set-up
      * packet needs the network, and with host sync no board moves while
      * the members are still on their way (a rendezvous after create). */
-    if (rank == root_rank && !bar_is_paper(cfg->algorithm) && (rc = bar_fw_setup(b)) != DN_OK) {
+    if ((rc = bar_join_start(b)) != DN_OK ||
+        (rank == root_rank && !bar_is_paper(cfg->algorithm) && (rc = bar_fw_setup(b)) != DN_OK)) {
         free(b);
         return rc;
     }
@@ -205,6 +205,13 @@ int bar_store_counter(struct dn_barrier *b, uint32_t epoch)
     return rc != DN_OK ? rc : store(b, 4, epoch, epoch);
 }
 
+int bar_store_join(struct dn_barrier *b, uint32_t off, uint32_t join)
+{
+    int rc = channel(b, DN1_TYPE_PUSH, b->cfg.members[b->root_rank],
+                     DN1_RADDR_LLCM + b->llcm + off);
+    return rc != DN_OK ? rc : store(b, 4, join, 0);
+}
+
 /* The paper's step 1: one AOTF store of type BARRIER_PAPER to the root's
  * counter (the payload is not read; the epoch only tags the packet). */
 int bar_store_paper(struct dn_barrier *b, uint32_t epoch)
@@ -237,6 +244,7 @@ static void resend_rounds(struct dn_barrier *b, uint32_t base, const uint64_t *l
 
 void bar_resend(struct dn_barrier *b)
 {
+    bar_join_resend(b);
     if (bar_is_paper(b->cfg.algorithm)) {
         return;   /* the paper's barrier has nothing to resend: no epochs */
     }
@@ -329,6 +337,9 @@ int bar_wait(struct dn_barrier *b, int (*done)(struct dn_barrier *, void *), voi
     struct bar_timer t = { 0, 0 };
 
     for (;;) {
+        if (b->answering) {
+            bar_join_poll(b);
+        }
         if (done(b, arg)) {
             return DN_OK;
         }
@@ -420,14 +431,28 @@ int dn_barrier_wait(dn_barrier *b)
         trial = b->calls - (b->calls % b->cfg.auto_trials);
         a = b->cand[b->calls / b->cfg.auto_trials];
     }
+    /* The first call: the object's incarnation from the root (a member),
+     * the paper's set-up (its root); not counted in the call's time. */
+    int rc = bar_join_wait(b);
+    if (rc == DN_OK && !b->paper_ready && bar_is_paper(b->cfg.algorithm)) {
+        rc = b->rank == b->root_rank ? bar_paper_setup(b) : DN_OK;
+        b->paper_ready = rc == DN_OK;
+        b->answering = b->paper_ready && b->rank == b->root_rank;
+    }
+    if (rc != DN_OK) {
+        publish_report(b);
+        return rc;
+    }
     uint64_t t0 = now_ns(b);
-    int rc = run(b, a);
+    rc = run(b, a);
     uint64_t t = now_ns(b) - t0;
     b->idle.next = 0;   /* the idle resend timer starts over */
     if (rc != DN_OK) {
         publish_report(b);
         return rc;
     }
+    /* Every member entered this call, so each had its answer. */
+    b->answering = 0;
     b->last_ns = t;
     b->calls++;
     if (b->current == DN_BARRIER_AUTO) {

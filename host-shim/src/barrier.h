@@ -22,14 +22,19 @@
 #define BAR_ARRIVE       0x010u   /* HOST_MCAST, at the root: member r's arrival at + 8 r */
 #define BAR_ROUNDS       0x210u   /* HOST: dissemination round k at + 8 k */
 #define BAR_REDUCE       0x240u   /* AUTO's max-reduction, round k at + 8 k */
-#define BAR_PAPER_READY  0x280u   /* FIRMWARE_PAPER*: the root set up incarnation e */
+#define BAR_JOIN_ANSWER  0x280u   /* the root's answer to this member's join: {join word
+                                     echoed, incarnation} (barrier_join.c) */
 #define BAR_PAPER_DONE   0x288u   /* FIRMWARE_PAPER*: its completions land here */
+#define BAR_JOIN_STATE   0x290u   /* this node's, kept across processes (host only):
+                                     {joins asked, last incarnation taken or given} */
 #define BAR_REPORT       0x300u   /* the report, for dnctl (host-written) */
 #define BAR_MAX_ROUNDS   6u       /* ceil(log2 64) */
 #define BAR_REPORT_MAGIC 0x52524142u   /* "BARR" */
 
-/* Epochs of one incarnation of a barrier id start here (so that packets
- * of an earlier one, still in the network, are older than any new one). */
+/* Epochs of one incarnation of a barrier object start at incarnation <<
+ * BAR_EPOCH_SHIFT (so that packets of an earlier object, of this process or
+ * of a dead one, still in the network or left in LLCM, are older than any
+ * new one): barrier_join.c. */
 #define BAR_EPOCH_SHIFT  20u
 
 struct dn_barrier {
@@ -51,10 +56,12 @@ struct dn_barrier {
     uint64_t dis_last[BAR_MAX_ROUNDS], red_last[BAR_MAX_ROUNDS];
     uint32_t cen_released;        /* root: last epoch released (0: none) */
     int fw_mode;                  /* root: mode last written in the descriptor */
-    uint32_t incarnation;         /* barriers created with this id here so far, this one
-                                     included: the same on every member */
+    uint32_t inc;                 /* the object's incarnation, the same on every member */
+    uint32_t join;                /* member: its join word until answered (0: joined) */
+    int answering;                /* root: answers joins (until its first barrier is done) */
+    uint32_t answered[DN1_BAR_MAX_NODE];   /* root: join word answered, per rank */
     uint32_t paper_epoch;         /* FIRMWARE_PAPER*: calls so far (only tags packets) */
-    int paper_ready;              /* FIRMWARE_PAPER*: the root's set-up was seen */
+    int paper_ready;              /* FIRMWARE_PAPER*: the root's set-up is armed */
 
     enum dn_barrier_algorithm current;   /* chosen (AUTO while trying) */
     unsigned cand[4], ncand;      /* AUTO's candidates */
@@ -73,6 +80,8 @@ int bar_store_word(struct dn_barrier *b, unsigned dst, uint32_t off, uint32_t ep
                    uint32_t value);
 int bar_store_counter(struct dn_barrier *b, uint32_t epoch);
 int bar_store_paper(struct dn_barrier *b, uint32_t epoch);
+/* One 4-byte AOTF store of @join into the root's LLCM word @off. */
+int bar_store_join(struct dn_barrier *b, uint32_t off, uint32_t join);
 static inline int bar_is_paper(enum dn_barrier_algorithm a)
 {
     return a == DN_BARRIER_FIRMWARE_PAPER || a == DN_BARRIER_FIRMWARE_PAPER_MCAST;
@@ -91,6 +100,16 @@ int bar_wait(struct dn_barrier *b, int (*done)(struct dn_barrier *, void *), voi
 /* Send again everything this member may owe others (see barrier.c). */
 void bar_resend(struct dn_barrier *b);
 uint32_t bar_tag(const struct dn_barrier *b, uint32_t epoch);
+
+/* The object's incarnation (barrier_join.c): the root takes the next one
+ * at create (bar_join_start); every other member takes its join word
+ * there and asks the root at its first wait, waiting for the answer
+ * (bar_join_wait); the root answers from its polling loop (bar_join_poll)
+ * while b->answering; bar_join_resend asks or answers again. */
+int bar_join_start(struct dn_barrier *b);
+int bar_join_wait(struct dn_barrier *b);
+void bar_join_poll(struct dn_barrier *b);
+void bar_join_resend(struct dn_barrier *b);
 
 int bar_fw_setup(struct dn_barrier *b);
 int bar_fw_wait(struct dn_barrier *b, int mcast);

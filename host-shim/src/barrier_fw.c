@@ -71,10 +71,10 @@ int bar_fw_wait(struct dn_barrier *b, int mcast)
  * section 11, "The paper's barrier"). The root, at its first wait:
  * withdraw our barrier's group (its descriptor: its images are about to be
  * replaced), send its own firmware the set-up (members, done word, release
- * kind) and wait for the ACK, then tell every other member with one AOTF
- * store each, which their first wait waits for: an arrival that came
- * before the set-up would be lost (the firmware counts whatever comes, and
- * the set-up arms the counter afresh).
+ * kind) and wait for the ACK; only then does it answer the other members'
+ * joins (barrier_join.c), which their first wait waits for: an arrival
+ * that came before the set-up would be lost (the firmware counts whatever
+ * comes, and the set-up arms the counter afresh).
  */
 int bar_paper_setup(struct dn_barrier *b)
 {
@@ -107,18 +107,7 @@ int bar_paper_setup(struct dn_barrier *b)
                  rc == DN_ENACK ? "NACK" : dn_strerror(rc));
         return rc;
     }
-    for (unsigned i = 0; i < b->cfg.nmembers && rc == DN_OK; i++) {
-        if (i != b->root_rank) {
-            rc = bar_store_word(b, b->cfg.members[i], BAR_PAPER_READY, b->incarnation, 0);
-        }
-    }
     return rc;
-}
-
-static int paper_ready(struct dn_barrier *b, void *arg)
-{
-    (void)arg;
-    return bar_epoch_reached(bar_word(b, BAR_PAPER_READY), b->incarnation);
 }
 
 static int paper_done(struct dn_barrier *b, void *arg)
@@ -131,21 +120,11 @@ static int paper_done(struct dn_barrier *b, void *arg)
  * poll the done word (the paper's "the host polls LLCM"). */
 int bar_paper_wait(struct dn_barrier *b)
 {
-    int rc = DN_OK;
-
-    if (!b->paper_ready) {
-        /* The first call: the root sets up; the others wait until it did. */
-        rc = b->rank == b->root_rank ? bar_paper_setup(b) : bar_wait(b, paper_ready, NULL);
-        if (rc != DN_OK) {
-            return rc;
-        }
-        b->paper_ready = 1;
-    }
     /* The completion of the previous call has landed (it ended that
      * call), and this one's cannot come before this member's arrival. */
     __atomic_store_n((uint64_t *)(b->n->llcm + b->llcm + BAR_PAPER_DONE), 0, __ATOMIC_SEQ_CST);
     dn_host_charge(b->n, DN_HOST_STORE, 1);
     b->paper_epoch++;
-    rc = bar_store_paper(b, b->paper_epoch);
+    int rc = bar_store_paper(b, b->paper_epoch);
     return rc == DN_OK ? bar_wait(b, paper_done, NULL) : rc;
 }

@@ -613,8 +613,16 @@ int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value);
  * have none of that: a lost packet hangs them until timeout_ms
  * (DN_ETIMEDOUT), a duplicated arrival lets them out early. Their root sets
  * the counter up in its first dn_barrier_wait (waiting for its firmware's
- * ACK) and then tells every member, whose first dn_barrier_wait waits for
- * that.
+ * ACK) before it answers any member's join (below).
+ *
+ * Across processes and jobs: each barrier object has an incarnation, the
+ * same on every member, that its root takes (the one after the last it
+ * gave out for this id, kept in its board's LLCM) and every other member
+ * asks it for in its first dn_barrier_wait, which waits for the answer. Epochs are the incarnation's, so nothing a dead process
+ * or an earlier job left (words in LLCM, a half-counted barrier at the
+ * root's firmware, packets in the network) counts in a new object's
+ * barriers: a new job on the same boards needs nothing set up by hand,
+ * whether the old one ended, was killed between barriers or inside one.
  *
  * Every member creates the same barriers (same id, members, root,
  * algorithm) in the same order. Ids 0..15 name the root's firmware group,
