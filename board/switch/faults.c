@@ -15,6 +15,15 @@ uint32_t sw_rand(uint64_t *state)
     return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+/* One random bit of the frame's packet flipped (the receiving NIC's CRC
+ * check catches it). */
+void sw_flip_bit(uint64_t *rng, uint8_t *f, uint32_t size)
+{
+    uint32_t bit = sw_rand(rng) % ((size - DN1_LINK_FRAME_HDR) * 8);
+
+    f[DN1_LINK_FRAME_HDR + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+}
+
 /* Probabilities are fractions 0..1 ("0.01"), kept as parts per million. */
 static int parse_prob(const char *v, uint32_t *out)
 {
@@ -109,8 +118,7 @@ int sw_link_fault(struct topo_port *l, uint8_t *f, uint32_t size)
         return 0;
     }
     if (fl->corrupt && sw_rand(&l->rng) % 1000000u < fl->corrupt) {
-        uint32_t bit = sw_rand(&l->rng) % ((size - DN1_LINK_FRAME_HDR) * 8);
-        f[DN1_LINK_FRAME_HDR + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        sw_flip_bit(&l->rng, f, size);
         l->corrupted++;
     }
     if (fl->delay_ns) {

@@ -148,9 +148,7 @@ void sw_emit(struct sw *sw, unsigned node, const uint8_t *frame, uint32_t size,
         return;
     }
     if (fl->corrupt && sw_rand(&p->rng) % 1000000u < fl->corrupt) {
-        /* One bit of the packet; the receiving NIC's CRC check catches it. */
-        uint32_t bit = sw_rand(&p->rng) % ((size - DN1_LINK_FRAME_HDR) * 8);
-        f[DN1_LINK_FRAME_HDR + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        sw_flip_bit(&p->rng, f, size);
         p->corrupted++;
     }
     if (fl->hold && sw_rand(&p->rng) % 1000000u < fl->hold) {

@@ -85,6 +85,7 @@ typedef void (*sw_release_fn)(struct sw *sw, unsigned port, uint8_t *f,
 
 /* faults.c */
 uint32_t sw_rand(uint64_t *state);
+void sw_flip_bit(uint64_t *rng, uint8_t *f, uint32_t size);
 int sw_parse_fault(struct sw *sw, const char *spec);
 int sw_link_fault(struct topo_port *l, uint8_t *f, uint32_t size);
 

@@ -112,34 +112,36 @@ void sw_batch_flush(struct sw *sw, int64_t before, sw_route_fn route,
 }
 
 /*
- * Output contention: a frame starts leaving output port @p when it has
- * crossed the switch and the frame before it on @p is out. The stamp is
- * moved so that the receiver's arrival (stamp + 2 wires + switch +
- * serialization) comes out right.
+ * Output contention: a frame whose head left the element before at @left
+ * starts leaving an output link when it has crossed the switch and the
+ * frame before it on that link is out; it then holds the link for its
+ * serialization time. Returns the start; counts a wait in @contended.
  */
-void sw_contend(struct sw_port *p, uint8_t *f, uint32_t size)
-{
-    int64_t dep = (int64_t)dn1_get_be64(f + 8);
-    int64_t start = dep + DN1_WIRE_NS + DN1_SWITCH_NS;
-
-    if (start < p->out_free) {
-        start = p->out_free;
-        p->contended++;
-    }
-    p->out_free = start + (int64_t)(size - DN1_LINK_FRAME_HDR) * DN1_LINK_NS_PER_BYTE;
-    dn1_put_be64(f + 8, (uint64_t)(start - DN1_WIRE_NS - DN1_SWITCH_NS));
-}
-
-/* The same for a link between switches: a frame whose head left the switch
- * before at @left starts over link @l at the returned time. */
-int64_t sw_link_contend(struct topo_port *l, int64_t left, uint32_t size)
+static int64_t contend(int64_t *out_free, uint64_t *contended, int64_t left,
+                       uint32_t size)
 {
     int64_t start = left + DN1_WIRE_NS + DN1_SWITCH_NS;
 
-    if (start < l->out_free) {
-        start = l->out_free;
-        l->contended++;
+    if (start < *out_free) {
+        start = *out_free;
+        (*contended)++;
     }
-    l->out_free = start + (int64_t)(size - DN1_LINK_FRAME_HDR) * DN1_LINK_NS_PER_BYTE;
+    *out_free = start + (int64_t)(size - DN1_LINK_FRAME_HDR) * DN1_LINK_NS_PER_BYTE;
     return start;
+}
+
+/* The link to a board: the frame's stamp is moved so that the receiver's
+ * arrival (stamp + 2 wires + switch + serialization) comes out right. */
+void sw_contend(struct sw_port *p, uint8_t *f, uint32_t size)
+{
+    int64_t start = contend(&p->out_free, &p->contended, (int64_t)dn1_get_be64(f + 8), size);
+
+    dn1_put_be64(f + 8, (uint64_t)(start - DN1_WIRE_NS - DN1_SWITCH_NS));
+}
+
+/* A cable between switches: the frame goes on to the next switch at the
+ * returned time. */
+int64_t sw_link_contend(struct topo_port *l, int64_t left, uint32_t size)
+{
+    return contend(&l->out_free, &l->contended, left, size);
 }
