@@ -40,17 +40,27 @@ for f in "$qemu" "$fw" "$sw" "$top/build/dimmnet-soak-node"; do
     [ -e "$f" ] || { echo "scale.sh: $f missing (cmake --build build)" >&2; exit 2; }
 done
 mkdir -p "$out"
+
+# Boards $1 on topology $2 (single, fat-tree of 8-port switches): its
+# launcher arguments in targs, its switches and most switches crossed in
+# nsw and hops. Fails for a run not worth making: one switch past 64
+# boards, or a fat-tree that is one switch (the single run already).
+topology_of() {
+    local routes
+    targs=()
+    [ "$2" = fat-tree ] && targs=(--switch-radix 8)
+    [ "$2" = single ] && [ "$1" -gt 64 ] && return 1
+    routes=$("$sw" --ports "$1" "${targs[@]}" --routes summary | head -1)
+    nsw=$(sed -n 's/.* switches=\([0-9]*\) .*/\1/p' <<<"$routes")
+    hops=$(sed -n 's/.* max_hops=\([0-9]*\) .*/\1/p' <<<"$routes")
+    ! { [ "$2" = fat-tree ] && [ "$nsw" = 1 ]; }
+}
 if [ -n "$modeled" ]; then
     csv=$out/scale_fig4.csv
     echo "boards,topology,switches,max_hops,algorithm,barriers,mean_us_modeled,auto_pick" >"$csv"
     for n in $boards; do
         for topo in single fat-tree; do
-            targs=()
-            [ "$topo" = fat-tree ] && targs=(--switch-radix 8)
-            routes=$("$sw" --ports "$n" "${targs[@]}" --routes summary | head -1)
-            nsw=$(sed -n 's/.* switches=\([0-9]*\) .*/\1/p' <<<"$routes")
-            hops=$(sed -n 's/.* max_hops=\([0-9]*\) .*/\1/p' <<<"$routes")
-            [ "$topo" = fat-tree ] && [ "$nsw" = 1 ] && continue
+            topology_of "$n" "$topo" || continue
             for alg in $algorithms; do
                 res=$("$top/tools/dimmnet-soak" --nodes "$n" --barriers "$modeled" --algorithm "$alg" \
                       --warmup 1 --deterministic "${targs[@]}" --timeout 3000 2>&1)
@@ -85,14 +95,7 @@ chmod +x "$work/pss.sh"
 
 for n in $boards; do
     for topo in single fat-tree; do
-        targs=()
-        [ "$topo" = fat-tree ] && targs=(--switch-radix 8)
-        [ "$topo" = single ] && [ "$n" -gt 64 ] && continue
-        routes=$("$sw" --ports "$n" "${targs[@]}" --routes summary | head -1)
-        nsw=$(sed -n 's/.* switches=\([0-9]*\) .*/\1/p' <<<"$routes")
-        hops=$(sed -n 's/.* max_hops=\([0-9]*\) .*/\1/p' <<<"$routes")
-        # An 8-port fat-tree of 8 boards is one switch: the same run.
-        [ "$topo" = fat-tree ] && [ "$nsw" = 1 ] && continue
+        topology_of "$n" "$topo" || continue
         t0=$(date +%s.%N)
         pss=$("$top/tools/dimmnet-cluster" --quiet --qemu "$qemu" --firmware "$fw" -n "$n" \
               "${targs[@]}" --timeout 600 -- "$work/pss.sh" | sed -n 's/.*pss_kib=//p')
