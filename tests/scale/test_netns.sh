@@ -120,7 +120,10 @@ gone() {
         "${hostopts[@]}" --timeout 120 -- sleep 100 >"$work/gone-$kind.out" 2>&1 &
     lp=$!
     for _ in $(seq 600); do
-        [ "$(ls "$tmp"/dimmnet1-run.*/node*.hostbus 2>/dev/null | wc -l)" = 8 ] && break
+        # Every board ready (not only started): a board lost while it
+        # boots is "exited during start", another message.
+        [ "$(grep -l '^ready' "$tmp"/dimmnet1-run.*/node*.console 2>/dev/null | wc -l)" = 8 ] &&
+            [ "$(ls "$tmp"/dimmnet1-run.*/node*.hostbus 2>/dev/null | wc -l)" = 8 ] && break
         sleep 0.1
     done
     for d in "$tmp"/dimmnet1-run.*; do ids+=("${d##*/dimmnet1-run.}"); done
