@@ -380,6 +380,7 @@ struct dnf_cntr {
     struct dnf_domain *dom;
     enum fi_wait_obj wait;
     atomic_uint_fast64_t value, err;
+    uint64_t last_read;          /* fi_cntr_read's last answer: an unchanged one idles */
     int refs;                    /* endpoint bindings */
 };
 

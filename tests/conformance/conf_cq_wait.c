@@ -19,11 +19,19 @@
  *                    (-FI_EAGAIN) long before its timeout
  *   signal_pending   a signal with nobody waiting ends the next sread at
  *                    once, and only that one
+ *   poll_idles       2,000 empty fi_cq_read calls, and 2,000 fi_cntr_read
+ *                    calls that find the value they found before, give the
+ *                    CPU away (the thread's voluntary context switches rise
+ *                    by 1,000 or more each): a consumer spinning on them
+ *                    (Open MPI, fabtests) must not starve the processes
+ *                    that are the NIC (it took 4 ms a hop on 2 cores)
  *
  *   conf_cq_wait [CASE]   (under dimmnet-cluster -n 2: each node on its own;
  *                          a message to itself needs the switch)
  */
+#define _GNU_SOURCE     /* RUSAGE_THREAD */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "conf_util.h"
 
@@ -217,6 +225,38 @@ static void test_signal_pending(void)
     CHECK(conf_now_ms() - t0 >= 195);
 }
 
+static long voluntary_switches(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_THREAD, &ru);
+    return ru.ru_nvcsw;
+}
+
+static void test_poll_idles(void)
+{
+    struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE };
+    struct fi_cq_tagged_entry e;
+    struct fid_cntr *cntr = NULL;
+    long v0 = voluntary_switches();
+
+    for (int i = 0; i < 2000; i++) {
+        EXPECT(fi_cq_read(c.cq, &e, 1), -FI_EAGAIN);
+    }
+    long cq_sw = voluntary_switches() - v0;
+    CHECK_MSG(cq_sw >= 1000, "2,000 empty CQ reads gave the CPU away %ld times", cq_sw);
+
+    MUST(fi_cntr_open(c.domain, &attr, &cntr, NULL));
+    v0 = voluntary_switches();
+    for (int i = 0; i < 2000; i++) {
+        EXPECT(fi_cntr_read(cntr), 0);
+    }
+    long cntr_sw = voluntary_switches() - v0;
+    CHECK_MSG(cntr_sw >= 1000, "2,000 unchanged counter reads gave the CPU away %ld times",
+              cntr_sw);
+    EXPECT(fi_close(&cntr->fid), 0);
+}
+
 int main(int argc, char **argv)
 {
     static const struct test_case cases[] = {
@@ -225,6 +265,7 @@ int main(int argc, char **argv)
         { "sread_completion", test_sread_completion },
         { "signal_wakes", test_signal_wakes },
         { "signal_pending", test_signal_pending },
+        { "poll_idles", test_poll_idles },
         { NULL, NULL },
     };
 
