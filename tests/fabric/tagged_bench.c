@@ -6,13 +6,13 @@
  * 64 KiB, 1 MiB) and default counts (ping-pong 10,000 round trips below
  * 64 KiB, 1,000 at 64 KiB, 100 at 1 MiB; bandwidth 20,000 / 2,000 / 200
  * messages in windows of 64), each after 10 warm-up rounds, all divided by
- * DIV when given; one tag, receives posted ahead as the suite posts them,
+ * DIV when given, sizes up to MAX when given; one tag, receives posted ahead as the suite posts them,
  * completions found by spinning on fi_cq_read. Every received length is
  * checked and every size's last message compared byte for byte.
  * Per size: WALL-CLOCK figures (what a user's suite run takes) and, under
  * dimmnet-cluster --deterministic, MODELED ones (the board's clock,
  * fi_dimmnet_clock).
- *   dimmnet-cluster -n 2 [--deterministic] -- tagged_bench [DIV]
+ *   dimmnet-cluster -n 2 [--deterministic] -- tagged_bench [DIV [MAX]]
  */
 #include <dlfcn.h>
 #include <string.h>
@@ -199,6 +199,7 @@ int main(int argc, char **argv)
 {
     static const size_t sizes[] = { 64, 256, 1024, 4096, 65536, MAX_SIZE };
     unsigned div = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
+    size_t max = argc > 2 ? (size_t)atol(argv[2]) : MAX_SIZE;
     uint8_t *sbuf = malloc(MAX_SIZE), *rbuf = malloc(MAX_SIZE);
 
     CHECK(div >= 1 && sbuf && rbuf);
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
     CHECK_EQ(nodes, 2);
     peer = node_addr[1 - me];
     clock_fn = fi_dimmnet_modeled_clock();
-    for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+    for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]) && sizes[k] <= max; k++) {
         size_t len = sizes[k];
         unsigned pp = len >= MAX_SIZE ? 100 : len >= 65536 ? 1000 : 10000;
 
