@@ -17,15 +17,16 @@
 #   boards,topology,switches,max_hops,algorithm,barriers,mean_us_modeled,auto_pick
 # (mean_us_modeled: the highest rank's mean time in a barrier, after one
 # untimed warm-up barrier; auto_pick: what AUTO chose, on its row).
-#   scripts/scale.sh [--boards "8 16 32 64"] [--out DIR] [--barriers R] [--messages M]
-#                    [--modeled R [--algorithms "A B ..."]]
+#   scripts/scale.sh [--boards "8 16 32 64"] [--topologies "single fat-tree"] [--out DIR]
+#                    [--barriers R] [--messages M] [--modeled R [--algorithms "A B ..."]]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-boards="8 16 32 64" out=$top/build/bench barriers=300 messages=20000 modeled=""
+boards="8 16 32 64" topologies="single fat-tree" out=$top/build/bench barriers=300 messages=20000 modeled=""
 algorithms="firmware firmware-mcast host host-mcast auto firmware-paper firmware-paper-mcast"
 while [ $# -gt 0 ]; do
     case "$1" in
         --boards) boards=${2:?}; shift 2 ;;
+        --topologies) topologies=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         --barriers) barriers=${2:?}; shift 2 ;;
         --messages) messages=${2:?}; shift 2 ;;
@@ -59,7 +60,7 @@ if [ -n "$modeled" ]; then
     csv=$out/scale_fig4.csv
     echo "boards,topology,switches,max_hops,algorithm,barriers,mean_us_modeled,auto_pick" >"$csv"
     for n in $boards; do
-        for topo in single fat-tree; do
+        for topo in $topologies; do
             topology_of "$n" "$topo" || continue
             for alg in $algorithms; do
                 res=$("$top/tools/dimmnet-soak" --nodes "$n" --barriers "$modeled" --algorithm "$alg" \
@@ -94,7 +95,7 @@ EOF
 chmod +x "$work/pss.sh"
 
 for n in $boards; do
-    for topo in single fat-tree; do
+    for topo in $topologies; do
         topology_of "$n" "$topo" || continue
         t0=$(date +%s.%N)
         pss=$("$top/tools/dimmnet-cluster" --quiet --qemu "$qemu" --firmware "$fw" -n "$n" \

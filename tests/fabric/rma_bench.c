@@ -19,34 +19,21 @@
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 #include "fabric_util.h"
-#include "fi_dimmnet.h"
+#include "bench_stamp.h"
 
 #define WIN (4u << 20)
 
 static fi_addr_t peer;
 static fi_dimmnet_clock_fn clock_fn;
 
-struct stamp {
-    double wall;
-    uint64_t modeled;
-};
-
-static struct stamp stamp_now(void)
+static struct bench_stamp stamp_now(void)
 {
-    struct timespec ts;
-    struct stamp s = { 0, 0 };
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    s.wall = ts.tv_sec + ts.tv_nsec * 1e-9;
-    if (clock_fn) {
-        clock_fn(&s.modeled, NULL);
-    }
-    return s;
+    return bench_stamp_now(clock_fn);
 }
 
 /* One line a figure: per-operation us, or MB/s when @bytes. */
-static void report(const char *what, size_t len, unsigned n, struct stamp a, struct stamp b,
-                   int bandwidth)
+static void report(const char *what, size_t len, unsigned n, struct bench_stamp a,
+                   struct bench_stamp b, int bandwidth)
 {
     double w = b.wall - a.wall, m = (double)(b.modeled - a.modeled) * 1e-9;
 
@@ -158,7 +145,7 @@ int main(int argc, char **argv)
                   NULL));
 
     uint64_t one = 1, old = 0;
-    struct stamp a, b;
+    struct bench_stamp a, b;
 
     /* Warm-up: the target's RVATLB holds the window's first pages. */
     write_n(plain, NULL, 8, 4, base, key);

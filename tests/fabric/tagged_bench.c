@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include "fabric_util.h"
-#include "fi_dimmnet.h"
+#include "bench_stamp.h"
 
 #define TAG      0xfab7e575ull
 #define WINDOW   64u
@@ -30,22 +30,9 @@ static fi_dimmnet_clock_fn clock_fn;
 static unsigned tx_done, rx_done;     /* completions seen, by direction */
 static size_t rx_want;                /* every receive's length must be this */
 
-struct stamp {
-    double wall;
-    uint64_t modeled;
-};
-
-static struct stamp stamp_now(void)
+static struct bench_stamp stamp_now(void)
 {
-    struct timespec ts;
-    struct stamp s = { 0, 0 };
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    s.wall = ts.tv_sec + ts.tv_nsec * 1e-9;
-    if (clock_fn) {
-        clock_fn(&s.modeled, NULL);
-    }
-    return s;
+    return bench_stamp_now(clock_fn);
 }
 
 /* One CQ serves both directions: count what comes, by kind. */
@@ -109,7 +96,7 @@ static void post_recv(void *buf, size_t len)
     CHECK_MSG(rc == 0, "fi_trecv: %s", fi_strerror((int)-rc));
 }
 
-static void report(const char *test, size_t len, unsigned n, struct stamp a, struct stamp b,
+static void report(const char *test, size_t len, unsigned n, struct bench_stamp a, struct bench_stamp b,
                    double per_xfer_div)
 {
     double w = b.wall - a.wall, m = (double)(b.modeled - a.modeled) * 1e-9;
@@ -127,7 +114,7 @@ static void report(const char *test, size_t len, unsigned n, struct stamp a, str
  * half a round trip per transfer, as the suite prints. */
 static void pingpong(size_t len, unsigned n, uint8_t *sbuf, uint8_t *rbuf)
 {
-    struct stamp a = { 0, 0 };
+    struct bench_stamp a = { 0, 0 };
 
     tx_done = rx_done = 0;
     rx_want = len;
@@ -148,7 +135,7 @@ static void pingpong(size_t len, unsigned n, uint8_t *sbuf, uint8_t *rbuf)
         }
     }
     wait_counts(n + WARMUP, n + WARMUP);
-    struct stamp b = stamp_now();
+    struct bench_stamp b = stamp_now();
     CHECK_MSG(same(rbuf, len, (uint32_t)len + (1 - me)), "node %u: %zu bytes differ", me, len);
     if (me == 0) {
         report("pingpong", len, n, a, b, 2.0);
@@ -161,7 +148,7 @@ static void pingpong(size_t len, unsigned n, uint8_t *sbuf, uint8_t *rbuf)
 static void bandwidth(size_t len, unsigned n, uint8_t *sbuf, uint8_t *rbuf)
 {
     unsigned total = n + WARMUP, posted = 0;
-    struct stamp a = { 0, 0 };
+    struct bench_stamp a = { 0, 0 };
     int ack = 0;
     int actx;
 
