@@ -176,20 +176,58 @@ static int resume(void)
     return 1;
 }
 
+/*
+ * A cold start under a host that set up (docs/hardware.md section 10,
+ * "Restarts"): the setups in force when it came (cold_gens) lead nowhere,
+ * since where the ring stood is lost, so their senders are refused
+ * NO_BUFFER until the host sets up again; the host learns of it from a
+ * RESTART notice, which waits for room in its queue if need be.
+ */
+static uint16_t cold_gens[DN1_MSG_SENDERS];
+static uint8_t restart_notice_due;
+static uint32_t notice_slot_free(void);
+
+static void post_restart_notice(void)
+{
+    uint32_t at = notice_slot_free();
+
+    if (!restart_notice_due || !at) {
+        return;
+    }
+    for (unsigned i = 0; i < NOTICE_WORDS; i++) {
+        hal_llcm_write32(at + 4 * i, i == 0 ? DN1_NOTICE_NO_SENDER |
+                                     (uint32_t)DN1_NOTICE_RESTART << 16
+                                   : i == 6 ? nq_produced : 0);
+    }
+    hal_llcm_write32(CTRL(nq_produced), ++nq_produced);
+    restart_notice_due = 0;
+    fwstats_inc(DN1_FWST_MSG_COLD_STARTS);
+}
+
 int message_init(void)
 {
     if (resume()) {
         return 1;
     }
+    /* The host's notice count goes on where the firmware before left it
+     * (its notices stay the host's to take), if it makes sense. */
+    uint32_t consumed = hal_llcm_read32(CTRL(nq_consumed));
+    uint32_t produced = hal_llcm_read32(CTRL(nq_produced));
+    int host = hal_llcm_read32(CTRL(enable)) == DN1_MSG_ENABLE &&
+               produced - consumed <= hal_llcm_read32(CTRL(nq_entries));
+
     for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
         uint32_t gens = hal_llcm_read32(SLOT_GENS(src));
 
         /* A post left from before this boot is not ours to take. */
         message_senders[src] = (struct sender){ .post_taken = (uint16_t)(gens >> 16) };
+        cold_gens[src] = host ? (uint16_t)gens : 0;
         publish(src, &message_senders[src]);
     }
-    nq_produced = 0;
-    hal_llcm_write32(CTRL(nq_produced), 0);
+    nq_produced = host ? produced : 0;
+    hal_llcm_write32(CTRL(nq_produced), nq_produced);
+    restart_notice_due = (uint8_t)host;
+    post_restart_notice();
     return 0;
 }
 
@@ -198,6 +236,12 @@ int message_init(void)
  * start a newer incarnation (the new host may not be the one it spoke to). */
 static int adopt(struct sender *s, unsigned src, uint16_t gen)
 {
+    if (gen == cold_gens[src]) {
+        post_restart_notice();          /* a setup from before a cold start */
+        return -1;
+    }
+    cold_gens[src] = 0;
+
     uint32_t off = hal_llcm_read32(SLOT(src, sysbuf_off));
     uint32_t size = hal_llcm_read32(SLOT(src, sysbuf_size));
     uint32_t freed = hal_llcm_read32(SLOT(src, freed));

@@ -114,6 +114,7 @@ static const char *const fw_stat_names[DN1_FWST_COUNT] = {
     [DN1_FWST_ATOMIC_TX_ERRORS] = "atomic_tx_errors",
     [DN1_FWST_MSG_INCARNATIONS] = "msg_incarnations",
     [DN1_FWST_NACK_INCARNATION] = "nack_incarnation",
+    [DN1_FWST_MSG_COLD_STARTS] = "msg_cold_starts",
 };
 
 unsigned dn_fw_stat_count(void)

@@ -288,14 +288,14 @@ int dn_flash_write(dn_node *n, const void *img, size_t len, unsigned *slot_out,
     return DN_OK;
 }
 
-int dn_nic_restart(dn_node *n, int timeout_ms)
+static int nic_restart(dn_node *n, int timeout_ms, uint64_t how)
 {
     int rc;
 
     if (!n || timeout_ms < 0) {
         return DN_EINVAL;
     }
-    if ((rc = dn_hb_call(n, DN1_HB_NIC_RESTART, 0, 0, 0, NULL)) != DN_OK) {
+    if ((rc = dn_hb_call(n, DN1_HB_NIC_RESTART, how, 0, 0, NULL)) != DN_OK) {
         return rc;
     }
     /* IRQ_STATUS.RESTART: the old firmware has not left yet (it may still
@@ -317,4 +317,14 @@ int dn_nic_restart(dn_node *n, int timeout_ms)
         }
     }
     return dn_wait_ready(n, timeout_ms, 0);
+}
+
+int dn_nic_restart(dn_node *n, int timeout_ms)
+{
+    return nic_restart(n, timeout_ms, DN1_NIC_RESTART_ASK);
+}
+
+int dn_nic_reset(dn_node *n, int timeout_ms)
+{
+    return nic_restart(n, timeout_ms, DN1_NIC_RESTART_HARD);
 }

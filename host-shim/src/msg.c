@@ -125,21 +125,7 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     *dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_off)) = cfg->nq_off;
     *dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_entries)) = cfg->nq_entries;
     *dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed)) = m->nq_consumed;
-    for (unsigned s = 0; s < cfg->senders; s++) {
-        uint32_t slot = MSG_SLOT(s);
-        volatile uint32_t *gens = dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen));
-        uint32_t g = __atomic_load_n(gens, __ATOMIC_ACQUIRE);
-        uint16_t setup_gen = (uint16_t)(g + 1) ? (uint16_t)(g + 1) : 1;
-
-        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_off)) =
-            cfg->sysbuf_off + s * cfg->sysbuf_bytes;
-        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_size)) = cfg->sysbuf_bytes;
-        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, freed)) = 0;
-        m->senders[s].setup_gen = setup_gen;
-        /* A post the firmware has not taken stays ours to wait for. */
-        m->senders[s].post_gen = (uint16_t)(g >> 16);
-        __atomic_store_n(gens, (g & 0xffff0000u) | setup_gen, __ATOMIC_RELEASE);
-    }
+    dn_msg_setup_senders(n);
     /* Senders beyond ours: no setup (a stale one from an earlier process
      * would take messages whose notices we would not free). */
     for (unsigned s = cfg->senders; s < DN1_MSG_SENDERS; s++) {
@@ -155,6 +141,29 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     dn_host_charge(n, DN_HOST_LOAD, 2 + DN1_MSG_SENDERS);
     dn_host_charge(n, DN_HOST_STORE, 6 + DN1_MSG_SENDERS + 3u * cfg->senders);
     return DN_OK;
+}
+
+/* Each of our senders' system buffer, empty, under a new setup generation
+ * (the firmware takes it over at the sender's next packet). */
+void dn_msg_setup_senders(dn_node *n)
+{
+    const struct dn_msg_config *cfg = &n->msg->cfg;
+
+    for (unsigned s = 0; s < cfg->senders; s++) {
+        uint32_t slot = MSG_SLOT(s);
+        volatile uint32_t *gens = dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen));
+        uint32_t g = __atomic_load_n(gens, __ATOMIC_ACQUIRE);
+        uint16_t setup_gen = (uint16_t)(g + 1) ? (uint16_t)(g + 1) : 1;
+
+        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_off)) =
+            cfg->sysbuf_off + s * cfg->sysbuf_bytes;
+        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, sysbuf_size)) = cfg->sysbuf_bytes;
+        *dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, freed)) = 0;
+        n->msg->senders[s].setup_gen = setup_gen;
+        /* A post the firmware has not taken stays ours to wait for. */
+        n->msg->senders[s].post_gen = (uint16_t)(g >> 16);
+        __atomic_store_n(gens, (g & 0xffff0000u) | setup_gen, __ATOMIC_RELEASE);
+    }
 }
 
 /* @inc is in use: it is the node's newest (serially) from now on. */

@@ -123,6 +123,8 @@ void dn_msg_recv_free(dn_node *n);
 #define MSG_TAG_ROUND(tag)  ((uint16_t)(((tag) >> 16) & 0x7fu))
 
 void dn_msg_inc_taken(dn_node *n, uint8_t inc);
+/* Every sender's system buffer anew (dn_msg_init, and after a cold start). */
+void dn_msg_setup_senders(dn_node *n);
 
 #define MSG_SLOT(src)  (DN1_LLCM_MSG_SLOTS + (uint32_t)sizeof(struct dn1_msg_slot) * (src))
 

@@ -178,6 +178,46 @@ int dn_msg_recv_withdraw(dn_node *n, struct dn_msg_req *r)
     return 0;
 }
 
+/*
+ * The firmware started cold under us (a RESTART notice; docs/hardware.md
+ * section 10, "Restarts"): it forgot where each sender's ring stands, and
+ * refuses them until we set up again. What waits in the rings (arrivals
+ * no receive took, beyond the stash's heap budget) moves to the heap
+ * first, so that nothing a notice announced is lost or overwritten; then
+ * every ring starts empty under a new setup. A half-received message was
+ * dropped with the firmware's state: its sender sends it again whole (it
+ * is answered INCARNATION). A posted user buffer the firmware had not
+ * taken is forgotten too (dn_msg_post_buffer may post again).
+ */
+static void cold_start(dn_node *n)
+{
+    struct dn_msg_state *m = n->msg;
+
+    for (struct msg_arrival *a = m->stash; a; a = a->next) {
+        if (a->alloc_id == NO_ALLOC) {
+            continue;
+        }
+        a->heap = malloc(a->len ? a->len : 1);
+        if (!a->heap) {
+            abort();            /* a notice must not be dropped */
+        }
+        dn_copy(n, a->heap, a->data, a->len);
+        a->data = a->heap;
+        m->stash_heap_bytes += a->len;
+        a->alloc_id = NO_ALLOC;
+    }
+    for (unsigned src = 0; src < m->cfg.senders; src++) {
+        struct msg_sender *s = &m->senders[src];
+
+        s->allocs_head += s->nallocs;      /* ids handed out before: gone */
+        s->nallocs = 0;
+        s->freed = 0;
+        s->expect_no = 0;
+    }
+    dn_msg_setup_senders(n);
+    m->stats.cold_starts++;
+}
+
 /* Take the notices the firmware posted since last time. */
 void dn_msg_recv_progress(dn_node *n)
 {
@@ -195,6 +235,10 @@ void dn_msg_recv_progress(dn_node *n)
 
         dn_nic_read(n, &no, e, sizeof(no));   /* little-endian host, as the NIC wrote */
         m->nq_consumed++;
+        if (no.src == DN1_NOTICE_NO_SENDER && (no.flags & DN1_NOTICE_RESTART)) {
+            cold_start(n);
+            continue;
+        }
         if (no.src >= m->cfg.senders || no.addr > DN1_HOSTMEM_SIZE ||
             no.len > DN1_HOSTMEM_SIZE - no.addr ||
             no.setup_gen != m->senders[no.src].setup_gen) {

@@ -57,8 +57,11 @@ enum dn1_hb_op {
                                set (erase, program, status, read array) */
     DN1_HB_NIC_RESTART = 8, /* restart the NIC processor from its reset
                                vector (the boot loader); the Martini keeps
-                               its state, packets for firmware stay held */
+                               its state, packets for firmware stay held;
+                               arg0 DN1_NIC_RESTART_* */
 };
+#define DN1_NIC_RESTART_ASK  0u  /* the firmware may leave state first */
+#define DN1_NIC_RESTART_HARD 1u  /* at once, not asked: it starts cold */
 
 #define DN1_HB_CLOCK_MAX_NS  1000000000ull
 

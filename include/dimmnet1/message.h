@@ -103,7 +103,8 @@
 /* Restart-safe conversations (section 10). */
 #define DN1_FWST_MSG_INCARNATIONS 42 /* conversations started by a newer incarnation */
 #define DN1_FWST_NACK_INCARNATION 43 /* packets of no conversation in force: NACKed */
-#define DN1_FWST_COUNT            44
+#define DN1_FWST_MSG_COLD_STARTS  44 /* RESTART notices: cold starts under a host's setup */
+#define DN1_FWST_COUNT            45
 
 /*
  * Message control block (LLCM, NIC-reserved part): the receiving host sets
@@ -172,5 +173,11 @@ struct dn1_msg_notice {
     uint16_t reserved1;
 };
 #define DN1_NOTICE_USER          0x01u
+/* A cold firmware start under the host's setup: every sender's system
+ * buffer and posted user buffer are forgotten, and refused NO_BUFFER until
+ * the host sets them up again (src DN1_NOTICE_NO_SENDER, nothing else but
+ * index set; docs/hardware.md section 10, "Restarts"). */
+#define DN1_NOTICE_RESTART       0x02u
+#define DN1_NOTICE_NO_SENDER     0xffffu
 
 #endif

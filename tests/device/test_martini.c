@@ -1564,6 +1564,34 @@ static void t_nic_restart(void)
     CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), 0);
 }
 
+/* NIC_RESTART HARD (contract 1.26): at once, the firmware not asked even
+ * though it enabled RESTART and says READY, and over a restart already
+ * asked for; another arg0 is refused EINVAL, counted, and restarts nothing. */
+static void t_nic_restart_hard(void)
+{
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RESTART);
+    qb_set_reg(&b, DN1_REG_FW_STATUS, DN1_FW_READY);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, DN1_NIC_RESTART_HARD, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_ENABLE), 0);
+    CHECK_EQ(b.irq_level, 0);
+    /* Asked first, then hard: the hard one does not wait for the grace. */
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RESTART);
+    qb_set_reg(&b, DN1_REG_FW_STATUS, DN1_FW_READY);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, DN1_NIC_RESTART_ASK, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), DN1_IRQ_RESTART);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, DN1_NIC_RESTART_HARD, NULL), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_IRQ_STATUS), 0);
+    CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), 0);
+    /* Nothing else is a way to restart. */
+    qb_set_reg(&b, DN1_REG_FW_STATUS, DN1_FW_READY);
+    uint64_t errs = qb_counter(&b, DN1_CNT_ERR_HOSTBUS);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, 2, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_HOSTBUS), errs + 1);
+    CHECK_EQ(qb_reg(&b, DN1_REG_FW_STATUS), DN1_FW_READY);
+}
+
 /* FLASH_READ / FLASH_WRITE on a board without a flash device (qtest runs
  * one without): ENOFLASH, counted; BOOT_* are plain registers. */
 static void t_flash_ops_without_flash(void)
@@ -1591,7 +1619,7 @@ static const struct test_case cases[] = {
     CASE(rvatlb_protection), CASE(rvatlb_read), CASE(patlb), CASE(read_serve), CASE(read_done),
     CASE(control_frames), CASE(control_frames_sync), CASE(boot_quantum), CASE(group_read),
     CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
-    CASE(nic_restart), CASE(flash_ops_without_flash), CASE(hostbus_posted),
+    CASE(nic_restart), CASE(nic_restart_hard), CASE(flash_ops_without_flash), CASE(hostbus_posted),
     CASE(link_merge),
     { NULL, NULL },
 };

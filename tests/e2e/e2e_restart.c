@@ -12,6 +12,10 @@
  *   e2e_restart receiver  each receiver dies after a few messages; a new
  *                         receiver process sets up again while node 0,
  *                         which lives on, keeps sending
+ *   e2e_restart cold      each receiver's process lives on while its NIC
+ *                         is reset hard (a cold firmware start: nothing
+ *                         handed over) with messages waiting in its ring
+ *                         and notice queue; node 0 keeps sending
  *
  * What must hold (docs/hardware.md section 10, "Restarts"): every message
  * a process had handed over (its send complete) is delivered once, in
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "../common/check.h"
 #include "dimmnet1/dn.h"
@@ -79,7 +84,7 @@ static int intact(const uint8_t *b, size_t len, unsigned dst, uint32_t tag)
     return 1;
 }
 
-static void open_node(uint32_t ring)
+static void open_node_stash(uint32_t ring, uint64_t stash_bytes)
 {
     struct dn_msg_config cfg;
 
@@ -88,7 +93,15 @@ static void open_node(uint32_t ring)
     if (ring) {
         cfg.sysbuf_bytes = ring;
     }
+    if (stash_bytes != UINT64_MAX) {
+        cfg.stash_bytes = stash_bytes;
+    }
     CHECK_EQ(dn_msg_init(n, &cfg), DN_OK);
+}
+
+static void open_node(uint32_t ring)
+{
+    open_node_stash(ring, UINT64_MAX);
 }
 
 static void send_to_all(uint32_t tag)
@@ -282,6 +295,62 @@ static void sender_lives_on(void)
     CHECK_EQ(dn_rendezvous("end", T), DN_OK);
 }
 
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Cold mode: the receiver takes RX_KEEP messages, lets the ring fill
+ * (arrivals no receive takes stay in the ring: no heap stash), takes some
+ * of the notices, resets its NIC hard, and then takes every message from
+ * RX_KEEP on, in order, once, byte for byte. */
+static void receiver_lives_through_cold_start(void)
+{
+    static uint8_t b[RX_SIZE];
+    struct dn_msg_status st;
+    struct dn_msg_stats ms;
+    uint32_t cold = 0;
+
+    open_node_stash(RX_RING, 0);
+    CHECK_EQ(dn_rendezvous("ready", T), DN_OK);
+    for (uint32_t i = 0; i < RX_TOTAL; i++) {
+        if (i == RX_KEEP) {
+            /* Node 0 fills the ring meanwhile; half of what arrived is
+             * taken into the stash (pinned in the ring), the rest waits
+             * as notices. */
+            for (int64_t until = now_ms() + 300; now_ms() < until;) {
+                dn_idle(n);
+            }
+            CHECK_EQ(dn_msg_progress(n), DN_OK);
+            for (int64_t until = now_ms() + 100; now_ms() < until;) {
+                dn_idle(n);
+            }
+            CHECK_EQ(dn_msg_stats(n, &ms), DN_OK);
+            printf("node %u: %llu messages waiting in the ring at the reset\n", me,
+                   (unsigned long long)ms.stashed);
+            CHECK(ms.stashed >= 2);
+            CHECK_EQ(dn_nic_reset(n, T), DN_OK);
+        }
+        CHECK_EQ(dn_msg_recv(n, 0, DN_ANY_TAG, b, sizeof(b), &st, T), DN_OK);
+        CHECK_EQ(st.tag, i);
+        CHECK_EQ(st.len, RX_SIZE);
+        CHECK(intact(b, st.len, me, i));
+        if (check_failures) {
+            break;
+        }
+    }
+    CHECK_EQ(dn_msg_stats(n, &ms), DN_OK);
+    CHECK_EQ(ms.cold_starts, 1);
+    CHECK_EQ(ms.notice_errors, 0);
+    CHECK_EQ(dn_fw_stat_read(n, DN1_FWST_MSG_COLD_STARTS, &cold), DN_OK);
+    CHECK_EQ(cold, 1);
+    printf("node %u: all %u messages in order through a cold start\n", me, RX_TOTAL);
+    CHECK_EQ(dn_rendezvous("end", T), DN_OK);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -306,8 +375,14 @@ int main(int argc, char **argv)
             CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
             CHECK_EQ(in_child(second_receiver), 0);
         }
+    } else if (!strcmp(mode, "cold")) {
+        if (me == 0) {
+            sender_lives_on();
+        } else {
+            receiver_lives_through_cold_start();
+        }
     } else {
-        fprintf(stderr, "usage: e2e_restart sender|board|receiver\n");
+        fprintf(stderr, "usage: e2e_restart sender|board|receiver|cold\n");
         return 2;
     }
     if (check_failures == 0) {

@@ -75,6 +75,11 @@ expect_in "$work/out" "flashing failed: .*flash" bios-write
 cluster -n 1 --bios -- "$tool" restart >"$work/out" 2>&1 || { fail "restart with -bios"; cat "$work/out" >&2; }
 [ "$(grep -c 'loaded by the board (-bios, no flash)' "$work/out")" = 2 ] ||
     { fail "bios-restart: not running the -bios image before and after:"; cat "$work/out" >&2; }
+# restart --hard: a hard reset (nothing handed over), and the firmware comes up.
+cluster -n 1 --bios -- "$tool" restart --hard >"$work/out" 2>&1 || { fail "restart --hard"; cat "$work/out" >&2; }
+expect_in "$work/out" "node 0: resetting \(hard, nothing handed over\) the NIC processor" hard-restart
+[ "$(grep -c 'loaded by the board (-bios, no flash)' "$work/out")" = 2 ] ||
+    { fail "hard-restart: not running the -bios image before and after:"; cat "$work/out" >&2; }
 
 scenario "flash node 1 while node 0 sends it messages; bad images refused first"
 cluster -n 2 --flash-dir "$work/fd1" --log-dir "$work/log1" -- "$traffic" "$good" "$work/new.img" \

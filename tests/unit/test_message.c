@@ -206,14 +206,93 @@ static void t_restart_handover(void)
     CHECK_EQ(notice(1).len, 1000);
     CHECK_EQ(notice(1).addr, 0x2000 + 104);
     CHECK_EQ(message_init(), 0);                        /* taken once only */
-    /* A flipped bit in the record: start over, as after a power-on. */
+    /* A flipped bit in the record: a cold start (t_cold_start). */
     setup();
     setup_sender(3, 0x2000, 0x4000);
     send_msg(3, 4, 100, 464, NULL);
     message_save();
     fake_sram[DN1_MSG_SRAM_HANDOVER + 200] ^= 4;
     CHECK_EQ(message_init(), 0);
+    CHECK_EQ(produced(), 2);                            /* the RESTART notice */
+    CHECK_EQ(notice(1).flags, DN1_NOTICE_RESTART);
+}
+
+/* A cold start (no handover) under a host that set up: the notice count
+ * goes on, a RESTART notice follows the host's last, the setups in force
+ * are refused NO_BUFFER (where their rings stood is lost) until the host
+ * sets up again; then the ring starts empty and the sender starts a new
+ * conversation at f_seq 0 (one caught in the middle is told INCARNATION). */
+static void t_cold_start(void)
+{
+    setup_sender(3, 0x2000, 0x4000);
+    setup_sender(4, 0x6000, 0x1000);
+    send_msg(3, 4, 100, 464, NULL);                     /* notice 0 */
+    send_msg(4, 5, 200, 464, NULL);                     /* notice 1 */
+    CHECK_EQ(deliver(msg_pkt(3, seq_of[3]++, 6, 1000, 0, 464)).action, RX_CONTINUE);
+    uint32_t cold0 = fwstats_counts[DN1_FWST_MSG_COLD_STARTS];
+    CHECK_EQ(message_init(), 0);                        /* no record: cold */
+    CHECK_EQ(produced(), 3);
+    struct dn1_msg_notice no = notice(2);
+    CHECK_EQ(no.src, DN1_NOTICE_NO_SENDER);
+    CHECK_EQ(no.flags, DN1_NOTICE_RESTART);
+    CHECK_EQ(no.index, 2);
+    CHECK_EQ(no.len, 0);
+    CHECK_EQ(fwstats_counts[DN1_FWST_MSG_COLD_STARTS], cold0 + 1);
+    /* The rest of the half-received message, and a new one: refused. */
+    struct fake_decision d = deliver(msg_pkt(3, seq_of[3], 6, 1000, 464, 464));
+    CHECK_EQ(d.action, RX_NACK);
+    CHECK_EQ(d.nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(send_msg(4, 7, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(produced(), 3);                            /* one RESTART notice only */
+    /* The host sets up again: an empty ring, a new conversation. */
+    setup_sender(3, 0x2000, 0x4000);
+    uint64_t at;
+    d = send_msg(3, 8, 300, 464, &at);
+    CHECK_EQ(d.action, RX_CONTINUE);
+    CHECK_EQ(at, 0x2000);
+    CHECK_EQ(notice(3).msg_no, 0);
+    CHECK_EQ(notice(3).src, 3);
+    /* Sender 4, not set up again, is still refused. */
+    CHECK_EQ(send_msg(4, 9, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+}
+
+/* A cold start whose notice queue is full: the RESTART notice waits for
+ * room and goes with the first refusal after the host made some. */
+static void t_cold_start_queue_full(void)
+{
+    enable_queue(2);
+    setup_sender(3, 0x2000, 0x4000);
+    send_msg(3, 1, 8, 464, NULL);
+    send_msg(3, 2, 8, 464, NULL);                       /* the queue is full */
+    CHECK_EQ(message_init(), 0);
+    CHECK_EQ(produced(), 2);                            /* no room yet */
+    CHECK_EQ(send_msg(3, 3, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(produced(), 2);
+    fake_nic_put_u32(CTRLW(nq_consumed), 2);            /* the host took both */
+    CHECK_EQ(send_msg(3, 3, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(produced(), 3);
+    CHECK_EQ(notice(0).flags, DN1_NOTICE_RESTART);     /* notice 2 of a 2-entry queue */
+    CHECK_EQ(notice(0).index, 2);
+}
+
+/* A cold start with no host set up (power-on, or a host that never
+ * enabled messages): nothing to tell, the count starts at 0. */
+static void t_cold_start_no_host(void)
+{
+    setup_sender(3, 0x2000, 0x4000);
+    send_msg(3, 1, 8, 464, NULL);
+    fake_nic_put_u32(CTRLW(enable), 0);
+    CHECK_EQ(message_init(), 0);
     CHECK_EQ(produced(), 0);
+    enable_queue(NQ_N);
+    /* Caught in the middle of its conversation: told INCARNATION, it
+     * starts a newer one, which the setup (adopted) takes. */
+    CHECK_EQ(send_msg(3, 2, 8, 464, NULL).nack_reason, DN1_NACK_INCARNATION);
+    seq_of[3] = 0;
+    inc_of[3]++;
+    CHECK_EQ(send_msg(3, 2, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(produced(), 1);
+    CHECK_EQ(notice(0).src, 3);
 }
 
 /* Step 5: a posted user buffer takes the next message whole (zero copy);
@@ -636,6 +715,9 @@ static const struct test_case cases[] = {
     { "single_packet", t_single_packet },
     { "multi_packet_contiguous", t_multi_packet_contiguous },
     { "restart_handover", t_restart_handover },
+    { "cold_start", t_cold_start },
+    { "cold_start_queue_full", t_cold_start_queue_full },
+    { "cold_start_no_host", t_cold_start_no_host },
     { "user_buffer", t_user_buffer },
     { "overflow_and_wrap", t_overflow_and_wrap },
     { "too_long", t_too_long },

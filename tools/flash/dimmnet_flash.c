@@ -8,7 +8,7 @@
  *   dimmnet-flash create --loader LOADER.bin [--cpu 4kc|r3000] FLASH IMAGE [IMAGE2]
  *   dimmnet-flash write [--no-restart] [--timeout SEC] IMAGE
  *   dimmnet-flash info
- *   dimmnet-flash restart [--timeout SEC]
+ *   dimmnet-flash restart [--hard] [--timeout SEC]
  *
  * pack: an image from a linked firmware ELF, and its size report.
  * check: is each file an image this board (or --cpu) can boot; exit 1 if not.
@@ -21,7 +21,9 @@
  *   processor into it and waits until it is ready.
  * info: the running firmware and both slots of a running board.
  * restart: restart the NIC processor (the loader boots the newer good slot,
- *   e.g. after write --no-restart) and wait until the firmware is ready.
+ *   e.g. after write --no-restart) and wait until the firmware is ready;
+ *   --hard: without asking the running firmware, which hands nothing over
+ *   (a cold start: docs/hardware.md section 10, "Restarts").
  * Exit status: 0 done; 1 refused or failed (the reason on stderr); 2 usage.
  */
 #include <errno.h>
@@ -47,7 +49,7 @@ static int usage(void)
             "       %s create --loader LOADER.bin [--cpu 4kc|r3000] FLASH IMAGE [IMAGE2]\n"
             "       %s write [--no-restart] [--timeout SEC] IMAGE\n"
             "       %s info\n"
-            "       %s restart [--timeout SEC]\n", prog, prog, prog, prog, prog, prog);
+            "       %s restart [--hard] [--timeout SEC]\n", prog, prog, prog, prog, prog, prog);
     return 2;
 }
 
@@ -418,14 +420,16 @@ static int cmd_info(int argc, char **argv)
     return 0;
 }
 
-/* NIC_RESTART and wait for the firmware it boots: 0, or 1 with the reason. */
-static int restart_node(dn_node *n, int timeout_s)
+/* NIC_RESTART (@hard: a hard reset) and wait for the firmware it boots:
+ * 0, or 1 with the reason. */
+static int restart_node(dn_node *n, int timeout_s, int hard)
 {
     int rc;
 
-    printf("node %u: restarting the NIC processor\n", dn_node_id(n));
+    printf("node %u: %s the NIC processor\n", dn_node_id(n),
+           hard ? "resetting (hard, nothing handed over)" : "restarting");
     fflush(stdout);
-    rc = dn_nic_restart(n, timeout_s * 1000);
+    rc = hard ? dn_nic_reset(n, timeout_s * 1000) : dn_nic_restart(n, timeout_s * 1000);
     if (rc != DN_OK) {
         fprintf(stderr, "%s: node %u: firmware did not come up after the restart: %s\n",
                 prog, dn_node_id(n), dn_strerror(rc));
@@ -493,20 +497,24 @@ static int cmd_write(int argc, char **argv)
     }
     printf("node %u: slot %u written, read back and committed in %.1f s (wall clock)\n",
            dn_node_id(n), slot, now_s() - t0);
-    rc = restart ? restart_node(n, timeout_s) : 0;
+    rc = restart ? restart_node(n, timeout_s, 0) : 0;
     dn_close(n);
     return rc;
 }
 
 static int cmd_restart(int argc, char **argv)
 {
-    int timeout_s = 60, rc;
+    int timeout_s = 60, hard = 0, rc;
     dn_node *n;
 
-    if (argc == 2 && !strcmp(argv[0], "--timeout")) {
-        timeout_s = atoi(argv[1]);
-    } else if (argc) {
-        return usage();
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--hard")) {
+            hard = 1;
+        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            timeout_s = atoi(argv[++i]);
+        } else {
+            return usage();
+        }
     }
     if (timeout_s <= 0) {
         return usage();
@@ -515,7 +523,7 @@ static int cmd_restart(int argc, char **argv)
         return 1;
     }
     print_running(n);
-    rc = restart_node(n, timeout_s);
+    rc = restart_node(n, timeout_s, hard);
     dn_close(n);
     return rc;
 }

@@ -376,7 +376,7 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
                                           le64_to_cpu(req->arg1), &value);
             break;
         case DN1_HB_NIC_RESTART:
-            status = martini_nic_restart(s);
+            status = martini_nic_restart(s, arg0);
             break;
         case DN1_HB_CLOCK:
             /* With host sync, the asked-for time has passed by now. */

@@ -864,11 +864,19 @@ static void martini_restart_grace_over(void *opaque)
  * READY is asked first: new arrivals wait, the interrupt comes once nothing
  * is held, and the firmware saves what must survive and clears READY
  * (martini_write), which restarts the processor; it gets
- * DN1_RESTART_GRACE_NS of virtual time. Otherwise the restart is at once.
- * IRQ_STATUS.RESTART tells the host the restart has not happened yet.
+ * DN1_RESTART_GRACE_NS of virtual time. Otherwise, or when @how says
+ * DN1_NIC_RESTART_HARD, the restart is at once. IRQ_STATUS.RESTART tells
+ * the host the restart has not happened yet.
  */
-int32_t martini_nic_restart(MartiniState *s)
+int32_t martini_nic_restart(MartiniState *s, uint64_t how)
 {
+    if (how == DN1_NIC_RESTART_HARD) {
+        martini_restart_now(s);     /* a hard reset: the firmware is not asked */
+        return 0;
+    }
+    if (how != DN1_NIC_RESTART_ASK) {
+        return DN1_HB_EINVAL;
+    }
     if (s->restart_pending) {
         return 0;               /* asked already */
     }

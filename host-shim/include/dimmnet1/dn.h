@@ -573,6 +573,8 @@ struct dn_msg_stats {
     uint64_t notice_errors;             /* notices out of order or malformed (never expected) */
     uint64_t incarnations;              /* conversations started over: a receiver
                                            answered INCARNATION (it was set up anew) */
+    uint64_t cold_starts;               /* this node's firmware started cold under
+                                           us: every sender set up again */
 };
 int dn_msg_stats(dn_node *n, struct dn_msg_stats *st);
 
@@ -742,6 +744,11 @@ int dn_flash_write(dn_node *n, const void *img, size_t len, unsigned *slot_out,
 /* Restart the NIC processor and wait (wall clock) until the firmware it
  * boots is READY: DN_ENOFW if it does not come up (the loader found nothing). */
 int dn_nic_restart(dn_node *n, int timeout_ms);
+/* The same as a hard reset: the firmware is not asked to leave its state
+ * (no handover), so it starts cold (docs/hardware.md section 10,
+ * "Restarts"); a host living on with dn_msg_init done takes the RESTART
+ * notice and sets its senders up again by itself (dn_msg_stats: cold_starts). */
+int dn_nic_reset(dn_node *n, int timeout_ms);
 
 /*
  * Launcher rendezvous (like PMI put/get): publish a value under a key for

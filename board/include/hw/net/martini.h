@@ -196,7 +196,7 @@ void martini_count(MartiniState *s, unsigned counter);
 bool martini_reg_readable(hwaddr offset);
 uint32_t martini_reg_value(MartiniState *s, hwaddr offset);
 void martini_set_boot(MartiniState *s, uint32_t version, uint32_t slot);
-int32_t martini_nic_restart(MartiniState *s);
+int32_t martini_nic_restart(MartiniState *s, uint64_t how);
 void martini_restart_now(MartiniState *s);
 void martini_rx_enqueue(MartiniState *s, const uint8_t *pkt, uint32_t size);
 bool martini_rx_can_accept(MartiniState *s);
