@@ -100,7 +100,7 @@ enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_W
 struct dnf_hdr {
     uint32_t magic;
     uint8_t kind, flags;
-    uint16_t rsvd;
+    uint16_t sess;               /* the writer endpoint's session (dnf_ep) */
     uint64_t tag;
     union {
         uint64_t ignore;                   /* RREQ */
@@ -128,8 +128,14 @@ struct dnf_mbox {
     uint32_t rsvd0;
     struct dnf_hdr h;            /* kind RREQ */
     uint32_t rsvd1;
-    uint32_t check;              /* k ^ DNF_MBOX_CHECK */
+    uint32_t check;              /* DNF_MBOX_STAMP(k, the reader's session) */
 };
+/* A mailbox entry's or a landing's check names the session of the endpoint
+ * it is for: one written for an endpoint of an earlier process there (a
+ * late packet, issue 25) never passes for one of the present's. */
+#define DNF_SESS_CHECK(v, sess)  ((v) ^ (uint32_t)(sess) << 16)
+#define DNF_MBOX_STAMP(k, sess)  DNF_SESS_CHECK((k) ^ DNF_MBOX_CHECK, sess)
+#define DNF_LAND_STAMP(rid, sess) DNF_SESS_CHECK((rid) ^ DNF_LAND_CHECK, sess)
 _Static_assert(sizeof(struct dnf_mbox) == 64, "mailbox entry is 64 bytes");
 
 /* Landing (sender-side matching's one remote write): a receive of at most
@@ -155,7 +161,7 @@ struct dnf_land {
     uint32_t seen, lfree;
     uint8_t flags;               /* DNF_F_TAGGED, DNF_F_DATA */
     uint8_t rsvd[3];
-    uint32_t rid, check;         /* last: rid ^ DNF_LAND_CHECK */
+    uint32_t rid, check;         /* last: DNF_LAND_STAMP(rid, the receiver's session) */
 };
 _Static_assert(sizeof(struct dnf_land) == 48, "landing trailer is 48 bytes");
 _Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
@@ -619,6 +625,13 @@ struct dnf_ep {
     struct dnf_bounce *bounce;   /* DNF_BOUNCES, taken in posting order */
     unsigned bounce_next;
     uint32_t next_sid, next_rid;
+    /* This endpoint's session (random, not 0, new at every fi_enable), on
+     * every header it writes, and each peer's as its messages and
+     * advertisements tell it (0: not known yet, so nothing is advertised
+     * to it): mailbox entries and landings are checked against the
+     * reader's, so that an earlier process's late one is never taken. */
+    uint16_t session, peer_sess[DNF_NODES];
+    struct dnf_hdr ping;         /* what a PING says (its session) */
     /* Per peer: FIRSTs sent to it and taken from it, the highest RREQ id
      * taken from it, and the RREQs of it this node took (in order). */
     int sender_matching;         /* advertise directed receives */

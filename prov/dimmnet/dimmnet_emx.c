@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
 #include "dimmnet.h"
 #include "dimmnet1/packet_codec.h"
 
@@ -84,6 +86,14 @@ int dnf_emx_enable(struct dnf_ep *ep)
     }
     ep->mbox = mem + DNF_MBOX_OFF;
     memset(ep->mbox, 0, bytes);   /* nothing from an earlier process is taken */
+    /* A new session: what an earlier endpoint's peers wrote for it and the
+     * network still holds fails its check here (dimmnet.h). */
+    do {
+        if (getrandom(&ep->session, sizeof(ep->session), 0) != sizeof(ep->session)) {
+            ep->session = (uint16_t)(getpid() ^ time(NULL) ^ (uintptr_t)ep);
+        }
+    } while (ep->session == 0);
+    memset(ep->peer_sess, 0, sizeof(ep->peer_sess));
     bytes = (size_t)DNF_NODES * DNF_MBOX_SLOTS * DNF_LAND_CHUNK;
     if (size < DNF_LAND_OFF + bytes) {
         return -FI_ENODEV;
@@ -137,7 +147,8 @@ static int mbox_post(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
     m->e.k = ep->mbox_k[node]++;
     m->e.h = *h;
     m->e.h.magic = DNF_MAGIC;
-    m->e.check = m->e.k ^ DNF_MBOX_CHECK;
+    m->e.h.sess = ep->session;
+    m->e.check = DNF_MBOX_STAMP(m->e.k, ep->peer_sess[node]);
     ep->mbox_rid[node][m->e.k % DNF_MBOX_SLOTS] = h->rid;
     m->next = ep->mput_head;
     ep->mput_head = m;
@@ -196,14 +207,15 @@ void dnf_emx_progress(struct dnf_ep *ep)
 
             dn_host_work(ep->dom->node, DN_HOST_LOAD, 1);   /* the check word */
             if (__atomic_load_n((const uint32_t *)(slot + offsetof(struct dnf_mbox, check)),
-                                __ATOMIC_ACQUIRE) != (k ^ DNF_MBOX_CHECK)) {
+                                __ATOMIC_ACQUIRE) != DNF_MBOX_STAMP(k, ep->session)) {
                 break;
             }
             dnf_copy(ep->dom, &e, slot, sizeof(e));
-            if (e.k != k || e.check != (k ^ DNF_MBOX_CHECK) || e.h.magic != DNF_MAGIC ||
-                e.h.kind != DNF_K_RREQ) {
+            if (e.k != k || e.check != DNF_MBOX_STAMP(k, ep->session) ||
+                e.h.magic != DNF_MAGIC || e.h.kind != DNF_K_RREQ || e.h.sess == 0) {
                 break;            /* still being written: next turn */
             }
+            ep->peer_sess[node] = e.h.sess;   /* its landings go to this session */
             ep->mbox_next[node]++;
             dnf_emx_rreq(ep, node, &e.h, k % DNF_MBOX_SLOTS);
         }
@@ -274,6 +286,9 @@ void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
         }
     }
     node = (uint32_t)r->src;
+    if (!ep->peer_sess[node]) {
+        return;                   /* its session unknown yet: no mailbox check */
+    }
     part = r->len < DNF_EAGER ? r->len : DNF_EAGER;
     r->rid = ++ep->next_rid;
     r->expect = ep->recv_first[node];
@@ -454,6 +469,9 @@ int dnf_emx_direct_done(struct dnf_ep *ep, struct dnf_rx *r, int rc,
         return 1;
     }
     r->mflags = h.flags;
+    if (h.sess) {
+        ep->peer_sess[r->node] = h.sess;
+    }
     if (h.seen > ep->peer_seen[r->node]) {
         ep->peer_seen[r->node] = h.seen;
     }
@@ -557,7 +575,7 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
     struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = (uint32_t)h->len,
                            .sent = (uint32_t)sent, .flags = h->flags, .seen = h->seen,
                            .lfree = lfree < q->rid ? lfree : q->rid, .rid = q->rid,
-                           .check = q->rid ^ DNF_LAND_CHECK };
+                           .check = DNF_LAND_STAMP(q->rid, ep->peer_sess[t->node]) };
 
     tr.crc = land_crc(ep, buf, &tr);
 
@@ -681,7 +699,7 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
     const uint8_t *end = land_end(ep, node, r->land, r->zone);
     const uint8_t *at = end - sizeof(struct dnf_land);
     size_t max = r->zone ? DNF_ZONE_MAX : DNF_LAND_MAX;
-    uint64_t stamp = (uint64_t)(r->rid ^ DNF_LAND_CHECK) << 32 | r->rid;
+    uint64_t stamp = (uint64_t)DNF_LAND_STAMP(r->rid, ep->session) << 32 | r->rid;
     struct dnf_land tr;
 
     dn_host_work(ep->dom->node, DN_HOST_LOAD, 1);   /* the stamp */
@@ -689,9 +707,10 @@ int dnf_emx_landed(struct dnf_ep *ep, struct dnf_rx *r)
     if (seen != stamp) {
         uint32_t rid = (uint32_t)seen;
 
-        if (seen && (uint32_t)(seen >> 32) == (rid ^ DNF_LAND_CHECK)) {
-            /* Another landing's stamp, since we cleared it: a late packet.
-             * Ignored; if it hit ours, ours must come again. */
+        if (seen && ((DNF_LAND_STAMP(rid, 0) ^ (uint32_t)(seen >> 32)) & 0xffffu) == 0) {
+            /* Another landing's stamp (of any session), since we cleared
+             * it: a late packet. Ignored; if it hit ours, ours must come
+             * again. */
             if (rid != r->land_late) {
                 r->land_late = rid;
                 ep->stats.land_late++;

@@ -207,6 +207,7 @@ int dnf_ctl_send(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
     }
     c->h = *h;
     c->h.magic = DNF_MAGIC;
+    c->h.sess = ep->session;
     rc = dn_msg_isend(ep->dom->node, node, 0, &c->h, sizeof(c->h), &c->req);
     if (rc != DN_OK) {
         free(c);
@@ -435,6 +436,9 @@ static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "foreign message from node %u dropped\n", node);
         return;
     }
+    if (h.sess) {
+        ep->peer_sess[node] = h.sess;   /* messages are this process's peer's */
+    }
     switch (h.kind) {
     case DNF_K_FIRST:
         first_arrived(ep, node, &h, msg + sizeof(h), len - sizeof(h));
@@ -505,7 +509,8 @@ static int zc_step(struct dnf_ep *ep, struct dnf_tx *t)
         }
         if (!t->zc_direct) {
             t->zh = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_DONE,
-                                      .rid = t->zc_rid, .len = t->len };
+                                      .sess = ep->session, .rid = t->zc_rid,
+                                      .len = t->len };
         }
         t->zh.seq = t->zc_err != DN_OK;  /* the receive fails with it */
         rc = dn_msg_isend(ep->dom->node, t->node, t->zc_direct ? t->zc_rid : 0, &t->zh,
@@ -565,9 +570,12 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
     }
     if (t->err == DN_OK && t->wait_cts) {
         if (!t->ping && now_ms() >= t->ping_at) {
-            static const struct dnf_hdr ping = { .magic = DNF_MAGIC, .kind = DNF_K_PING };
-
-            if (dn_msg_isend(ep->dom->node, t->node, 0, &ping, sizeof(ping), &t->ping) != DN_OK) {
+            /* Read by the shim until delivered: the endpoint's own, the
+             * same for every ping. */
+            ep->ping = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_PING,
+                                         .sess = ep->session };
+            if (dn_msg_isend(ep->dom->node, t->node, 0, &ep->ping, sizeof(ep->ping),
+                             &t->ping) != DN_OK) {
                 t->ping = NULL;
             }
             t->ping_at = now_ms() + DNF_PING_MS;
@@ -764,7 +772,8 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
                  uint64_t flags)
 {
     int inject = (flags & FI_INJECT) != 0;
-    struct dnf_hdr h = { .magic = DNF_MAGIC, .flags = kflags, .len = len };
+    struct dnf_hdr h = { .magic = DNF_MAGIC, .flags = kflags, .sess = ep->session,
+                         .len = len };
     struct dnf_rreq *q;
     struct dnf_tx *t;
     uint32_t node;

@@ -209,7 +209,8 @@ static int notice_send(struct dnf_ep *ep, struct dnf_rma *op)
 {
     /* The shim reads the message from op->nh until it is delivered (and
      * again for a resend): it lives in the operation. */
-    op->nh = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_WDATA, .data = op->data,
+    op->nh = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_WDATA,
+                               .sess = ep->session, .data = op->data,
                                .len = op->len, .rid = op->wire,
                                .seen = op->kind == DNF_RMA_READ };
     op->nh.flags = (uint8_t)((op->flags & FI_REMOTE_CQ_DATA ? DNF_F_DATA : 0) |

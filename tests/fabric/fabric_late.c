@@ -123,11 +123,19 @@ int main(int argc, char **argv)
      * neither waits for the other (node 1 sends nothing more until the end,
      * so nothing of node 1 waits for an ACK that the switch holds). */
     if (me == 1) {
+        int64_t ack;
+
         t0 = now_us() + 2000;
         tsend_to(peer, &t0, sizeof(t0), TAG_T0, ctx[1]);
         take(&ctx[1], NULL, 1);
+        /* Node 0's answer: a receive is advertised to a sender only once a
+         * message of its has told its session (docs/libfabric.md). */
+        CHECK(fi_trecv(ep, &ack, sizeof(ack), NULL, peer, TAG_T0, 0, ctx[1]) == 0);
+        take(&ctx[1], NULL, 1);
     } else if (me == 0) {
         CHECK(fi_trecv(ep, &t0, sizeof(t0), NULL, peer, TAG_T0, 0, ctx[1]) == 0);
+        take(&ctx[1], NULL, 1);
+        tsend_to(peer, &t0, sizeof(t0), TAG_T0, ctx[1]);
         take(&ctx[1], NULL, 1);
     }
     for (unsigned r = 0; r < rounds && me < 2; r++) {
