@@ -177,7 +177,7 @@ int main(void)
             if (pid == 0) {
                 job(k);
                 fflush(NULL);
-                _exit(fab_failures() ? 1 : 0);
+                _exit(check_failures + fab_failures() ? 1 : 0);
             }
             int st = 0;
             CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
