@@ -359,6 +359,11 @@ int dn_msg_cancel(dn_node *n, dn_msg_req *req)
     return dn_msg_recv_withdraw(n, req) ? DN_OK : DN_EINVAL;
 }
 
+int dn_msg_incarnation(dn_node *n)
+{
+    return n && n->msg ? n->msg->inc : -1;
+}
+
 int dn_msg_stats(dn_node *n, struct dn_msg_stats *st)
 {
     if (!n || !n->msg || !st) {

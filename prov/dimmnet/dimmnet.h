@@ -625,7 +625,8 @@ struct dnf_ep {
     struct dnf_bounce *bounce;   /* DNF_BOUNCES, taken in posting order */
     unsigned bounce_next;
     uint32_t next_sid, next_rid;
-    /* This endpoint's session (random, not 0, new at every fi_enable), on
+    /* This endpoint's session (not 0, new at every fi_enable: the shim's
+     * incarnation << 8 | the process's count of enabled endpoints), on
      * every header it writes, and each peer's as its messages and
      * advertisements tell it (0: not known yet, so nothing is advertised
      * to it): mailbox entries and landings are checked against the

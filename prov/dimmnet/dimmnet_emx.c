@@ -40,8 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-#include <sys/random.h>
 #include "dimmnet.h"
 #include "dimmnet1/packet_codec.h"
 
@@ -87,12 +85,15 @@ int dnf_emx_enable(struct dnf_ep *ep)
     ep->mbox = mem + DNF_MBOX_OFF;
     memset(ep->mbox, 0, bytes);   /* nothing from an earlier process is taken */
     /* A new session: what an earlier endpoint's peers wrote for it and the
-     * network still holds fails its check here (dimmnet.h). */
-    do {
-        if (getrandom(&ep->session, sizeof(ep->session), 0) != sizeof(ep->session)) {
-            ep->session = (uint16_t)(getpid() ^ time(NULL) ^ (uintptr_t)ep);
-        }
-    } while (ep->session == 0);
+     * network still holds fails its check here (dimmnet.h). The process's
+     * incarnation (newer than any earlier process's on this node) and the
+     * endpoints it enabled before: distinct from the dead job's, and the
+     * same from run to run, so deterministic runs stay byte-identical. */
+    static unsigned enabled;
+    int inc = dn_msg_incarnation(ep->dom->node);
+
+    ep->session = (uint16_t)((inc > 0 ? inc : 0) << 8 | (++enabled & 0xffu));
+    ep->session = ep->session ? ep->session : 1;
     memset(ep->peer_sess, 0, sizeof(ep->peer_sess));
     bytes = (size_t)DNF_NODES * DNF_MBOX_SLOTS * DNF_LAND_CHUNK;
     if (size < DNF_LAND_OFF + bytes) {

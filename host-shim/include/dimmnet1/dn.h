@@ -577,6 +577,10 @@ struct dn_msg_stats {
                                            us: every sender set up again */
 };
 int dn_msg_stats(dn_node *n, struct dn_msg_stats *st);
+/* The incarnation this process's message conversations took (1..255; it is
+ * newer than any earlier process's on this node: docs/hardware.md section
+ * 10, "Restarts"), or -1 before dn_msg_init. */
+int dn_msg_incarnation(dn_node *n);
 
 /* Firmware statistics (LLCM, docs/hardware.md section 10): how many, names, values. */
 unsigned dn_fw_stat_count(void);
