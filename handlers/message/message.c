@@ -132,10 +132,49 @@ static uint32_t crc_head(uint32_t nq)
     return crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC), HO_LAYOUT), nq);
 }
 
+/*
+ * A cold start under a host that set up (docs/hardware.md section 10,
+ * "Restarts"): the setups in force when it came (cold_gens) lead nowhere,
+ * since where the ring stood is lost, so their senders are refused
+ * NO_BUFFER until the host sets up again; the host learns of it from a
+ * RESTART notice, which waits for room in its queue if need be.
+ */
+static uint16_t cold_gens[DN1_MSG_SENDERS];
+static uint8_t restart_notice_due;
+static uint32_t notice_slot_free(void);
+
+static void post_restart_notice(void)
+{
+    uint32_t at = notice_slot_free();
+
+    if (!restart_notice_due || !at) {
+        return;
+    }
+    for (unsigned i = 0; i < NOTICE_WORDS; i++) {
+        hal_llcm_write32(at + 4 * i, i == 0 ? DN1_NOTICE_NO_SENDER |
+                                     (uint32_t)DN1_NOTICE_RESTART << 16
+                                   : i == 6 ? nq_produced : 0);
+    }
+    hal_llcm_write32(CTRL(nq_produced), ++nq_produced);
+    restart_notice_due = 0;
+    fwstats_inc(DN1_FWST_MSG_COLD_STARTS);
+}
+
 void message_save(void)
 {
     const uint32_t *w = (const uint32_t *)(const void *)message_senders;
     uint32_t crc = crc_head(nq_produced);
+
+    /* A cold start the host has not set up after yet is not handed over:
+     * the next firmware starts cold too, and tells the host again. */
+    int cold = restart_notice_due;
+    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
+        cold |= cold_gens[src] != 0;
+    }
+    if (cold) {
+        hal_sram_write32(HO(0), 0);
+        return;
+    }
 
     hal_sram_write32(HO(4), HO_LAYOUT);
     hal_sram_write32(HO(8), nq_produced);
@@ -176,36 +215,12 @@ static int resume(void)
     return 1;
 }
 
-/*
- * A cold start under a host that set up (docs/hardware.md section 10,
- * "Restarts"): the setups in force when it came (cold_gens) lead nowhere,
- * since where the ring stood is lost, so their senders are refused
- * NO_BUFFER until the host sets up again; the host learns of it from a
- * RESTART notice, which waits for room in its queue if need be.
- */
-static uint16_t cold_gens[DN1_MSG_SENDERS];
-static uint8_t restart_notice_due;
-static uint32_t notice_slot_free(void);
-
-static void post_restart_notice(void)
-{
-    uint32_t at = notice_slot_free();
-
-    if (!restart_notice_due || !at) {
-        return;
-    }
-    for (unsigned i = 0; i < NOTICE_WORDS; i++) {
-        hal_llcm_write32(at + 4 * i, i == 0 ? DN1_NOTICE_NO_SENDER |
-                                     (uint32_t)DN1_NOTICE_RESTART << 16
-                                   : i == 6 ? nq_produced : 0);
-    }
-    hal_llcm_write32(CTRL(nq_produced), ++nq_produced);
-    restart_notice_due = 0;
-    fwstats_inc(DN1_FWST_MSG_COLD_STARTS);
-}
-
 int message_init(void)
 {
+    restart_notice_due = 0;
+    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
+        cold_gens[src] = 0;
+    }
     if (resume()) {
         return 1;
     }

@@ -256,6 +256,26 @@ static void t_cold_start(void)
     CHECK_EQ(send_msg(4, 9, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
 }
 
+/* A NIC restart asked for before the host set up again after a cold
+ * start: nothing is handed over (the setups in force lead nowhere still),
+ * so the next firmware starts cold too and tells the host again. */
+static void t_cold_start_then_restart(void)
+{
+    setup_sender(3, 0x2000, 0x4000);
+    send_msg(3, 1, 8, 464, NULL);                       /* notice 0 */
+    CHECK_EQ(message_init(), 0);                        /* cold: RESTART is notice 1 */
+    message_save();
+    CHECK_EQ(message_init(), 0);                        /* cold again, not resumed */
+    CHECK_EQ(produced(), 3);
+    CHECK_EQ(notice(2).flags, DN1_NOTICE_RESTART);
+    CHECK_EQ(send_msg(3, 2, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    /* Once the host set up again, a restart hands over as before. */
+    setup_sender(3, 0x2000, 0x4000);
+    CHECK_EQ(send_msg(3, 3, 8, 464, NULL).action, RX_CONTINUE);
+    message_save();
+    CHECK_EQ(message_init(), 1);
+}
+
 /* A cold start whose notice queue is full: the RESTART notice waits for
  * room and goes with the first refusal after the host made some. */
 static void t_cold_start_queue_full(void)
@@ -717,6 +737,7 @@ static const struct test_case cases[] = {
     { "restart_handover", t_restart_handover },
     { "cold_start", t_cold_start },
     { "cold_start_queue_full", t_cold_start_queue_full },
+    { "cold_start_then_restart", t_cold_start_then_restart },
     { "cold_start_no_host", t_cold_start_no_host },
     { "user_buffer", t_user_buffer },
     { "overflow_and_wrap", t_overflow_and_wrap },
