@@ -78,6 +78,20 @@ static void complete(dn_node *n, struct dn_msg_req *r, unsigned src, uint32_t ta
     n->msg->stats.received++;
 }
 
+/* Copy arrival @a out of its ring entry into the heap (the entry is then
+ * the caller's to release); -1 without memory. */
+static int to_heap(dn_node *n, struct msg_arrival *a)
+{
+    if (!(a->heap = malloc(a->len ? a->len : 1))) {
+        return -1;
+    }
+    dn_copy(n, a->heap, a->data, a->len);
+    a->data = a->heap;
+    n->msg->stash_heap_bytes += a->len;
+    a->alloc_id = NO_ALLOC;
+    return 0;
+}
+
 static void arrive(dn_node *n, unsigned src, uint32_t tag, const uint8_t *data,
                    uint32_t len, uint64_t alloc)
 {
@@ -103,12 +117,8 @@ static void arrive(dn_node *n, unsigned src, uint32_t tag, const uint8_t *data,
     *a = (struct msg_arrival){ .src = src, .tag = tag, .len = len, .data = data,
                                .alloc_id = alloc };
     if (alloc != NO_ALLOC && m->stash_heap_bytes + len <= m->cfg.stash_bytes &&
-        (a->heap = malloc(len ? len : 1))) {
-        dn_copy(n, a->heap, data, len);
-        a->data = a->heap;
-        m->stash_heap_bytes += len;
+        to_heap(n, a) == 0) {
         release(n, src, alloc);
-        a->alloc_id = NO_ALLOC;
     }
     if (m->stash_tail) {
         m->stash_tail->next = a;
@@ -194,17 +204,9 @@ static void cold_start(dn_node *n)
     struct dn_msg_state *m = n->msg;
 
     for (struct msg_arrival *a = m->stash; a; a = a->next) {
-        if (a->alloc_id == NO_ALLOC) {
-            continue;
-        }
-        a->heap = malloc(a->len ? a->len : 1);
-        if (!a->heap) {
+        if (a->alloc_id != NO_ALLOC && to_heap(n, a) != 0) {
             abort();            /* a notice must not be dropped */
         }
-        dn_copy(n, a->heap, a->data, a->len);
-        a->data = a->heap;
-        m->stash_heap_bytes += a->len;
-        a->alloc_id = NO_ALLOC;
     }
     for (unsigned src = 0; src < m->cfg.senders; src++) {
         struct msg_sender *s = &m->senders[src];

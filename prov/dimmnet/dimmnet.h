@@ -632,7 +632,7 @@ struct dnf_ep {
      * to it): mailbox entries and landings are checked against the
      * reader's, so that an earlier process's late one is never taken. */
     uint16_t session, peer_sess[DNF_NODES];
-    struct dnf_hdr ping;         /* what a PING says (its session) */
+    struct dnf_hdr ping;         /* what a PING says (its session; set at fi_enable) */
     /* Per peer: FIRSTs sent to it and taken from it, the highest RREQ id
      * taken from it, and the RREQs of it this node took (in order). */
     int sender_matching;         /* advertise directed receives */

@@ -95,6 +95,7 @@ int dnf_emx_enable(struct dnf_ep *ep)
     ep->session = (uint16_t)((inc > 0 ? inc : 0) << 8 | (++enabled & 0xffu));
     ep->session = ep->session ? ep->session : 1;
     memset(ep->peer_sess, 0, sizeof(ep->peer_sess));
+    ep->ping = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_PING, .sess = ep->session };
     bytes = (size_t)DNF_NODES * DNF_MBOX_SLOTS * DNF_LAND_CHUNK;
     if (size < DNF_LAND_OFF + bytes) {
         return -FI_ENODEV;

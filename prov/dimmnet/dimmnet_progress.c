@@ -570,10 +570,7 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
     }
     if (t->err == DN_OK && t->wait_cts) {
         if (!t->ping && now_ms() >= t->ping_at) {
-            /* Read by the shim until delivered: the endpoint's own, the
-             * same for every ping. */
-            ep->ping = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_PING,
-                                         .sess = ep->session };
+            /* Read by the shim until delivered: the endpoint's own. */
             if (dn_msg_isend(ep->dom->node, t->node, 0, &ep->ping, sizeof(ep->ping),
                              &t->ping) != DN_OK) {
                 t->ping = NULL;

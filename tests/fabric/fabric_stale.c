@@ -36,36 +36,19 @@ static uint32_t seed_of(unsigned job)
     return 7000u + job;
 }
 
-/* Marks between the nodes in the run's own directory (the jobs have their
- * own rendezvous, of nodes 0 and 1 only). */
+/* Job 2's rendezvous directory (its nodes' DIMMNET_RUN_DIR, where node 2
+ * meets them too): @name published, or waited for. */
 static void mark(const char *name)
 {
-    char p[4200];
-
-    snprintf(p, sizeof(p), "%s/%s", top, name);
-    int fd = open(p, O_WRONLY | O_CREAT, 0600);
-    CHECK(fd >= 0);
-    close(fd);
+    CHECK(dn_publish(name, "1") == DN_OK);
 }
 
 static void wait_mark(const char *name)
 {
-    char p[4200];
-    struct stat st;
+    char v[8];
 
-    snprintf(p, sizeof(p), "%s/%s", top, name);
-    for (int64_t until = now_ms() + TIMEOUT_MS; stat(p, &st) != 0;) {
-        if (now_ms() > until) {
-            fprintf(stderr, "node %u: no '%s' in %d ms\n", me, name, TIMEOUT_MS);
-            exit(1);
-        }
-        if (ep) {
-            struct fi_cq_tagged_entry e;
-            fi_cq_read(cq, &e, 0);       /* progress meanwhile (manual) */
-        } else {
-            usleep(1000);
-        }
-    }
+    CHECK_MSG(dn_lookup(name, v, sizeof(v), TIMEOUT_MS) == DN_OK, "node %u: no '%s'", me,
+              name);
 }
 
 static void stale_path(char *p, size_t n)
@@ -149,6 +132,9 @@ static void replay(void)
     dn_node *n;
     dn_xfer x;
 
+    snprintf(p, sizeof(p), "%s/job2", top);
+    mkdir(p, 0700);
+    setenv("DIMMNET_RUN_DIR", p, 1);
     wait_mark("job2-advertised");
     stale_path(p, sizeof(p));
     int fd = open(p, O_RDONLY);
