@@ -679,6 +679,7 @@ struct dnf_ep {
         uint64_t atomics;                    /* atomic operations done */
         uint64_t zcopy_sent, zcopy_recv;     /* zero-copy rendezvous */
         uint64_t zcopy_rdma;                 /* ... whose source the NIC read (RDMA) */
+        uint64_t eager_long;                 /* over DNF_ZCOPY_MIN, whole in a FIRST */
         uint64_t land_late, land_asked;      /* late stamps seen in our landings; REWRITEs */
         uint64_t land_rewritten;             /* landings written again on a REWRITE */
     } stats;

@@ -312,6 +312,9 @@ static void rx_start(struct dnf_ep *ep, struct dnf_rx *r, uint32_t node,
         dnf_copy(ep->dom, r->buf, part, plen);
     }
     if (len <= DNF_EAGER) {
+        /* Long enough for zero-copy, but its FIRST crossed the receive's
+         * advertisement (or came before the receive): copied once. */
+        ep->stats.eager_long += r->taken > DNF_ZCOPY_MIN;
         rx_complete(ep, r);
         return;
     }

@@ -38,7 +38,7 @@
  *      pages of the 4 MiB run (split, nothing copied), so the send's
  *      buffer finds room (the rest moved back) and the NIC reads it (RDMA;
  *      the ctest line checks node 0's count of such sends).
- * The ctest line checks the protocol counts (zcopy-sent, -received) from
+ * zcopy_check.sh checks the protocol counts (zcopy-received, eager-long) from
  * FI_DIMMNET_STATS, so that a fallback to chunks is not taken for a pass;
  * under FI_DIMMNET_ZCOPY=0 the same checks hold over chunks.
  *
