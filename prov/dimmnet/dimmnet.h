@@ -381,12 +381,40 @@ struct dnf_mr {
 };
 
 /* A completion counter (fi_cntr(3)). */
+/* A CQ's or counter's FI_WAIT_FD object (dimmnet_wait.c). */
+struct dnf_cq;
+struct dnf_cntr;
+struct dnf_waitfd {
+    struct dnf_waitfd *next;
+    int fd;                      /* eventfd: readable once there is news */
+    int armed;                   /* by fi_trywait, until signalled */
+    struct dnf_cq *cq;           /* the one it belongs to (the other NULL) */
+    struct dnf_cntr *cntr;
+    uint64_t value, err;         /* a counter's values when armed */
+};
+extern atomic_int dnf_waiter_armed;
+void dnf_wait_disarm(void);
+int dnf_waitfd_open(struct dnf_waitfd *w);
+void dnf_waitfd_close(struct dnf_waitfd *w);
+int dnf_waitfd_try(struct dnf_waitfd *w);
+
+/* First thing in every call into the provider that uses the node or an
+ * endpoint: take them back from the waiter thread if fi_trywait lent them. */
+static inline void dnf_enter(void)
+{
+    if (atomic_load_explicit(&dnf_waiter_armed, memory_order_acquire)) {
+        dnf_wait_disarm();
+    }
+}
+
 struct dnf_cntr {
     struct fid_cntr cntr;
     struct dnf_domain *dom;
     enum fi_wait_obj wait;
     atomic_uint_fast64_t value, err;
     uint64_t last_read;          /* fi_cntr_read's last answer: an unchanged one idles */
+    uint64_t last_err;           /* fi_cntr_readerr's last answer */
+    struct dnf_waitfd wfd;       /* FI_WAIT_FD */
     int refs;                    /* endpoint bindings */
 };
 
@@ -472,7 +500,8 @@ struct dnf_cq {
     struct fid_cq cq;
     struct dnf_domain *dom;
     enum fi_cq_format format;
-    enum fi_wait_obj wait;       /* FI_WAIT_NONE, _UNSPEC or _YIELD */
+    enum fi_wait_obj wait;       /* FI_WAIT_NONE, _UNSPEC, _YIELD or _FD */
+    struct dnf_waitfd wfd;       /* FI_WAIT_FD */
     atomic_int signaled;         /* fi_cq_signal: the next empty sread returns */
     int refs;                    /* endpoint bindings (per direction) */
     struct dnf_comp *ring;

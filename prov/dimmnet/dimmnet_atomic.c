@@ -228,6 +228,7 @@ static ssize_t atomic_post(struct dnf_ep *ep, int kind, const void *buf, size_t 
                            uint64_t key, enum fi_datatype dt, enum fi_op op, void *context,
                            uint64_t flags)
 {
+    dnf_enter();
     struct dnf_atomic *a;
     uint32_t node;
     uint16_t wire;

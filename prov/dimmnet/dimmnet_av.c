@@ -14,6 +14,7 @@
 
 static int av_close(struct fid *fid)
 {
+    dnf_enter();
     struct dnf_av *av = container_of(fid, struct dnf_av, av.fid);
 
     if (av->refs) {
@@ -31,6 +32,7 @@ static int av_close(struct fid *fid)
 
 static int av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
+    dnf_enter();
     struct dnf_av *av = container_of(fid, struct dnf_av, av.fid);
 
     if (!bfid || bfid->fclass != FI_CLASS_EQ) {
@@ -115,6 +117,7 @@ static int av_insert_one(struct dnf_av *av, const struct dnf_addr *a, fi_addr_t 
 static int av_insert(struct fid_av *fav, const void *addr, size_t count,
                      fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
+    dnf_enter();
     struct dnf_av *av = container_of(fav, struct dnf_av, av);
     const struct dnf_addr *a = addr;
     int done = 0;
@@ -164,6 +167,7 @@ static int av_insert(struct fid_av *fav, const void *addr, size_t count,
 static int av_remove(struct fid_av *fav, fi_addr_t *fi_addr, size_t count,
                      uint64_t flags)
 {
+    dnf_enter();
     struct dnf_av *av = container_of(fav, struct dnf_av, av);
     uint32_t node;
 
@@ -186,6 +190,7 @@ static int av_remove(struct fid_av *fav, fi_addr_t *fi_addr, size_t count,
 static int av_lookup(struct fid_av *fav, fi_addr_t fi_addr, void *addr,
                      size_t *addrlen)
 {
+    dnf_enter();
     struct dnf_av *av = container_of(fav, struct dnf_av, av);
     struct dnf_addr a = { DNF_ADDR_MAGIC, 0 };
     size_t len = *addrlen;

@@ -9,7 +9,10 @@
  * others with no software there, so no one learns of them. A counter bound
  * to a registration (fi_mr_bind) counts that registration's events. Reading a counter drives progress, as reading a CQ does;
  * fi_cntr_wait drives it in turns (dn_idle) until the threshold, an error
- * or the timeout.
+ * or the timeout. With FI_WAIT_FD the counter also hands out an eventfd
+ * (FI_GETWAIT), readable after fi_trywait once the value or the error
+ * count moves past what fi_cntr_read / fi_cntr_readerr last answered
+ * (dimmnet_wait.c).
  */
 #include <stdlib.h>
 #include <time.h>
@@ -22,6 +25,7 @@ static struct dnf_cntr *cntr_of(struct fid_cntr *fc)
 
 static void cntr_progress(struct dnf_cntr *c)
 {
+    dnf_enter();
     if (c->dom->ep) {
         dnf_progress(c->dom->ep);
     }
@@ -47,7 +51,8 @@ static uint64_t cntr_readerr(struct fid_cntr *fc)
     struct dnf_cntr *c = cntr_of(fc);
 
     cntr_progress(c);
-    return atomic_load(&c->err);
+    c->last_err = atomic_load(&c->err);
+    return c->last_err;
 }
 
 static int cntr_add(struct fid_cntr *fc, uint64_t v)
@@ -123,8 +128,12 @@ static int cntr_close(struct fid *fid)
 {
     struct dnf_cntr *c = container_of(fid, struct dnf_cntr, cntr.fid);
 
+    dnf_enter();
     if (c->refs) {
         return -FI_EBUSY;
+    }
+    if (c->wait == FI_WAIT_FD) {
+        dnf_waitfd_close(&c->wfd);
     }
     c->dom->refs--;
     free(c);
@@ -137,7 +146,11 @@ static int cntr_control(struct fid *fid, int command, void *arg)
 
     switch (command) {
     case FI_GETWAIT:
-        return -FI_ENODATA;      /* waiting is progress in turns: no fd to hand out */
+        if (c->wait != FI_WAIT_FD) {
+            return -FI_ENODATA;  /* waiting is progress in turns: no fd to hand out */
+        }
+        *(int *)arg = c->wfd.fd;
+        return 0;
     case FI_GETWAITOBJ:
         *(enum fi_wait_obj *)arg = c->wait;
         return 0;
@@ -167,14 +180,24 @@ int dnf_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
                           attr->wait_set))) {
         return -FI_EINVAL;
     }
-    if (wait != FI_WAIT_NONE && wait != FI_WAIT_UNSPEC && wait != FI_WAIT_YIELD) {
-        return -FI_ENOSYS;       /* no fd, mutex or set: waiting is progress */
+    if (wait != FI_WAIT_NONE && wait != FI_WAIT_UNSPEC && wait != FI_WAIT_YIELD &&
+        wait != FI_WAIT_FD) {
+        return -FI_ENOSYS;       /* no mutex or set: waiting is progress */
     }
     if (!(c = calloc(1, sizeof(*c)))) {
         return -FI_ENOMEM;
     }
     c->dom = d;
     c->wait = wait;
+    c->wfd.cntr = c;
+    if (wait == FI_WAIT_FD) {
+        int rc = dnf_waitfd_open(&c->wfd);
+
+        if (rc) {
+            free(c);
+            return rc;
+        }
+    }
     atomic_init(&c->value, 0);
     atomic_init(&c->err, 0);
     c->cntr.fid.fclass = FI_CLASS_CNTR;

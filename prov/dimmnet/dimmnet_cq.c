@@ -4,14 +4,13 @@
  * one is an error; fi_cq_readerr takes it). Reading drives progress, so an
  * application that only polls its CQ makes everything move.
  *
- * Waiting: FI_WAIT_UNSPEC and FI_WAIT_YIELD let fi_cq_sread block, which
- * here means driving progress in turns (dn_idle between them) until a
- * completion, the timeout or fi_cq_signal. No native wait object: the NIC
- * tells the host nothing through an fd or an interrupt (it writes the
- * host's memory, and a landing is found only by polling that memory), and
- * progress is manual, so an fd could not become readable while the
- * application sleeps on it; FI_WAIT_FD is refused (-FI_ENOSYS), as are
- * wait sets and mutex/cond.
+ * Waiting: FI_WAIT_UNSPEC, FI_WAIT_YIELD and FI_WAIT_FD let fi_cq_sread
+ * block, which here means driving progress in turns (dn_idle between them)
+ * until a completion, the timeout or fi_cq_signal. FI_WAIT_FD also hands
+ * out an eventfd (FI_GETWAIT) to sleep on after fi_trywait: the provider's
+ * waiter thread polls for the sleeper (dimmnet_wait.c), since the NIC can
+ * tell the host nothing through an interrupt. Wait sets, mutex/cond and
+ * pollfd objects are refused (-FI_ENOSYS).
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -28,8 +27,12 @@ static int cq_close(struct fid *fid)
 {
     struct dnf_cq *cq = container_of(fid, struct dnf_cq, cq.fid);
 
+    dnf_enter();
     if (cq->refs) {
         return -FI_EBUSY;        /* an endpoint still completes here (fi_cq(3)) */
+    }
+    if (cq->wait == FI_WAIT_FD) {
+        dnf_waitfd_close(&cq->wfd);
     }
     cq->dom->refs--;
     free(cq->ring);
@@ -43,7 +46,11 @@ static int cq_control(struct fid *fid, int command, void *arg)
 
     switch (command) {
     case FI_GETWAIT:
-        return -FI_ENODATA;      /* no native wait object (above) */
+        if (cq->wait != FI_WAIT_FD) {
+            return -FI_ENODATA;  /* no native wait object (above) */
+        }
+        *(int *)arg = cq->wfd.fd;
+        return 0;
     case FI_GETWAITOBJ:
         *(enum fi_wait_obj *)arg = cq->wait;
         return 0;
@@ -88,6 +95,7 @@ static ssize_t cq_take(struct dnf_cq *cq, void *buf, size_t count, fi_addr_t *sr
 {
     size_t n = 0, esz = entry_size(cq->format);
 
+    dnf_enter();
     dn_host_work(cq->dom->node, DN_HOST_INSNS, cq->dom->poll_insns);
     if (cq_ep(cq)) {
         dnf_progress(cq_ep(cq));
@@ -143,6 +151,7 @@ static ssize_t cq_readerr(struct fid_cq *fcq, struct fi_cq_err_entry *buf,
     size_t err_data_size = buf->err_data_size;   /* in: room the caller gave (1.5+) */
 
     (void)flags;
+    dnf_enter();
     if (!cq->count || !cq->ring[cq->head].err) {
         return -FI_EAGAIN;
     }
@@ -252,15 +261,13 @@ int dnf_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
     case FI_WAIT_NONE:
     case FI_WAIT_UNSPEC:
     case FI_WAIT_YIELD:
-        break;
     case FI_WAIT_FD:
+        break;
     case FI_WAIT_SET:
     case FI_WAIT_MUTEX_COND:
     case FI_WAIT_POLLFD:
-        /* Nothing could wake a native wait object while the application
-         * sleeps on it (above). */
         FI_INFO(&dnf_prov, FI_LOG_CQ, "wait object %d: only FI_WAIT_NONE, "
-                "FI_WAIT_UNSPEC, FI_WAIT_YIELD\n", wait);
+                "FI_WAIT_UNSPEC, FI_WAIT_YIELD, FI_WAIT_FD\n", wait);
         return -FI_ENOSYS;
     default:
         return -FI_EINVAL;
@@ -283,6 +290,16 @@ int dnf_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
     if (!cq->ring) {
         free(cq);
         return -FI_ENOMEM;
+    }
+    cq->wfd.cq = cq;
+    if (wait == FI_WAIT_FD) {
+        int rc = dnf_waitfd_open(&cq->wfd);
+
+        if (rc) {
+            free(cq->ring);
+            free(cq);
+            return rc;
+        }
     }
     cq->cq.fid.fclass = FI_CLASS_CQ;
     cq->cq.fid.context = context;

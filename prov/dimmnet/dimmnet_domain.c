@@ -54,6 +54,7 @@ void dnf_domain_give_ep(struct dnf_ep *ep)
 
 __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, int *host_sync)
 {
+    dnf_enter();
     if (!clock_node) {
         return -FI_ENODEV;
     }
@@ -65,6 +66,7 @@ __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, in
 
 static int domain_close(struct fid *fid)
 {
+    dnf_enter();
     struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);
 
     if (d->refs || atomic_load(&d->mr_refs)) {
@@ -92,6 +94,7 @@ static int domain_close(struct fid *fid)
  * FI_REG_MR events. */
 static int domain_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
+    dnf_enter();
     struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);
 
     if (!bfid || bfid->fclass != FI_CLASS_EQ) {

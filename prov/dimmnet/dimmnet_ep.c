@@ -13,6 +13,7 @@
 
 static int ep_close(struct fid *fid)
 {
+    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
     int stats = 0;
 
@@ -73,6 +74,7 @@ static void bind_cq(struct dnf_cq **slot, struct dnf_cq *cq)
 
 static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
+    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
     if (ep->enabled) {
@@ -149,6 +151,7 @@ void dnf_ep_fatal(struct dnf_ep *ep, int dn_status)
 
 static int ep_control(struct fid *fid, int command, void *arg)
 {
+    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
     int rc;
 
@@ -192,6 +195,7 @@ static struct fi_ops ep_fi_ops = {
 
 static ssize_t ep_cancel(fid_t fid, void *context)
 {
+    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
     /* A posted receive that has not matched yet can go. */
@@ -230,6 +234,7 @@ static ssize_t ep_cancel(fid_t fid, void *context)
  * released. The other options are not offered. */
 static int ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
 {
+    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
     if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV) {
@@ -245,6 +250,7 @@ static int ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *op
 
 static int ep_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
 {
+    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
     if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV) {
@@ -278,6 +284,7 @@ static int ep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
 
 static ssize_t ep_rx_size_left(struct fid_ep *fep)
 {
+    dnf_enter();
     (void)fep;
     return -FI_ENOSYS;            /* deprecated in 1.17 */
 }
@@ -375,6 +382,7 @@ static struct fi_ops_cm ep_cm_ops = {
 int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
                  struct fid_ep **out, void *context)
 {
+    dnf_enter();
     struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
     struct dnf_ep *ep;
 

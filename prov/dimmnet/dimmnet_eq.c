@@ -342,9 +342,11 @@ int dnf_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr, struct fid_e
 }
 
 /*
- * fi_trywait (fi_poll(3)): may the caller block on these fds? Only EQs
- * with FI_WAIT_FD have one; -FI_EAGAIN while an event waits. A CQ has no
- * native wait object to block on (dimmnet_cq.c): -FI_EINVAL.
+ * fi_trywait (fi_poll(3)): may the caller block on these fds? EQs, CQs and
+ * counters opened with FI_WAIT_FD have one; -FI_EAGAIN while something
+ * waits to be read. A CQ or counter is armed: the waiter thread makes its
+ * fd readable once there is news (dimmnet_wait.c). Any other fid, or one
+ * without an fd: -FI_EINVAL.
  */
 int dnf_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 {
@@ -353,11 +355,31 @@ int dnf_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
         return -FI_EINVAL;
     }
     for (int i = 0; i < count; i++) {
+        struct dnf_waitfd *w = NULL;
         struct dnf_eq *eq;
         int busy;
 
-        if (!fids[i] || fids[i]->fclass != FI_CLASS_EQ) {
+        if (!fids[i]) {
             return -FI_EINVAL;
+        }
+        if (fids[i]->fclass == FI_CLASS_CQ) {
+            struct dnf_cq *cq = container_of(fids[i], struct dnf_cq, cq.fid);
+
+            w = cq->wait == FI_WAIT_FD ? &cq->wfd : NULL;
+        } else if (fids[i]->fclass == FI_CLASS_CNTR) {
+            struct dnf_cntr *c = container_of(fids[i], struct dnf_cntr, cntr.fid);
+
+            w = c->wait == FI_WAIT_FD ? &c->wfd : NULL;
+        } else if (fids[i]->fclass != FI_CLASS_EQ) {
+            return -FI_EINVAL;
+        }
+        if (fids[i]->fclass != FI_CLASS_EQ) {
+            int rc = w ? dnf_waitfd_try(w) : -FI_EINVAL;
+
+            if (rc) {
+                return rc;
+            }
+            continue;
         }
         eq = container_of(fids[i], struct dnf_eq, eq.fid);
         if (eq->wait != FI_WAIT_FD) {

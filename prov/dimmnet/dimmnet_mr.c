@@ -620,6 +620,7 @@ int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire, int 
 
 static int mr_close(struct fid *fid)
 {
+    dnf_enter();
     struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
     dn_node *n = m->dom->node;
     int rc = 0;
@@ -666,6 +667,7 @@ static int mr_close(struct fid *fid)
  */
 static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
+    dnf_enter();
     struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
     struct dnf_cntr *c;
 
@@ -697,6 +699,7 @@ static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 /* FI_ENABLE (FI_MR_RMA_EVENT's step): nothing to do, events flow at once. */
 static int mr_control(struct fid *fid, int command, void *arg)
 {
+    dnf_enter();
     (void)fid;
     (void)arg;
     return command == FI_ENABLE ? 0 : -FI_ENOSYS;
@@ -730,6 +733,7 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
                        uint64_t offset, uint64_t requested_key, uint64_t flags,
                        void *context, struct fid_mr **out)
 {
+    dnf_enter();
     int remote = (access & (FI_REMOTE_READ | FI_REMOTE_WRITE)) != 0;
     struct dnf_mr *m;
     int rc = 0;

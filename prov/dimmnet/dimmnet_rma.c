@@ -372,6 +372,7 @@ static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
                         fi_addr_t peer, uint64_t addr, uint64_t key, void *context,
                         uint64_t flags, uint64_t data)
 {
+    dnf_enter();
     struct dnf_rma *op;
     uint32_t node;
     uint16_t wire;

@@ -74,11 +74,15 @@ struct conf_ep {
     struct fid_domain *domain;
     struct fid_av *av;
     struct fid_cq *cq;
+    struct fid_cntr *cntr;       /* conf_ep_open_cntr: counts sends and receives */
     struct fid_ep *ep;
     fi_addr_t self;
 };
 
-static inline void conf_ep_open(struct conf_ep *c, struct fi_cq_attr *cq_attr)
+/* An endpoint bound to a CQ of @cq_attr and, with @cntr_attr, to a counter
+ * of its sends and receives; its own address in the AV (c->self). */
+static inline void conf_ep_open_cntr(struct conf_ep *c, struct fi_cq_attr *cq_attr,
+                                     struct fi_cntr_attr *cntr_attr)
 {
     struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
     char name[64];
@@ -93,6 +97,10 @@ static inline void conf_ep_open(struct conf_ep *c, struct fi_cq_attr *cq_attr)
     MUST(fi_endpoint(c->domain, c->info, &c->ep, NULL));
     MUST(fi_ep_bind(c->ep, &c->av->fid, 0));
     MUST(fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV));
+    if (cntr_attr) {
+        MUST(fi_cntr_open(c->domain, cntr_attr, &c->cntr, NULL));
+        MUST(fi_ep_bind(c->ep, &c->cntr->fid, FI_SEND | FI_RECV));
+    }
     MUST(fi_enable(c->ep));
     MUST(fi_getname(&c->ep->fid, name, &len));
     if (fi_av_insert(c->av, name, 1, &c->self, 0, NULL) != 1) {
@@ -101,9 +109,17 @@ static inline void conf_ep_open(struct conf_ep *c, struct fi_cq_attr *cq_attr)
     }
 }
 
+static inline void conf_ep_open(struct conf_ep *c, struct fi_cq_attr *cq_attr)
+{
+    conf_ep_open_cntr(c, cq_attr, NULL);
+}
+
 static inline void conf_ep_close(struct conf_ep *c)
 {
     EXPECT(fi_close(&c->ep->fid), 0);
+    if (c->cntr) {
+        EXPECT(fi_close(&c->cntr->fid), 0);
+    }
     EXPECT(fi_close(&c->cq->fid), 0);
     EXPECT(fi_close(&c->av->fid), 0);
     EXPECT(fi_close(&c->domain->fid), 0);

@@ -33,11 +33,11 @@
  *      4 MiB send then finds no room (the receive's run is busy and a send
  *      moves back no receive's) and goes by BOTF, so under the _faults run
  *      lost packets of 18-packet pieces are sent again by themselves
- *      (dn_resend). The ctest line checks that all three went zero-copy;
+ *      (dn_resend). zcopy_check.sh checks that all three went zero-copy;
  *   9. then 1 MiB both ways again, pre-posted: the receive takes only its
  *      pages of the 4 MiB run (split, nothing copied), so the send's
  *      buffer finds room (the rest moved back) and the NIC reads it (RDMA;
- *      the ctest line checks node 0's count of such sends).
+ *      zcopy_check.sh checks node 1's count of such sends).
  * zcopy_check.sh checks the protocol counts (zcopy-received, eager-long) from
  * FI_DIMMNET_STATS, so that a fallback to chunks is not taken for a pass;
  * under FI_DIMMNET_ZCOPY=0 the same checks hold over chunks.
