@@ -156,6 +156,8 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     struct dnf_domain *d;
     int rc;
 
+    dnf_enter();               /* a second domain uses the node too */
+
     if (info && info->domain_attr && info->domain_attr->name &&
         strcmp(info->domain_attr->name, DNF_NAME)) {
         return -FI_EINVAL;
