@@ -6,7 +6,8 @@
 # (tests/scale/netns-agent: ip netns exec), and the switch runs outside
 # them, listening on the bridge's address. 8 boards (3 + 3 + 2 on the
 # hosts) over two switches (boards 0-3 on one, 4-7 on the other):
-#  - all-to-all messages under 1 % drop on the cable between the switches;
+#  - all-to-all messages under 1 % drop on the cable between the switches,
+#    then again with host processes killed and boards' NICs restarted;
 #  - barrier soaks of every algorithm;
 #  - Open MPI (mpi_basic) over the provider;
 #  - a deterministic run whose traces (switch and every board) are byte for
@@ -66,6 +67,17 @@ line=$("${soak[@]}" "${hostopts[@]}" --messages 20000 --seed 11 \
 echo "messages: $line"
 [[ "$line" == *"delivered=20000 lost=0 duplicated=0 reordered=0 corrupted=0 "* ]] ||
     { fail "messages over the hosts"; tail -20 "$work/msg.log" >&2; }
+
+# Host processes killed and started again, and their boards' NICs
+# restarted, while the boards are spread over the hosts (--kill-every: the
+# schedule is drawn alike on every host, each supervisor kills its own).
+"${soak[@]}" "${hostopts[@]}" --messages 20000 --sizes 0:8192 --seed 12 \
+    --kill-every 0.3 --restart-boards --fault link=0:4,drop=0.01 >"$work/kill.log" 2>&1
+rc=$?
+line=$(grep '^soak:' "$work/kill.log")
+echo "messages with restarts: $line"
+[ $rc = 0 ] && [[ "$line" =~ lost=0\ duplicated=0\ reordered=0\ corrupted=0\ .*\ restarts=[1-9] ]] ||
+    { fail "messages with restarts over the hosts"; tail -20 "$work/kill.log" >&2; }
 
 for alg in firmware firmware-mcast host host-mcast auto firmware-paper firmware-paper-mcast; do
     line=$("${soak[@]}" "${hostopts[@]}" --barriers 200 --algorithm "$alg" --seed 3 2>&1 |
