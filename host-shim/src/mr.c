@@ -42,24 +42,17 @@ int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
     return DN_OK;
 }
 
-int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms)
+/* Through the switch and back, behind every packet that came before: the
+ * firmware forgets @key's RVATLB entries (0: all of them). The packet or
+ * its ACK may be lost on the way: sent again (harmless, the firmware just
+ * forgets again) after MR_SYNC_RESEND_MS, doubling, until @timeout_ms has
+ * passed. */
+static int mr_sync(dn_node *n, uint16_t key, int timeout_ms)
 {
-    dn_xfer x;
-
-    if (!n || idx >= DN_MR_ENTRIES || timeout_ms < 0) {
-        return DN_EINVAL;
-    }
-    dn_host_charge(n, DN_HOST_LOAD, 1);
-    uint16_t key = (uint16_t)(__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48);
-    dn_host_charge(n, DN_HOST_STORE, 1);
-    __atomic_store_n(rva_base(n, idx), 0, __ATOMIC_SEQ_CST);
-    /* Through the switch and back, behind every packet that came before:
-     * the firmware forgets the key's RVATLB entries (0: all of them). The
-     * packet or its ACK may be lost on the way: sent again (harmless, the
-     * firmware just forgets again) after MR_SYNC_RESEND_MS, doubling, until
-     * @timeout_ms has passed. */
     int64_t deadline = dn_now_ms() + timeout_ms;
     int wait_ms = MR_SYNC_RESEND_MS, rc;
+    dn_xfer x;
+
     do {
         int64_t left = deadline - dn_now_ms();
         rc = dn_send_typed(n, DN1_TYPE_MR_SYNC, dn_node_id(n), key, NULL, 0, &x);
@@ -71,4 +64,38 @@ int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms)
         wait_ms *= 2;
     } while (rc == DN_ETIMEDOUT && dn_now_ms() < deadline);
     return rc;
+}
+
+int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms)
+{
+    if (!n || idx >= DN_MR_ENTRIES || timeout_ms < 0) {
+        return DN_EINVAL;
+    }
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    uint16_t key = (uint16_t)(__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48);
+    dn_host_charge(n, DN_HOST_STORE, 1);
+    __atomic_store_n(rva_base(n, idx), 0, __ATOMIC_SEQ_CST);
+    return mr_sync(n, key, timeout_ms);
+}
+
+int dn_mr_reset(dn_node *n, int timeout_ms)
+{
+    int stale = 0, rc;
+
+    if (!n || timeout_ms < 0) {
+        return DN_EINVAL;
+    }
+    for (unsigned idx = 0; idx < DN_MR_ENTRIES; idx++) {
+        dn_host_charge(n, DN_HOST_LOAD, 1);
+        if (__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48) {
+            dn_host_charge(n, DN_HOST_STORE, 1);
+            __atomic_store_n(rva_base(n, idx), 0, __ATOMIC_SEQ_CST);
+            stale++;
+        }
+    }
+    if (!stale) {
+        return 0;
+    }
+    rc = mr_sync(n, 0, timeout_ms);
+    return rc == DN_OK ? stale : rc;
 }

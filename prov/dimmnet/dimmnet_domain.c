@@ -183,6 +183,17 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
             /* DNF_SELF_*_INSNS count the shim's instructions with ours. */
             dn_host_self(d->node, 0);
             clock_node = d->node;
+            /* Registrations a dead process of this node left in the table
+             * (it outlives processes) would let its peers' late writes
+             * into memory that is ours now: off, and forgotten. */
+            int stale = dn_mr_reset(d->node, 5000);
+            if (stale < 0) {
+                FI_WARN(&dnf_prov, FI_LOG_DOMAIN, "registrations left by an earlier "
+                        "process: %s\n", dn_strerror(stale));
+            } else if (stale) {
+                FI_INFO(&dnf_prov, FI_LOG_DOMAIN, "%d registrations left by an earlier "
+                        "process turned off\n", stale);
+            }
         }
     }
     if (rc == DN_OK) {

@@ -382,6 +382,11 @@ int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v);
  * node itself, through the switch and back) and waits for its answer
  * (wall-clock @timeout_ms): once it returns, no packet can reach the old
  * registration. Clearing a free entry still waits for the firmware.
+ * dn_mr_reset turns off every entry left on (by an earlier process of this
+ * node that died without clearing them: the table outlives processes, in
+ * LLCM) and then tells the firmware once to forget every translation;
+ * returns how many it turned off (0: nothing to do, no packet sent), or a
+ * DN_E* status. A process that takes the node's table over calls it first.
  */
 #define DN_MR_ENTRIES 32
 #define DN_MR_REMOTE_WRITE 1u
@@ -389,6 +394,7 @@ int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v);
 int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
               uint32_t nic_off, uint32_t len, unsigned access);
 int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms);
+int dn_mr_reset(dn_node *n, int timeout_ms);
 
 /*
  * ---- Remote atomics (docs/hardware.md section 15) ----
