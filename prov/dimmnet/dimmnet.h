@@ -197,9 +197,11 @@ _Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 1
  * FI_REMOTE_READ counters. A provider key says so by this bit (a
  * registration with FI_RMA_EVENT, or any in a domain opened with it); an
  * initiator whose own domain has FI_RMA_EVENT announces every operation
- * (application keys cannot carry the bit).
+ * (application keys cannot carry the bit). The bit is part of the wire
+ * key, so a key fits the 2 bytes mr_key_size says: bit 15 a provider key,
+ * bit 14 this one, bits 13-7 the process's incarnation, 6-0 a count.
  */
-#define DNF_MR_KEY_EVENT     0x10000ull
+#define DNF_MR_KEY_EVENT     0x4000u
 #define DNF_MR_MODES         (FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
 
 /* RMA (dimmnet_rma.c): an operation goes in pieces of DNF_RMA_PIECE bytes,

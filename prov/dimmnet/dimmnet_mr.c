@@ -600,12 +600,10 @@ int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire, int 
         *event = 0;
     }
     if (dom->mr_mode & FI_MR_PROV_KEY) {
-        uint64_t k = key & ~DNF_MR_KEY_EVENT;
-
-        if (k < DNF_MR_KEY_BIT || k > 0xffff) {
+        if (key < DNF_MR_KEY_BIT || key > 0xffff) {
             return -FI_EKEYREJECTED;
         }
-        *wire = (uint16_t)k;
+        *wire = (uint16_t)key;
         if (event) {
             *event = (key & DNF_MR_KEY_EVENT) != 0;
         }
@@ -765,18 +763,19 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
 
     pthread_mutex_lock(&mr_lock);
     if (dom->mr_mode & FI_MR_PROV_KEY) {
-        /* The node's incarnation of this process (8 bits) above a count
-         * (7 bits): no key of the node's 255 processes before matches one
+        /* The node's incarnation of this process (7 bits) above a count
+         * (7 bits): no key of the node's 127 processes before matches one
          * of ours, so a write of a dead job still in the network finds no
          * registration (refused), whatever its key. 32 entries at most
          * live at once, so 128 keys go round without a clash. */
         int inc = dn_msg_incarnation(dom->node);
         unsigned tries = 0;
         do {
-            m->wire = (uint16_t)(DNF_MR_KEY_BIT | (unsigned)(inc > 0 ? inc & 0xff : 0) << 7 |
+            m->wire = (uint16_t)(DNF_MR_KEY_BIT | (m->event ? DNF_MR_KEY_EVENT : 0) |
+                                 (unsigned)(inc > 0 ? inc & 0x7f : 0) << 7 |
                                  (next_key++ & 0x7fu));
         } while (key_in_use(m->wire) && ++tries < 0x80u);
-        m->mr.key = m->wire | (m->event ? DNF_MR_KEY_EVENT : 0);
+        m->mr.key = m->wire;
     } else if (dnf_mr_wire(dom, requested_key, &m->wire, NULL) || key_in_use(m->wire)) {
         rc = -FI_ENOKEY;
         goto out;
