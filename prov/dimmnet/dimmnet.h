@@ -399,6 +399,7 @@ void dnf_wait_disarm(void);
 int dnf_waitfd_open(struct dnf_waitfd *w);
 void dnf_waitfd_close(struct dnf_waitfd *w);
 int dnf_waitfd_try(struct dnf_waitfd *w);
+void dnf_waitfd_wake(struct dnf_waitfd *w);
 
 /* First thing in every call into the provider that uses the node or an
  * endpoint: take them back from the waiter thread if fi_trywait lent them. */

@@ -146,6 +146,9 @@ static int cntr_control(struct fid *fid, int command, void *arg)
 
     switch (command) {
     case FI_GETWAIT:
+        if (!arg) {
+            return -FI_EINVAL;
+        }
         if (c->wait != FI_WAIT_FD) {
             return -FI_ENODATA;  /* waiting is progress in turns: no fd to hand out */
         }

@@ -46,6 +46,9 @@ static int cq_control(struct fid *fid, int command, void *arg)
 
     switch (command) {
     case FI_GETWAIT:
+        if (!arg) {
+            return -FI_EINVAL;
+        }
         if (cq->wait != FI_WAIT_FD) {
             return -FI_ENODATA;  /* no native wait object (above) */
         }
@@ -219,7 +222,8 @@ static ssize_t cq_sread(struct fid_cq *fcq, void *buf, size_t count,
     return cq_sreadfrom(fcq, buf, count, NULL, cond, timeout);
 }
 
-/* Any thread may call it while another waits in fi_cq_sread. */
+/* Any thread may call it while another waits in fi_cq_sread, or in
+ * poll(2) on the CQ's FI_WAIT_FD fd. */
 static int cq_signal(struct fid_cq *fcq)
 {
     struct dnf_cq *cq = container_of(fcq, struct dnf_cq, cq);
@@ -228,6 +232,9 @@ static int cq_signal(struct fid_cq *fcq)
         return -FI_EINVAL;       /* only with a wait object (fi_cq(3)) */
     }
     atomic_store(&cq->signaled, 1);
+    if (cq->wait == FI_WAIT_FD) {
+        dnf_waitfd_wake(&cq->wfd);   /* a poll(2) on its fd ends too */
+    }
     return 0;
 }
 

@@ -44,13 +44,19 @@ static int waitfd_ready(const struct dnf_waitfd *w)
     return atomic_load(&w->cntr->value) != w->value || atomic_load(&w->cntr->err) != w->err;
 }
 
-static void waitfd_signal(struct dnf_waitfd *w)
+/* The fd readable (any thread: fi_cq_signal too). */
+void dnf_waitfd_wake(struct dnf_waitfd *w)
 {
     uint64_t one = 1;
 
     if (write(w->fd, &one, sizeof(one)) != sizeof(one) && errno != EAGAIN) {
         FI_WARN(&dnf_prov, FI_LOG_CQ, "eventfd write: %s\n", strerror(errno));
     }
+}
+
+static void waitfd_signal(struct dnf_waitfd *w)
+{
+    dnf_waitfd_wake(w);
     w->armed = 0;
 }
 

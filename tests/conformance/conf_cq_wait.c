@@ -26,8 +26,9 @@
  *                    that are the NIC (it took 4 ms a hop on 2 cores)
  *   fd_idle          FI_WAIT_FD, nothing coming: after fi_trywait (0) the
  *                    fd stays unreadable for poll's whole 300 ms; sread
- *                    still times out; a canceled receive (an error entry)
- *                    makes fi_trywait answer -FI_EAGAIN
+ *                    still times out; fi_cq_signal from another thread
+ *                    ends a poll on the fd; a canceled receive (an error
+ *                    entry) makes fi_trywait answer -FI_EAGAIN
  *   fd_wakes         FI_WAIT_FD: 1 MiB from the endpoint to itself (FIRST,
  *                    CTS, the rest, DONE: progress on both sides) while the
  *                    caller sleeps in poll(2) between fi_trywait calls:
@@ -358,6 +359,18 @@ static void test_fd_idle(void)
     CHECK_MSG(dt >= 295 && dt < 5000, "an idle fd: poll(300 ms) took %lld ms", (long long)dt);
     EXPECT(fi_cq_read(c.cq, &e, 1), -FI_EAGAIN);
     EXPECT(fi_cq_sread(c.cq, &e, 1, NULL, 100), -FI_EAGAIN);
+    /* fi_cq_signal from another thread ends a poll(2) on the fd too. */
+    struct signaller s = { c.cq, 200, -1 };
+    pthread_t th;
+    pthread_create(&th, NULL, signal_later, &s);
+    t0 = conf_now_ms();
+    CHECK_EQ(sleep_on(&c.cq->fid, fd, 10000, &sleeps), 1);
+    dt = conf_now_ms() - t0;
+    pthread_join(th, NULL);
+    CHECK_EQ(s.rc, 0);
+    CHECK_MSG(dt >= 150 && dt < 5000, "a poll woken by fi_cq_signal after %lld ms",
+              (long long)dt);
+    EXPECT(fi_cq_read(c.cq, &e, 1), -FI_EAGAIN);   /* woken, nothing to read */
     EXPECT(fi_cancel(&c.ep->fid, &rctx), 0);
     struct fid *fids[1] = { &c.cq->fid };
     EXPECT(fi_trywait(c.fabric, fids, 1), -FI_EAGAIN);
