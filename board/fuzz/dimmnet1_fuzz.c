@@ -576,8 +576,10 @@ static void dn1f_power_on(Dn1fBoard *b)
     MartiniState *m = martini();
 
     martini_link_reset(m);
-    m->hb_fill = 0;
-    m->hb_out_len = 0;
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        m->hport[p].fill = 0;
+        m->hport[p].out_len = 0;
+    }
     qemu_system_reset(SHUTDOWN_CAUSE_GUEST_RESET);
     memset(ram(m->llcm), 0, memory_region_size(m->llcm));
     memset(ram(m->window), 0, memory_region_size(m->window));

@@ -65,7 +65,9 @@ static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops, uint32
         /* Read again at every switch: a bit flipped on a cable may have
          * changed it (no switch checks CRCs; the receiving NIC does). */
         unsigned dst = dn1_get_be16(f + DN1_LINK_FRAME_HDR + DN1_OFF_DST);
-        int p = dst < sw->nports ? topo_next(t, s, dst, down) : -1;
+        unsigned node = dn1_addr_node(dst);      /* host port bits: the NIC's */
+        int p = dst < DN1_ADDR_UNICAST_END && node < sw->nports
+                ? topo_next(t, s, node, down) : -1;
         if (p < 0) {
             sw->port[src].no_route++;
             return;
@@ -107,7 +109,7 @@ void sw_enter(struct sw *sw, unsigned src, uint8_t *f, uint32_t size)
     }
     dst = dn1_get_be16(f + DN1_LINK_FRAME_HDR + DN1_OFF_DST);
     if (dst < DN1_MCAST_BASE) {
-        if (dst >= sw->nports) {
+        if (dst >= DN1_ADDR_UNICAST_END || dn1_addr_node(dst) >= sw->nports) {
             in->no_route++;
             return;
         }

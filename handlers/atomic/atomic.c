@@ -34,11 +34,11 @@ struct source {
     struct answer ans[DN1_ATOMIC_WINDOW];   /* by seq mod window */
 };
 
-static struct source sources[DN1_ATOMIC_SOURCES];
+static struct source sources[DN1_ATOMIC_SLOTS];
 
 void atomic_init(void)
 {
-    for (unsigned i = 0; i < DN1_ATOMIC_SOURCES; i++) {
+    for (unsigned i = 0; i < DN1_ATOMIC_SLOTS; i++) {
         sources[i].session = 0;
         sources[i].next = 0;
     }
@@ -168,9 +168,9 @@ static void perform(const struct dn1_hdr *h, unsigned op, unsigned dt,
 enum rx_action atomic_handle(struct rx_packet *p)
 {
     const struct dn1_hdr *h = &p->hdr;
+    int slot = dn1_atomic_slot(h->src);
 
-    if (h->flags || h->len != DN1_ATOMIC_LEN || h->dst >= DN1_MCAST_BASE ||
-        h->src >= DN1_ATOMIC_SOURCES) {
+    if (h->flags || h->len != DN1_ATOMIC_LEN || h->dst >= DN1_MCAST_BASE || slot < 0) {
         struct answer bad = { .status = DN1_NACK_BAD_ATOMIC };
         return answer(p, &bad, 0, 0);
     }
@@ -178,7 +178,7 @@ enum rx_action atomic_handle(struct rx_packet *p)
     unsigned op = w0 & 0xffu, dt = w0 >> 8 & 0xffu;
     uint32_t session = pl32(DN1_ATOMIC_OFF_SESSION);
     uint64_t reply = pl64(DN1_ATOMIC_OFF_REPLY);
-    struct source *s = &sources[h->src];
+    struct source *s = &sources[slot];
     struct answer *a = &s->ans[h->seq & (DN1_ATOMIC_WINDOW - 1)];
 
     if (session != s->session) {

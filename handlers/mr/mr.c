@@ -135,7 +135,9 @@ enum rx_action mr_sync_handle(struct rx_packet *p)
 {
     uint64_t key = p->hdr.raddr;
 
-    if (p->hdr.src != hal_node_id() || p->hdr.dst != p->hdr.src || key > 0xffffu) {
+    /* From this node's own host, any of its host ports (contract 1.27). */
+    if (dn1_addr_node(p->hdr.src) != hal_node_id() || p->hdr.src >= DN1_ADDR_UNICAST_END ||
+        p->hdr.dst != hal_node_id() || key > 0xffffu) {
         p->nack_reason = DN1_NACK_BAD_CONTROL;
         return RX_NACK;
     }

@@ -18,7 +18,7 @@ static uint8_t *channel_entry(dn_node *n, unsigned ch)
 int dn_aotf_open(dn_node *n, unsigned ch, uint8_t type, int ack, unsigned dst,
                  uint64_t raddr, uint32_t size)
 {
-    if (!n || ch >= DN1_AOTF_CHANNELS || dst > 0xffffu || size == 0 ||
+    if (!n || n->port || ch >= DN1_AOTF_CHANNELS || dst > 0xffffu || size == 0 ||
         !dn1_type_sendable(type) || (ack && dst >= DN1_MCAST_BASE)) {
         return DN_EINVAL;   /* a group never answers: no ACK channel to one */
     }

@@ -262,7 +262,9 @@ int dn_atomic(dn_node *n, unsigned dst, uint64_t rva, unsigned op,
     }
     /* 32 reply slots of 8 bytes in turn: a late duplicate answer of one
      * call lands where the next 31 do not look. */
-    uint32_t off = DN_ATOMIC_LLCM_OFF + 8u * (a->reply_next++ % 32u);
+    /* Host ports above 0 have their own 256 bytes in their LLCM block. */
+    uint32_t off = (n->port ? n->llcm_port + DN1_LLCM_PORT_ATOMIC : DN_ATOMIC_LLCM_OFF) +
+                   8u * (a->reply_next++ % 32u);
     int64_t deadline = dn_now_ms() + timeout_ms;
 
     rc = dn_atomic_post(n, &r, dst, rva, op, datatype, operand, compare,

@@ -90,8 +90,8 @@ int dn_barrier_create(dn_node *n, const struct dn_barrier_config *cfg, dn_barrie
 {
     unsigned rank = 0, root_rank = 0;
 
-    if (!n || !cfg || !out) {
-        return DN_EINVAL;
+    if (!n || !cfg || !out || n->port) {
+        return DN_EINVAL;       /* host ports above 0: one-sided only */
     }
     int rc = check_config(n, cfg, &rank, &root_rank);
     if (rc != DN_OK) {

@@ -65,7 +65,7 @@ int dn_idle(dn_node *n)
     /* Nothing new from the NIC for a while (no completion record, no
      * message notice): sleep a little instead of yielding again, so that
      * the boards' own processes get the CPU. */
-    uint32_t sig = *dn_llcm32(n, DN1_LLCM_CQ_PRODUCED) +
+    uint32_t sig = *dn_llcm32(n, n->llcm_port + DN1_LLCM_CQ_PRODUCED) +
                    *dn_llcm32(n, DN1_LLCM_MSG_CTRL + offsetof(struct dn1_msg_ctrl, nq_produced));
     if (sig != n->idle_sig) {
         n->idle_sig = sig;

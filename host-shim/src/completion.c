@@ -80,7 +80,7 @@ void dn_xfer_post_error(dn_node *n, uint32_t tag, int err)
 void dn_cq_drain(dn_node *n)
 {
     dn_hb_reap(n);      /* posted requests' failures, before completions */
-    uint32_t produced = dn_ld32(n, DN1_LLCM_CQ_PRODUCED);
+    uint32_t produced = dn_ld32(n, n->llcm_port + DN1_LLCM_CQ_PRODUCED);
 
     if (n->cq_consumed == produced) {
         return;
@@ -88,7 +88,7 @@ void dn_cq_drain(dn_node *n)
     while (n->cq_consumed != produced) {
         uint8_t rec[sizeof(struct dn1_cq_rec)];
 
-        dn_nic_read(n, rec, n->llcm + DN1_LLCM_CQ_RING +
+        dn_nic_read(n, rec, n->llcm + n->llcm_port + DN1_LLCM_CQ_RING +
                     (n->cq_consumed % DN1_LLCM_CQ_ENTRIES) * sizeof(struct dn1_cq_rec),
                     sizeof(rec));
         uint32_t tag = (uint32_t)dn_get_le(rec + offsetof(struct dn1_cq_rec, tag), 4);
@@ -107,7 +107,7 @@ void dn_cq_drain(dn_node *n)
         }
         n->cq_consumed++;
     }
-    dn_st32(n, DN1_LLCM_CQ_CONSUMED, n->cq_consumed);
+    dn_st32(n, n->llcm_port + DN1_LLCM_CQ_CONSUMED, n->cq_consumed);
 }
 
 static uint32_t in_flight(dn_node *n)

@@ -240,9 +240,10 @@ void dn_hb_posted_init(dn_node *n)
     n->hb_post = !n->timed && !(env && env[0] == '0');
     n->hb_combine = n->hb_post && !(comb && comb[0] == '0');
     n->hb_wcount = 0;
-    n->hb_taken = n->hb_posted = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_POSTED),
+    n->hb_taken = n->hb_posted = __atomic_load_n(llcm_word(n, n->llcm_port + DN1_LLCM_HB_POSTED),
                                                  __ATOMIC_ACQUIRE);
-    n->hb_failed = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_FAILED), __ATOMIC_ACQUIRE);
+    n->hb_failed = __atomic_load_n(llcm_word(n, n->llcm_port + DN1_LLCM_HB_FAILED),
+                                   __ATOMIC_ACQUIRE);
 }
 
 int dn_hb_reap(dn_node *n)
@@ -252,8 +253,10 @@ int dn_hb_reap(dn_node *n)
     }
     /* HB_FAILED counts a failure before HB_POSTED counts its request:
      * read in the other order, every failure up to `taken` is seen. */
-    uint32_t taken = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_POSTED), __ATOMIC_ACQUIRE);
-    uint32_t failed = __atomic_load_n(llcm_word(n, DN1_LLCM_HB_FAILED), __ATOMIC_ACQUIRE);
+    uint32_t taken = __atomic_load_n(llcm_word(n, n->llcm_port + DN1_LLCM_HB_POSTED),
+                                     __ATOMIC_ACQUIRE);
+    uint32_t failed = __atomic_load_n(llcm_word(n, n->llcm_port + DN1_LLCM_HB_FAILED),
+                                      __ATOMIC_ACQUIRE);
 
     while (n->hb_failed != failed) {
         int32_t st;

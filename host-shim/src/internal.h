@@ -112,6 +112,15 @@ void dn_self(dn_node *n, uint32_t insns);
 
 struct dn_node {
     unsigned node_id;
+    /* Host port (contract 1.27): this process's host-bus stream of the
+     * board's `ports`; its completion queue and posted counters are at
+     * LLCM `llcm_port`, and it owns a share of the BOTF windows, RDMA
+     * descriptors and registration entries. */
+    unsigned port, ports;
+    uint32_t llcm_port;
+    uint8_t port_inc;          /* dn_port_incarnation, ports above 0 */
+    unsigned win_first, win_count;
+    unsigned desc_first, desc_count;
     int hb_fd;
     int host_sync;             /* requests take effect in virtual time */
     const struct dn_host_profile *host;
@@ -180,6 +189,9 @@ struct dn_node {
     struct dn_barrier *barriers[16];   /* by id (DN_BARRIER_MAX) */
     unsigned barrier_created[16];      /* how often each id was created */
 };
+
+/* Host port @port of @ports (contract 1.27): its LLCM block and shares. */
+void dn_port_setup(dn_node *n, unsigned port, unsigned ports);
 
 /* Little-endian fields of shared memories and the host bus. */
 static inline void dn_put_le(uint8_t *p, uint64_t v, int bytes)

@@ -11,6 +11,24 @@
 #define ENTRY(i) (DN1_MR_LLCM_OFF + DN1_MR_ENTRY * (i))
 #define MR_SYNC_RESEND_MS 200
 
+/* Is entry @idx this host port's (contract 1.27: a share each)? */
+static int mine(const dn_node *n, unsigned idx)
+{
+    unsigned first, end;
+
+    dn1_port_share(DN_MR_ENTRIES, n->ports, n->port, &first, &end);
+    return idx >= first && idx < end;
+}
+
+int dn_mr_entries(const dn_node *n, unsigned *first, unsigned *end)
+{
+    if (!n || !first || !end) {
+        return DN_EINVAL;
+    }
+    dn1_port_share(DN_MR_ENTRIES, n->ports, n->port, first, end);
+    return DN_OK;
+}
+
 static volatile uint64_t *rva_base(dn_node *n, unsigned idx)
 {
     return (volatile uint64_t *)(n->llcm + ENTRY(idx) + DN1_MR_RVA_BASE);
@@ -19,7 +37,7 @@ static volatile uint64_t *rva_base(dn_node *n, unsigned idx)
 int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
               uint32_t nic_off, uint32_t len, unsigned access)
 {
-    if (!n || idx >= DN_MR_ENTRIES || !(key & DN1_MR_KEY_BIT) ||
+    if (!n || idx >= DN_MR_ENTRIES || !mine(n, idx) || !(key & DN1_MR_KEY_BIT) ||
         access == 0 || (access & ~(DN_MR_REMOTE_WRITE | DN_MR_REMOTE_READ)) ||
         va > DN1_RVA_VA(~0ull) || (len && len - 1 > DN1_RVA_VA(~0ull) - va)) {
         return DN_EINVAL;
@@ -68,7 +86,7 @@ static int mr_sync(dn_node *n, uint16_t key, int timeout_ms)
 
 int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms)
 {
-    if (!n || idx >= DN_MR_ENTRIES || timeout_ms < 0) {
+    if (!n || idx >= DN_MR_ENTRIES || !mine(n, idx) || timeout_ms < 0) {
         return DN_EINVAL;
     }
     dn_host_charge(n, DN_HOST_LOAD, 1);
@@ -86,6 +104,9 @@ int dn_mr_reset(dn_node *n, int timeout_ms)
         return DN_EINVAL;
     }
     for (unsigned idx = 0; idx < DN_MR_ENTRIES; idx++) {
+        if (!mine(n, idx)) {
+            continue;           /* another host port's process */
+        }
         dn_host_charge(n, DN_HOST_LOAD, 1);
         if (__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48) {
             dn_host_charge(n, DN_HOST_STORE, 1);

@@ -92,8 +92,8 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     struct dn_msg_config def;
     struct dn_msg_state *m;
 
-    if (!n || n->msg) {
-        return DN_EINVAL;
+    if (!n || n->msg || n->port) {
+        return DN_EINVAL;       /* host ports above 0: one-sided only */
     }
     if (!cfg) {
         dn_msg_config_default(n, &def);

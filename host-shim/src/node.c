@@ -1,5 +1,6 @@
 /* Opening a node: shared memories, host-bus socket, NIC and firmware checks. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,15 +111,28 @@ int dn_wait_ready(dn_node *n, int timeout_ms, int wait_link)
     }
 }
 
+void dn_port_setup(dn_node *n, unsigned port, unsigned ports)
+{
+    unsigned end;
+
+    n->port = port;
+    n->ports = ports;
+    n->llcm_port = dn1_llcm_port_block(port);
+    dn1_port_share(DN1_BOTF_WINDOWS, ports, port, &n->win_first, &end);
+    n->win_count = end - n->win_first;
+    dn1_port_share(DN1_RDMA_DESCS, ports, port, &n->desc_first, &end);
+    n->desc_count = end - n->desc_first;
+}
+
 int dn_open(const struct dn_config *cfg, dn_node **out)
 {
     dn_node *n;
-    uint32_t id, version, node, timing;
+    uint32_t id, version, node, timing, ports;
     int rc;
 
     if (!cfg || !out || !cfg->hostmem_path || !cfg->llcm_path ||
         !cfg->window_path || !cfg->hostbus_path || cfg->timeout_ms < 0 ||
-        cfg->node_id > 0xffffu) {
+        cfg->node_id > 0xffffu || cfg->port >= DN1_HOST_PORTS_MAX) {
         return DN_EINVAL;
     }
     *out = NULL;
@@ -127,6 +141,7 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         return DN_ENOMEM;
     }
     n->hb_fd = -1;
+    dn_port_setup(n, 0, 1);     /* until the board says */
     if ((rc = dn_host_profile_init(n)) != DN_OK) {
         goto fail;          /* DIMMNET_HOST_PROFILE names no profile */
     }
@@ -161,6 +176,24 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         goto fail;
     }
     n->node_id = node;
+    /* Host port: the board's count, this stream's number (the caller's
+     * word for which socket it connected to), and the port's shares. */
+    if ((rc = dn_reg_read(n, DN1_REG_HOST_PORTS, &ports)) != DN_OK) {
+        goto fail;
+    }
+    if (ports < 1 || ports > DN1_HOST_PORTS_MAX || cfg->port >= ports) {
+        rc = DN_ENODEV;
+        goto fail;
+    }
+    dn_port_setup(n, cfg->port, ports);
+    if (n->port) {
+        /* The port's incarnation count, kept in its LLCM block (it outlives
+         * processes): one newer than the last process's, never 0. */
+        volatile uint32_t *inc = (volatile uint32_t *)(n->llcm + n->llcm_port +
+                                                      DN1_LLCM_PORT_INC);
+        n->port_inc = (uint8_t)(*inc % 255u + 1u);
+        *inc = n->port_inc;
+    }
     rc = dn_reg_read(n, DN1_REG_TIMING, &timing);
     if (rc != DN_OK) {
         goto fail;
@@ -191,9 +224,10 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
     dn_hb_posted_init(n);
     dn_botf_windows_init(n);
     /* Completions before this open are not ours. */
-    n->cq_consumed = __atomic_load_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_PRODUCED),
-                                     __ATOMIC_ACQUIRE);
-    __atomic_store_n((uint32_t *)(n->llcm + DN1_LLCM_CQ_CONSUMED), n->cq_consumed,
+    n->cq_consumed = __atomic_load_n((uint32_t *)(n->llcm + n->llcm_port +
+                                                  DN1_LLCM_CQ_PRODUCED), __ATOMIC_ACQUIRE);
+    __atomic_store_n((uint32_t *)(n->llcm + n->llcm_port + DN1_LLCM_CQ_CONSUMED),
+                     n->cq_consumed,
                      __ATOMIC_RELEASE);
     *out = n;
     return DN_OK;
@@ -222,14 +256,35 @@ int dn_open_env(dn_node **out, int timeout_ms)
     if (errno || *end || node > 0xffffu) {
         return DN_EINVAL;
     }
+    /* DIMMNET_PORT=p: host port p, whose socket is DIMMNET_HOSTBUS's path
+     * with p appended (node3.hostbus1). */
+    const char *port_env = env_or_null("DIMMNET_PORT");
+    unsigned long port = 0;
+    if (port_env) {
+        errno = 0;
+        port = strtoul(port_env, &end, 10);
+        if (errno || *end || port >= DN1_HOST_PORTS_MAX) {
+            return DN_EINVAL;
+        }
+    }
+    const char *hostbus = env_or_null("DIMMNET_HOSTBUS");
+    char hostbus_port[4096];
+    if (hostbus && port) {
+        if ((size_t)snprintf(hostbus_port, sizeof(hostbus_port), "%s%lu", hostbus, port) >=
+            sizeof(hostbus_port)) {
+            return DN_EINVAL;
+        }
+        hostbus = hostbus_port;
+    }
     struct dn_config cfg = {
         .node_id = (unsigned)node,
         .hostmem_path = env_or_null("DIMMNET_HOSTMEM"),
         .llcm_path = env_or_null("DIMMNET_LLCM"),
         .window_path = env_or_null("DIMMNET_WINDOW"),
-        .hostbus_path = env_or_null("DIMMNET_HOSTBUS"),
+        .hostbus_path = hostbus,
         .timeout_ms = timeout_ms,
         .wait_link = nodes && strtoul(nodes, NULL, 10) > 1,
+        .port = (unsigned)port,
     };
     return dn_open(&cfg, out);
 }
@@ -269,6 +324,19 @@ void dn_close(dn_node *n)
 unsigned dn_node_id(const dn_node *n)
 {
     return n ? n->node_id : 0;
+}
+
+unsigned dn_port(const dn_node *n, unsigned *ports)
+{
+    if (ports) {
+        *ports = n ? n->ports : 1;
+    }
+    return n ? n->port : 0;
+}
+
+int dn_port_incarnation(dn_node *n)
+{
+    return n && n->port ? (int)n->port_inc : dn_msg_incarnation(n);
 }
 
 uint8_t *dn_llcm_user(dn_node *n, size_t *size)

@@ -17,7 +17,7 @@ static int rdma_post(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                      uint64_t raddr, uint64_t local, size_t len, uint32_t first_tag,
                      uint32_t xoff, uint16_t seq, uint64_t *sent)
 {
-    unsigned d = n->next_desc;
+    unsigned d = n->desc_first + n->next_desc;
     uint8_t *e = n->window + DN1_RDMA_DESC_OFF + d * sizeof(struct dn1_rdma_desc);
 
     dn_self(n, DN_SELF_PACKET_INSNS);
@@ -35,7 +35,7 @@ static int rdma_post(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     __atomic_thread_fence(__ATOMIC_RELEASE);
     *sent = 0;
     int rc = dn_hb_call(n, DN1_HB_RDMA_POST, d, 0, 0, sent);
-    n->next_desc = (d + 1) % DN1_RDMA_DESCS;
+    n->next_desc = (n->next_desc + 1) % n->desc_count;
     return rc;
 }
 

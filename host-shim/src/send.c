@@ -22,6 +22,9 @@ void dn_botf_windows_init(dn_node *n)
         k = DN1_BOTF_WINDOWS;
     }
     n->botf_windows = n->timed ? DN1_BOTF_WINDOWS_PAPER : k;
+    if (n->botf_windows > n->win_count) {
+        n->botf_windows = n->win_count;     /* the port's share */
+    }
     n->next_window = 0;
 }
 
@@ -29,7 +32,7 @@ static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
                        uint64_t raddr, uint32_t xoff, const uint8_t *payload,
                        uint16_t len, uint32_t tag, uint16_t seq, int post)
 {
-    unsigned w = n->next_window;
+    unsigned w = n->win_first + n->next_window;
     uint8_t *win = n->window + dn1_botf_window_off(w);
 
     dn_self(n, DN_SELF_PACKET_INSNS);
@@ -86,8 +89,8 @@ static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
         rc = dn_hb_call(n, DN1_HB_BOTF_KICK, w, 0, 0, NULL);
     }
     if (rc == DN_OK) {
-        n->next_window = (w + 1) % (n->botf_windows ? n->botf_windows
-                                                     : DN1_BOTF_WINDOWS_PAPER);
+        n->next_window = (n->next_window + 1) % (n->botf_windows ? n->botf_windows
+                                                                 : DN1_BOTF_WINDOWS_PAPER);
     }
     return rc;
 }

@@ -9,6 +9,7 @@
 #define DIMMNET1_ATOMIC_H
 
 #include <stdint.h>
+#include "dimmnet1/packet.h"
 
 /* Ops: "old" is the target's value before, "v" the operand, "c" compare. */
 #define DN1_AOP_MIN        0u   /* min(old, v) */
@@ -69,12 +70,27 @@ static inline int dn1_adt_signed(unsigned dt)
 #define DN1_ATOMIC_OFF_COMPARE 24u  /* u64 c */
 
 /*
- * Exactly once: the target keeps, per source node below DN1_ATOMIC_SOURCES,
- * the session, the next seq and the answers of the last DN1_ATOMIC_WINDOW
- * seqs; an initiator has at most DN1_ATOMIC_WINDOW atomics unanswered
- * towards one target.
+ * Exactly once: the target keeps, per source (port 0 of a node below
+ * DN1_ATOMIC_SOURCES, or host port 1..3 of a node below
+ * DN1_ATOMIC_PORT_NODES, contract 1.27), the session, the next seq and the
+ * answers of the last DN1_ATOMIC_WINDOW seqs; an initiator has at most
+ * DN1_ATOMIC_WINDOW atomics unanswered towards one target.
  */
 #define DN1_ATOMIC_SOURCES     256u
+#define DN1_ATOMIC_PORT_NODES  64u
+#define DN1_ATOMIC_SLOTS       (DN1_ATOMIC_SOURCES + 3u * DN1_ATOMIC_PORT_NODES)
+
+/* The target's slot for source address @src; -1: none (refused). */
+static inline int dn1_atomic_slot(uint16_t src)
+{
+    unsigned node = dn1_addr_node(src), port = dn1_addr_port(src);
+
+    if (port == 0) {
+        return node < DN1_ATOMIC_SOURCES ? (int)node : -1;
+    }
+    return port < 4 && node < DN1_ATOMIC_PORT_NODES
+           ? (int)(DN1_ATOMIC_SOURCES + (port - 1) * DN1_ATOMIC_PORT_NODES + node) : -1;
+}
 #define DN1_ATOMIC_WINDOW      8u
 
 /* Chip SRAM: the READ_RSP image the firmware answers with (40 bytes). */

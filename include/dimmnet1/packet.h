@@ -50,6 +50,23 @@
 /* Destinations from DN1_MCAST_BASE up name multicast groups of the switch:
  * group g is dst DN1_MCAST_BASE + g. Multicast packets are never ACKed. */
 #define DN1_MCAST_BASE     0xff00u
+
+/* A unicast address (contract 1.27) names a node and one of its host ports
+ * (shared_mem.h): node | port << DN1_PORT_SHIFT, below DN1_ADDR_UNICAST_END.
+ * Switches route on the node; port 0 is the address of old. */
+#define DN1_PORT_SHIFT       12
+#define DN1_ADDR_NODE_MASK   0x0fffu
+#define DN1_ADDR_UNICAST_END 0x4000u
+
+static inline unsigned dn1_addr_node(uint16_t addr)
+{
+    return addr & DN1_ADDR_NODE_MASK;
+}
+
+static inline unsigned dn1_addr_port(uint16_t addr)
+{
+    return addr >> DN1_PORT_SHIFT;
+}
 #define DN1_MCAST_GROUPS   256u
 
 /* Flags. */

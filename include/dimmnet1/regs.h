@@ -42,6 +42,8 @@
  * (major << 16 | minor << 8 | patch) and slot | generation << 8. */
 #define DN1_REG_BOOT_VERSION  0x078u  /* RW  */
 #define DN1_REG_BOOT_SLOT     0x07cu  /* RW  */
+/* Host ports (shared_mem.h): how many host-bus streams the board has. */
+#define DN1_REG_HOST_PORTS    0x080u  /* RO  1 .. DN1_HOST_PORTS_MAX */
 #define DN1_BOOT_SLOT_MASK    0xffu
 #define DN1_BOOT_SLOT_BIOS    0xffu   /* loaded by the board from -bios */
 #define DN1_BOOT_GEN_SHIFT    8
@@ -108,7 +110,7 @@
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x0001001au  /* 1.26 */
+#define DN1_CONTRACT_VERSION  0x0001001bu  /* 1.27 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

@@ -87,6 +87,39 @@ struct dn1_rdma_desc {
 #define DN1_LLCM_USER_BASE      0x2000u  /* free for host use; remote writes
                                             may land here (DN1_RADDR_LLCM) */
 
+/* ---- Host ports (contract 1.27): up to DN1_HOST_PORTS_MAX host processes
+ * on one board, each on its own host-bus stream, addressed as node | port
+ * << DN1_PORT_SHIFT (packet.h); the answers to a port's packets (ACK,
+ * NACK, READ_RSP) come back to that port. Port 0's completion queue and posted
+ * counters are those above; port p > 0 has the same layout in a block at
+ * DN1_LLCM_PORT_BLOCK(p) of the user area (its first DN1_LLCM_PORT_CQ_SIZE
+ * bytes refuse remote writes while the board has more than one port),
+ * then 256 bytes for its atomics' replies. A port owns a share of the
+ * BOTF windows, RDMA descriptors and registration-table entries
+ * (dn1_port_share); AOTF channels are port 0's. ---- */
+#define DN1_HOST_PORTS_MAX      4u
+#define DN1_LLCM_PORT_BASE      0xc000u
+#define DN1_LLCM_PORT_STRIDE    0x1200u
+#define DN1_LLCM_PORT_CQ_SIZE   0x1100u  /* counters, then the ring at 0x100 */
+#define DN1_LLCM_PORT_ATOMIC    0x1100u  /* 256 bytes: the port's atomic replies */
+#define DN1_LLCM_PORT_INC       0x0010u  /* u32, host: its processes' incarnation count */
+
+/* LLCM offset of port @p's block: the completion queue's counters are at
+ * the same offsets in it as port 0's at LLCM 0. */
+static inline uint32_t dn1_llcm_port_block(unsigned p)
+{
+    return p == 0 ? 0 : DN1_LLCM_PORT_BASE + (p - 1) * DN1_LLCM_PORT_STRIDE;
+}
+
+/* Port @p's share [*first, *end) of @count things (windows, descriptors,
+ * registration entries) on a board with @ports ports. */
+static inline void dn1_port_share(unsigned count, unsigned ports, unsigned p,
+                                  unsigned *first, unsigned *end)
+{
+    *first = count * p / ports;
+    *end = count * (p + 1) / ports;
+}
+
 #define DN1_CQ_KIND_ACK   1u
 #define DN1_CQ_KIND_NACK  2u
 

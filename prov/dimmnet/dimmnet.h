@@ -234,7 +234,7 @@ enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 #define DNF_EPS              4u
 #define DNF_EP_AREA_OFF      ((3u << 20) + (1u << 18))      /* after the zones */
 #define DNF_EP_AREA          (DNF_RMA_SLOTS * DNF_RMA_PIECE + 4096u)
-#define DNF_RMA_STAGE_OFF(ep_slot) (DNF_EP_AREA_OFF + (ep_slot) * DNF_EP_AREA)
+#define DNF_RMA_STAGE_OFF(ep_slot) (dnf_share.off + (ep_slot) * DNF_EP_AREA)
 #define DNF_ATOMIC_REPLY_OFF(ep_slot) (DNF_RMA_STAGE_OFF(ep_slot) + DNF_RMA_SLOTS * DNF_RMA_PIECE)
 _Static_assert(DNF_ATOMIC_REPLIES * 8u <= 4096u, "reply slots fit the area's last page");
 
@@ -248,6 +248,26 @@ _Static_assert(DNF_ATOMIC_REPLIES * 8u <= 4096u, "reply slots fit the area's las
 #define DNF_MR_POOL_SIZE     ((8u << 20) - DNF_MR_POOL_OFF)
 _Static_assert(DNF_MR_POOL_SIZE >= (4u << 20) + 4096u,
                "the pool holds a 4 MiB buffer at any alignment");
+
+/*
+ * Host ports (contract 1.27): a board with host-ports=N serves N processes
+ * at once, the one on port 0 with messages, RMA and atomics, those on
+ * ports above 0 with RMA and atomics only (one-sided endpoints; the
+ * message layer is port 0's). Receive memory from DNF_EP_AREA_OFF to
+ * 8 MiB is split into N page-aligned shares, one a port: its endpoints'
+ * areas first, then its registration pool (one port: the layout above).
+ * So with N = 2 a pool holds 1,904 KiB; a larger receive takes chunks.
+ * Registration-table entries are split the same way (dn_mr_entries), and
+ * provider keys carry the port (dnf_mr.c).
+ */
+struct dnf_share {
+    unsigned port, ports;        /* dn_port */
+    uint64_t off;                /* the share's start: its endpoints' areas */
+    uint64_t pool_off, pool_size;
+    unsigned mr_first, mr_end;   /* its registration-table entries */
+};
+extern struct dnf_share dnf_share;
+void dnf_share_init(dn_node *n);
 /* Late packets (a landing's earlier write, delayed in the network past its
  * rewrite, its ACK and the offer of its chunk or zone to a later receive)
  * may land on a later landing before its receiver took it. The receive id

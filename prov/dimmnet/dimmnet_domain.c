@@ -1,6 +1,7 @@
 /*
  * The domain: this process's DIMMnet-1 node, opened from the launcher's
- * environment (dn_open_env) with message exchange set up (dn_msg_init).
+ * environment (dn_open_env: DIMMNET_PORT picks a host port) with message
+ * exchange set up (dn_msg_init) on host port 0.
  * Several domains may be open at once (fi_domain(3) allows it); they share
  * the one node, opened by the first and closed with the last. A domain
  * has one endpoint; a node up to DNF_EPS, of which one may send and
@@ -26,6 +27,11 @@ int dnf_domain_take_ep(struct dnf_ep *ep)
 {
     int rc = -FI_EBUSY;
 
+    if (ep->messaging && dnf_share.port) {
+        FI_WARN(&dnf_prov, FI_LOG_EP_CTRL, "host port %u: endpoints for RMA and "
+                "atomics only (messages are port 0's)\n", dnf_share.port);
+        return -FI_EBUSY;
+    }
     pthread_mutex_lock(&node_lock);
     int conversation_taken = 0;
     for (unsigned i = 0; i < DNF_EPS; i++) {
@@ -170,8 +176,8 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     rc = DN_OK;
     if (!clock_node) {
         rc = dn_open_env(&d->node, 30000);
-        if (rc == DN_OK) {
-            rc = dn_msg_init(d->node, NULL);
+        if (rc == DN_OK && dn_port(d->node, NULL) == 0) {
+            rc = dn_msg_init(d->node, NULL);    /* the message layer is port 0's */
         }
         if (rc != DN_OK) {
             FI_WARN(&dnf_prov, FI_LOG_DOMAIN, "no DIMMnet-1 node (run under "
@@ -183,6 +189,7 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
             /* DNF_SELF_*_INSNS count the shim's instructions with ours. */
             dn_host_self(d->node, 0);
             clock_node = d->node;
+            dnf_share_init(d->node);
             /* Registrations a dead process of this node left in the table
              * (it outlives processes) would let its peers' late writes
              * into memory that is ours now: off, and forgotten. */

@@ -57,7 +57,35 @@ static pthread_mutex_t mr_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct dnf_mr *mr_entry[DN_MR_ENTRIES];
 static struct dnf_mr *mr_all;              /* every open registration */
 static struct dnf_alias *aliases;
-static uint8_t pool_used[DNF_MR_POOL_SIZE / MR_PAGE];
+static uint8_t pool_used[DNF_MR_POOL_SIZE / MR_PAGE];   /* the first pool_size's */
+struct dnf_share dnf_share = {
+    .ports = 1, .off = DNF_EP_AREA_OFF, .pool_off = DNF_MR_POOL_OFF,
+    .pool_size = DNF_MR_POOL_SIZE, .mr_end = DN_MR_ENTRIES,
+};
+
+void dnf_share_init(dn_node *n)
+{
+    unsigned ports, port = dn_port(n, &ports);
+    uint64_t share = ((8u << 20) - DNF_EP_AREA_OFF) / ports & ~4095ull;
+
+    dnf_share.port = port;
+    dnf_share.ports = ports;
+    dnf_share.off = DNF_EP_AREA_OFF + port * share;
+    dnf_share.pool_off = (dnf_share.off + DNF_EPS * DNF_EP_AREA + 4095u) & ~4095ull;
+    dnf_share.pool_size = ports == 1 ? DNF_MR_POOL_SIZE
+                                     : dnf_share.off + share - dnf_share.pool_off;
+    dn_mr_entries(n, &dnf_share.mr_first, &dnf_share.mr_end);
+}
+
+/* The first registration-table entry of ours not in use; mr_end: none. */
+static unsigned entry_free(void)
+{
+    unsigned idx;
+
+    for (idx = dnf_share.mr_first; idx < dnf_share.mr_end && mr_entry[idx]; idx++) {
+    }
+    return idx;
+}
 static uint32_t next_key;
 static uint64_t rcache_clock;
 
@@ -67,11 +95,11 @@ static uint64_t pool_alloc(size_t pages)
 {
     size_t run = 0;
 
-    for (size_t i = 0; i < sizeof(pool_used); i++) {
+    for (size_t i = 0; i < dnf_share.pool_size / MR_PAGE; i++) {
         run = pool_used[i] ? 0 : run + 1;
         if (run == pages) {
             memset(pool_used + i + 1 - pages, 1, pages);
-            return DNF_MR_POOL_OFF + (uint64_t)(i + 1 - pages) * MR_PAGE;
+            return dnf_share.pool_off + (uint64_t)(i + 1 - pages) * MR_PAGE;
         }
     }
     return UINT64_MAX;
@@ -79,7 +107,7 @@ static uint64_t pool_alloc(size_t pages)
 
 static void pool_free(uint64_t off, size_t len)
 {
-    memset(pool_used + (off - DNF_MR_POOL_OFF) / MR_PAGE, 0, len / MR_PAGE);
+    memset(pool_used + (off - dnf_share.pool_off) / MR_PAGE, 0, len / MR_PAGE);
 }
 
 /* Does [buf, buf + len) lie in the provider's own view of receive memory?
@@ -137,12 +165,10 @@ static unsigned mr_access_bits(uint64_t access)
  * at the same bytes until the old pages go. */
 static int entry_move(dn_node *n, struct dnf_mr *m, uint64_t nic_off)
 {
-    unsigned idx;
+    unsigned idx = entry_free();
     int st;
 
-    for (idx = 0; idx < DN_MR_ENTRIES && mr_entry[idx]; idx++) {
-    }
-    if (idx == DN_MR_ENTRIES) {
+    if (idx == dnf_share.mr_end) {
         /* No spare entry: off, then on again (refused meanwhile). */
         idx = (unsigned)m->entry;
         if ((st = dn_mr_clear(n, idx, MR_CLEAR_MS)) != DN_OK) {
@@ -228,7 +254,8 @@ static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **o
     na->off = pool_alloc(na->len / MR_PAGE);
     if (na->off == UINT64_MAX) {
         FI_WARN(&dnf_prov, FI_LOG_MR, "no %zu bytes of receive memory left for "
-                "registrations (%u in all)\n", na->len, DNF_MR_POOL_SIZE);
+                "registrations (%llu in all)\n", na->len,
+                (unsigned long long)dnf_share.pool_size);
         free(na);
         return -FI_ENOSPC;
     }
@@ -485,7 +512,7 @@ static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok
     }
     /* Smaller sends move back receive runs too: two buffers of their size
      * (a ping-pong's send and receive) fit the pool side by side. */
-    if (for_send && 2u * (size_t)(hi - lo) <= DNF_MR_POOL_SIZE) {
+    if (for_send && 2u * (size_t)(hi - lo) <= dnf_share.pool_size) {
         for_send = 0;
     }
     while ((rc = alias_take(n, buf, len, out)) == -FI_ENOSPC &&
@@ -768,12 +795,16 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
          * of ours, so a write of a dead job still in the network finds no
          * registration (refused), whatever its key. 32 entries at most
          * live at once, so 128 keys go round without a clash. */
-        int inc = dn_msg_incarnation(dom->node);
-        unsigned tries = 0;
+        /* With several host ports the count's top 2 bits are the port:
+         * the processes of a node never make the same key (a table entry
+         * each, at most 16 a port then, so 32 keys go round). */
+        int inc = dn_port_incarnation(dom->node);
+        unsigned tries = 0, count_bits = dnf_share.ports > 1 ? 5 : 7;
         do {
             m->wire = (uint16_t)(DNF_MR_KEY_BIT | (m->event ? DNF_MR_KEY_EVENT : 0) |
                                  (unsigned)(inc > 0 ? inc & 0x7f : 0) << 7 |
-                                 (next_key++ & 0x7fu));
+                                 dnf_share.port << count_bits |
+                                 (next_key++ & ((1u << count_bits) - 1)));
         } while (key_in_use(m->wire) && ++tries < 0x80u);
         m->mr.key = m->wire;
     } else if (dnf_mr_wire(dom, requested_key, &m->wire, NULL) || key_in_use(m->wire)) {
@@ -785,14 +816,11 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
     FI_INFO(&dnf_prov, FI_LOG_MR, "register %p+%zu access %#llx\n", (void *)buf, len,
             (unsigned long long)access);
     if (remote) {
-        unsigned idx, free_entries = 0;
+        unsigned idx;
 
-        for (idx = 0; idx < DN_MR_ENTRIES; idx++) {
-            free_entries += !mr_entry[idx];
-        }
-        if (!free_entries) {
+        if (entry_free() == dnf_share.mr_end) {
             FI_WARN(&dnf_prov, FI_LOG_MR, "all %u registrations for remote access in "
-                    "use\n", DN_MR_ENTRIES);
+                    "use\n", dnf_share.mr_end - dnf_share.mr_first);
             rc = -FI_ENOSPC;
             goto out;
         }
@@ -807,9 +835,8 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
             m->nic_off = m->alias->off + (uint64_t)(buf - m->alias->addr);
         }
         /* Chosen now: moving other registrations' pages may take entries. */
-        for (idx = 0; idx < DN_MR_ENTRIES && mr_entry[idx]; idx++) {
-        }
-        int st = idx < DN_MR_ENTRIES
+        idx = entry_free();
+        int st = idx < dnf_share.mr_end
                      ? dn_mr_set(dom->node, idx, m->wire, m->base, (uint32_t)m->nic_off,
                                  (uint32_t)len, mr_access_bits(access))
                      : DN_EBUSY;

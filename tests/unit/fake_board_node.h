@@ -33,6 +33,7 @@ static inline dn_node *fake_board_node(int *board, uint8_t *llcm, size_t llcm_si
     n->window_size = window_size;
     n->hostmem = hostmem;
     n->hostmem_size = hostmem_size;
+    dn_port_setup(n, 0, 1);             /* a board of one host port */
     for (unsigned i = 0; i < DN_ANSWERED; i++) {
         n->answered[i] = DN_ANSWERED_NONE;
     }

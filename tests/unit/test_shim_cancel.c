@@ -19,6 +19,7 @@ int main(void)
     uint8_t buf[16];
 
     n->llcm = llcm;
+    dn_port_setup(n, 0, 1);             /* a board of one host port */
     n->msg = calloc(1, sizeof(*n->msg));
     n->msg->cfg.senders = 4;
     n->msg->cfg.nq_entries = 16;

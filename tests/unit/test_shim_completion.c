@@ -30,6 +30,7 @@ int main(void)
     dn_xfer x;
 
     n->llcm = llcm;
+    dn_port_setup(n, 0, 1);             /* a board of one host port */
     for (unsigned i = 0; i < DN_ANSWERED; i++) {
         n->answered[i] = DN_ANSWERED_NONE;
     }

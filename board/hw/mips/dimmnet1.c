@@ -62,6 +62,10 @@ struct Dimmnet1MachineState {
     char *llcm_id;
     char *window_id;
     char *hostbus_id;
+    char *hostbus1_id;       /* host ports 1..3 (host-ports) */
+    char *hostbus2_id;
+    char *hostbus3_id;
+    uint32_t host_ports;
     char *link_id;
     char *pcap_id;           /* a file path, not an id: named for the macro */
 
@@ -311,6 +315,18 @@ static void dimmnet1_init(MachineState *machine)
                              &error_fatal);
     qdev_prop_set_chr(dev, "hostbus", dimmnet1_chardev("hostbus",
                                                        m->hostbus_id));
+    {
+        const char *more[] = { m->hostbus1_id, m->hostbus2_id, m->hostbus3_id };
+
+        for (unsigned i = 0; i < ARRAY_SIZE(more); i++) {
+            g_autofree char *prop = g_strdup_printf("hostbus%u", i + 1);
+
+            if (more[i]) {
+                qdev_prop_set_chr(dev, prop, dimmnet1_chardev(prop, more[i]));
+            }
+        }
+    }
+    qdev_prop_set_uint32(dev, "host-ports", m->host_ports ? m->host_ports : 1);
     qdev_prop_set_chr(dev, "link", dimmnet1_chardev("link", m->link_id));
     if (m->pcap_id) {
         qdev_prop_set_string(dev, "pcap", m->pcap_id);
@@ -371,6 +387,9 @@ DIMMNET1_STR_PROP(hostmem)
 DIMMNET1_STR_PROP(llcm)
 DIMMNET1_STR_PROP(window)
 DIMMNET1_STR_PROP(hostbus)
+DIMMNET1_STR_PROP(hostbus1)
+DIMMNET1_STR_PROP(hostbus2)
+DIMMNET1_STR_PROP(hostbus3)
 DIMMNET1_STR_PROP(link)
 DIMMNET1_STR_PROP(pcap)
 
@@ -389,7 +408,13 @@ static const Dimmnet1StrProp dimmnet1_str_props[] = {
     { "window", dimmnet1_get_window, dimmnet1_set_window,
       "Memory backend id for BOTF window memory (4 KiB)" },
     { "hostbus", dimmnet1_get_hostbus, dimmnet1_set_hostbus,
-      "Chardev id carrying host bus transactions" },
+      "Chardev id carrying host bus transactions (host port 0)" },
+    { "hostbus1", dimmnet1_get_hostbus1, dimmnet1_set_hostbus1,
+      "Chardev id of host port 1's host bus (host-ports >= 2)" },
+    { "hostbus2", dimmnet1_get_hostbus2, dimmnet1_set_hostbus2,
+      "Chardev id of host port 2's host bus (host-ports >= 3)" },
+    { "hostbus3", dimmnet1_get_hostbus3, dimmnet1_set_hostbus3,
+      "Chardev id of host port 3's host bus (host-ports = 4)" },
     { "link", dimmnet1_get_link, dimmnet1_set_link,
       "Chardev id of link port 0" },
     { "pcap", dimmnet1_get_pcap, dimmnet1_set_pcap,
@@ -416,6 +441,27 @@ static void dimmnet1_set_host_sync(Object *obj, bool value, Error **errp)
     DIMMNET1_MACHINE(obj)->host_sync = value;
 }
 
+static void dimmnet1_get_host_ports(Object *obj, Visitor *v, const char *name,
+                                    void *opaque, Error **errp)
+{
+    visit_type_uint32(v, name, &DIMMNET1_MACHINE(obj)->host_ports, errp);
+}
+
+static void dimmnet1_set_host_ports(Object *obj, Visitor *v, const char *name,
+                                    void *opaque, Error **errp)
+{
+    uint32_t value;
+
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (value < 1 || value > DN1_HOST_PORTS_MAX) {
+        error_setg(errp, "host-ports must be 1..%u", DN1_HOST_PORTS_MAX);
+        return;
+    }
+    DIMMNET1_MACHINE(obj)->host_ports = value;
+}
+
 static void dimmnet1_class_init(ObjectClass *oc, void *data)
 {
     MachineClass *mc = MACHINE_CLASS(oc);
@@ -431,6 +477,10 @@ static void dimmnet1_class_init(ObjectClass *oc, void *data)
                               dimmnet1_set_node_id, NULL, NULL);
     object_class_property_set_description(oc, "node-id",
                                           "This board's node number");
+    object_class_property_add(oc, "host-ports", "uint32", dimmnet1_get_host_ports,
+                              dimmnet1_set_host_ports, NULL, NULL);
+    object_class_property_set_description(oc, "host-ports",
+        "Host processes the board serves, each on its own host bus (1..4)");
     object_class_property_add_bool(oc, "sync", dimmnet1_get_sync,
                                    dimmnet1_set_sync);
     object_class_property_set_description(oc, "sync",

@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qapi/error.h"
 #include "qemu/bswap.h"
 #include "qemu/cutils.h"
 #include "qemu/timer.h"
@@ -17,14 +18,31 @@
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/shared_mem.h"
 
-/* Build a packet from what the host wrote into BOTF window @w, and send it. */
-static int martini_botf_kick(MartiniState *s, uint64_t w)
+/* The address a host port's packets carry as their source. */
+static uint16_t martini_port_src(MartiniState *s, unsigned port)
+{
+    return s->node_id | port << DN1_PORT_SHIFT;
+}
+
+/* Is @idx of @count things (windows, descriptors) host port @port's? */
+static bool martini_port_owns(MartiniState *s, unsigned port, uint64_t idx,
+                              unsigned count)
+{
+    unsigned first, end;
+
+    dn1_port_share(count, s->host_ports, port, &first, &end);
+    return idx >= first && idx < end;
+}
+
+/* Build a packet from what host port @port wrote into BOTF window @w, and
+ * send it. */
+static int martini_botf_kick(MartiniState *s, unsigned port, uint64_t w)
 {
     const uint8_t *win;
     uint8_t pkt[DN1_PKT_MAX_SIZE];
     struct dn1_hdr h = { .version = DN1_PKT_VERSION };
 
-    if (w >= DN1_BOTF_WINDOWS) {
+    if (w >= DN1_BOTF_WINDOWS || !martini_port_owns(s, port, w, DN1_BOTF_WINDOWS)) {
         martini_count(s, DN1_CNT_ERR_BOTF);
         return DN1_HB_EINVAL;
     }
@@ -46,7 +64,7 @@ static int martini_botf_kick(MartiniState *s, uint64_t w)
     h.tag = ldl_le_p(win + offsetof(struct dn1_botf_hdr, tag));
     h.xoff = ldl_le_p(win + offsetof(struct dn1_botf_hdr, xoff));
     h.raddr = ldq_le_p(win + offsetof(struct dn1_botf_hdr, raddr));
-    h.src = s->node_id;
+    h.src = martini_port_src(s, port);
 
     /* ACK and NACK are the hardware's answers; a host may not forge them. */
     if (h.len > DN1_BOTF_MAX_PAYLOAD || !martini_sendable(h.type, h.flags) ||
@@ -82,10 +100,11 @@ uint32_t martini_botf_status(MartiniState *s)
 
 /*
  * One host store to AOTF channel @ch becomes one packet: 1-8 bytes, the
- * channel's destination, type and remote base + @off, flag OTF.
+ * channel's destination, type and remote base + @off, flag OTF. The
+ * channels are host port 0's.
  */
-static int martini_aotf_store(MartiniState *s, uint64_t arg0, uint64_t data,
-                              uint32_t tag)
+static int martini_aotf_store(MartiniState *s, unsigned port, uint64_t arg0,
+                              uint64_t data, uint32_t tag)
 {
     unsigned ch = (arg0 >> 40) & 0xffffff;
     unsigned size = (arg0 >> 32) & 0xff;
@@ -95,7 +114,8 @@ static int martini_aotf_store(MartiniState *s, uint64_t arg0, uint64_t data,
     struct dn1_hdr h = { .version = DN1_PKT_VERSION };
     uint32_t limit;
 
-    if (ch >= DN1_AOTF_CHANNELS || size < 1 || size > DN1_AOTF_MAX_PAYLOAD) {
+    if (port != 0 || ch >= DN1_AOTF_CHANNELS || size < 1 ||
+        size > DN1_AOTF_MAX_PAYLOAD) {
         goto bad;
     }
     c = (const uint8_t *)memory_region_get_ram_ptr(s->window) +
@@ -134,9 +154,11 @@ bad:
 /*
  * RDMA: send what descriptor @d describes, reading the data from this node's
  * host receive memory, in packets of up to DN1_RDMA_MAX_PAYLOAD bytes.
- * Returns the hostbus status; *sent counts the packets that left.
+ * Returns the hostbus status; *sent counts the packets that left. Host
+ * port @port may post only its share of the descriptors.
  */
-static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
+static int martini_rdma_post(MartiniState *s, unsigned port, uint64_t d,
+                             uint64_t *sent)
 {
     const uint8_t *desc, *mem = memory_region_get_ram_ptr(s->hostmem);
     uint64_t memsize = memory_region_size(s->hostmem);
@@ -148,7 +170,7 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
     int64_t read_from = DN1_RDMA_START_NS;
 
     *sent = 0;
-    if (d >= DN1_RDMA_DESCS) {
+    if (d >= DN1_RDMA_DESCS || !martini_port_owns(s, port, d, DN1_RDMA_DESCS)) {
         goto bad;
     }
     desc = (const uint8_t *)memory_region_get_ram_ptr(s->window) +
@@ -170,7 +192,7 @@ static int martini_rdma_post(MartiniState *s, uint64_t d, uint64_t *sent)
                         3 * sizeof(uint64_t))) {
         goto bad;
     }
-    h.src = s->node_id;
+    h.src = martini_port_src(s, port);
     /* The NIC reads the data from the DIMM side after its start-up, in one
      * run (timing on: once the DIMM is free of other accesses). */
     if (s->sync) {
@@ -287,37 +309,40 @@ int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req,
     return cost;
 }
 
-static void martini_hostbus_flush(MartiniState *s)
+static void martini_hostbus_flush(MartiniHostPort *hp)
 {
-    if (s->hb_out_len) {
-        qemu_chr_fe_write_all(&s->hostbus, s->hb_out, s->hb_out_len);
-        s->hb_out_len = 0;
+    if (hp->out_len) {
+        qemu_chr_fe_write_all(hp->chr, hp->out, hp->out_len);
+        hp->out_len = 0;
     }
 }
 
 /* A response goes at once, or with the others of the same read. */
-static void martini_hostbus_respond(MartiniState *s,
+static void martini_hostbus_respond(MartiniHostPort *hp,
                                     const struct dn1_hb_rsp *rsp)
 {
-    if (!s->hb_batching) {
-        qemu_chr_fe_write_all(&s->hostbus, (const uint8_t *)rsp, sizeof(*rsp));
+    if (!hp->batching) {
+        qemu_chr_fe_write_all(hp->chr, (const uint8_t *)rsp, sizeof(*rsp));
         return;
     }
-    if (s->hb_out_len + sizeof(*rsp) > sizeof(s->hb_out)) {
-        martini_hostbus_flush(s);
+    if (hp->out_len + sizeof(*rsp) > sizeof(hp->out)) {
+        martini_hostbus_flush(hp);
     }
-    memcpy(s->hb_out + s->hb_out_len, rsp, sizeof(*rsp));
-    s->hb_out_len += sizeof(*rsp);
+    memcpy(hp->out + hp->out_len, rsp, sizeof(*rsp));
+    hp->out_len += sizeof(*rsp);
 }
 
 /*
- * A posted request has acted: count it in LLCM (HB_POSTED); if it failed,
- * send an error notice naming it and count that (HB_FAILED) first, so that
- * a host that sees HB_POSTED pass a request knows of its failure too.
+ * A posted request has acted: count it in its port's LLCM block
+ * (HB_POSTED); if it failed, send an error notice naming it and count that
+ * (HB_FAILED) first, so that a host that sees HB_POSTED pass a request
+ * knows of its failure too.
  */
-static void martini_hostbus_posted(MartiniState *s, int32_t status)
+static void martini_hostbus_posted(MartiniHostPort *hp, int32_t status)
 {
-    uint8_t *llcm = memory_region_get_ram_ptr(s->llcm);
+    MartiniState *s = hp->s;
+    uint8_t *llcm = (uint8_t *)memory_region_get_ram_ptr(s->llcm) +
+                    dn1_llcm_port_block(hp->port);
     uint32_t num = ldl_le_p(llcm + DN1_LLCM_HB_POSTED);
 
     if (status != 0) {
@@ -327,17 +352,19 @@ static void martini_hostbus_posted(MartiniState *s, int32_t status)
             .value = cpu_to_le64(num),
         };
 
-        martini_hostbus_respond(s, &notice);
+        martini_hostbus_respond(hp, &notice);
         stl_le_p(llcm + DN1_LLCM_HB_FAILED,
                  ldl_le_p(llcm + DN1_LLCM_HB_FAILED) + 1);
         smp_wmb();
     }
     stl_le_p(llcm + DN1_LLCM_HB_POSTED, num + 1);
-    memory_region_set_dirty(s->llcm, 0, 16);
+    memory_region_set_dirty(s->llcm, dn1_llcm_port_block(hp->port), 16);
 }
 
-void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
+void martini_hostbus_apply(MartiniState *s, unsigned port,
+                           const struct dn1_hb_req *req)
 {
+    MartiniHostPort *hp = &s->hport[port];
     struct dn1_hb_rsp rsp = { .magic = cpu_to_le32(DN1_HB_MAGIC) };
     uint32_t op = le32_to_cpu(req->op);
     uint64_t arg0 = le64_to_cpu(req->arg0);
@@ -361,22 +388,26 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
             }
             break;
         case DN1_HB_BOTF_KICK:
-            status = martini_botf_kick(s, arg0);
+            status = martini_botf_kick(s, port, arg0);
             break;
         case DN1_HB_RDMA_POST:
-            status = martini_rdma_post(s, arg0, &value);
+            status = martini_rdma_post(s, port, arg0, &value);
             break;
         case DN1_HB_AOTF_STORE:
-            status = martini_aotf_store(s, arg0, le64_to_cpu(req->arg1),
+            status = martini_aotf_store(s, port, arg0, le64_to_cpu(req->arg1),
                                         (uint32_t)le64_to_cpu(req->arg2));
             break;
         case DN1_HB_FLASH_READ:
         case DN1_HB_FLASH_WRITE:
+            if (port != 0) {        /* the node's own process only */
+                status = DN1_HB_EINVAL;
+                break;
+            }
             status = martini_flash_access(s, op == DN1_HB_FLASH_WRITE, arg0,
                                           le64_to_cpu(req->arg1), &value);
             break;
         case DN1_HB_NIC_RESTART:
-            status = martini_nic_restart(s, arg0);
+            status = port != 0 ? DN1_HB_EINVAL : martini_nic_restart(s, arg0);
             break;
         case DN1_HB_CLOCK:
             /* With host sync, the asked-for time has passed by now. */
@@ -395,17 +426,18 @@ void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req)
         martini_count(s, DN1_CNT_ERR_HOSTBUS);
     }
     if (posted) {
-        martini_hostbus_posted(s, status);
+        martini_hostbus_posted(hp, status);
         return;
     }
     rsp.status = cpu_to_le32(status);
     rsp.value = cpu_to_le64(value);
-    martini_hostbus_respond(s, &rsp);
+    martini_hostbus_respond(hp, &rsp);
 }
 
 static int martini_hostbus_can_receive(void *opaque)
 {
-    MartiniState *s = opaque;
+    MartiniHostPort *hp = opaque;
+    MartiniState *s = hp->s;
 
     if (martini_link_backlogged(s)) {
         return 0;   /* the host waits, as on a busy bus */
@@ -414,33 +446,34 @@ static int martini_hostbus_can_receive(void *opaque)
         if (s->hbq_len == MARTINI_HBQ_MAX) {
             return 0;   /* host sync: requests wait for their virtual time */
         }
-        return sizeof(s->hb_buf) - s->hb_fill;   /* one at a time */
+        return sizeof(hp->buf) - hp->fill;   /* one at a time */
     }
     /* Timing off: several requests, their frames and responses written
      * together at the end (timing on: one at a time, as before). */
-    return (s->sync ? 1 : MARTINI_HB_BATCH) * sizeof(s->hb_buf) - s->hb_fill;
+    return (s->sync ? 1 : MARTINI_HB_BATCH) * sizeof(hp->buf) - hp->fill;
 }
 
 static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
 {
-    MartiniState *s = opaque;
+    MartiniHostPort *hp = opaque;
+    MartiniState *s = hp->s;
 
     martini_link_hold(s);
-    s->hb_batching = !s->sync;
+    hp->batching = !s->sync;
     while (size > 0) {
-        uint32_t n = MIN((uint32_t)size, sizeof(s->hb_buf) - s->hb_fill);
+        uint32_t n = MIN((uint32_t)size, sizeof(hp->buf) - hp->fill);
 
-        memcpy(s->hb_buf + s->hb_fill, buf, n);
-        s->hb_fill += n;
+        memcpy(hp->buf + hp->fill, buf, n);
+        hp->fill += n;
         buf += n;
         size -= n;
-        if (s->hb_fill == sizeof(s->hb_buf)) {
+        if (hp->fill == sizeof(hp->buf)) {
             struct dn1_hb_req req;
 
-            memcpy(&req, s->hb_buf, sizeof(req));
-            s->hb_fill = 0;
+            memcpy(&req, hp->buf, sizeof(req));
+            hp->fill = 0;
             if (!martini_sync_host_queues(s)) {
-                martini_hostbus_apply(s, &req);
+                martini_hostbus_apply(s, hp->port, &req);
             } else if (!martini_sync_host_request(s, &req)) {
                 /* can_receive keeps this from happening */
                 qemu_log_mask(LOG_GUEST_ERROR, "martini%u: host request "
@@ -452,23 +485,68 @@ static void martini_hostbus_receive(void *opaque, const uint8_t *buf, int size)
     /* Frames first: a host that has its response may expect the packet
      * on its way (as when each left at once). */
     martini_link_release(s);
-    martini_hostbus_flush(s);
-    s->hb_batching = false;
+    martini_hostbus_flush(hp);
+    hp->batching = false;
 }
 
 static void martini_hostbus_event(void *opaque, QEMUChrEvent event)
 {
-    MartiniState *s = opaque;
+    MartiniHostPort *hp = opaque;
 
     if (event == CHR_EVENT_CLOSED || event == CHR_EVENT_OPENED) {
-        s->hb_fill = 0;   /* a new host starts a new request stream */
-        martini_sync_host_event(s, event == CHR_EVENT_OPENED);
+        hp->fill = 0;   /* a new host starts a new request stream */
+        if (hp->port == 0) {
+            martini_sync_host_event(hp->s, event == CHR_EVENT_OPENED);
+        }
     }
 }
 
-void martini_hostbus_init(MartiniState *s)
+void martini_hostbus_accept(MartiniState *s)
 {
-    qemu_chr_fe_set_handlers(&s->hostbus, martini_hostbus_can_receive,
-                             martini_hostbus_receive, martini_hostbus_event,
-                             NULL, s, NULL, true);
+    for (unsigned p = 0; p < s->host_ports; p++) {
+        qemu_chr_fe_accept_input(s->hport[p].chr);
+    }
+}
+
+/*
+ * Host ports: "hostbus" is port 0, "hostbus1".. the others, host-ports of
+ * them. With host sync the one host is the timing participant, so a board
+ * with more than one port cannot keep host time (refused).
+ */
+void martini_hostbus_init(MartiniState *s, Error **errp)
+{
+    if (s->host_ports < 1 || s->host_ports > DN1_HOST_PORTS_MAX) {
+        error_setg(errp, "martini: host-ports must be 1..%u",
+                   DN1_HOST_PORTS_MAX);
+        return;
+    }
+    if (s->host_ports > 1 && s->host_sync) {
+        error_setg(errp, "martini: host-sync takes one host port, not %u",
+                   s->host_ports);
+        return;
+    }
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        MartiniHostPort *hp = &s->hport[p];
+        CharBackend *chr = p ? &s->hostbus_more[p - 1] : &s->hostbus;
+
+        if (p >= s->host_ports) {
+            if (p && qemu_chr_fe_backend_connected(chr)) {
+                error_setg(errp, "martini: hostbus%u given but host-ports "
+                           "is %u", p, s->host_ports);
+                return;
+            }
+            continue;
+        }
+        if (p && !qemu_chr_fe_backend_connected(chr)) {
+            error_setg(errp, "martini: host-ports=%u needs hostbus%u",
+                       s->host_ports, p);
+            return;
+        }
+        hp->s = s;
+        hp->port = p;
+        hp->chr = chr;
+        qemu_chr_fe_set_handlers(chr, martini_hostbus_can_receive,
+                                 martini_hostbus_receive, martini_hostbus_event,
+                                 NULL, hp, NULL, true);
+    }
 }

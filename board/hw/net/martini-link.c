@@ -78,7 +78,7 @@ static void martini_link_flush(MartiniState *s)
     }
     if (was_backlogged && !martini_link_backlogged(s)) {
         /* Input held back for the backlog may flow again. */
-        qemu_chr_fe_accept_input(&s->hostbus);
+        martini_hostbus_accept(s);
         qemu_chr_fe_accept_input(&s->link);
     }
 }

@@ -66,6 +66,20 @@ static void martini_place(MartiniState *s, uint64_t a, MartiniPiece *p)
     }
 }
 
+/* Does a write of @len bytes at NIC address @a reach the completion queue
+ * of a host port above 0 (in the LLCM user area, contract 1.27)? */
+static bool martini_port_cq_hit(MartiniState *s, uint64_t a, uint32_t len)
+{
+    for (unsigned p = 1; p < s->host_ports; p++) {
+        uint64_t q = DN1_RADDR_LLCM + dn1_llcm_port_block(p);
+
+        if (a < q + DN1_LLCM_PORT_CQ_SIZE && a + len > q) {
+            return true;
+        }
+    }
+    return false;
+}
+
 MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
                            uint32_t len, bool translate, bool read,
                            MartiniWrite *w)
@@ -114,7 +128,8 @@ MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,
     }
     for (unsigned i = 0; i < n; i++) {
         if (read ? !dn1_raddr_readable(nic[i], w->piece[i].len)
-                 : !dn1_raddr_writable(nic[i], w->piece[i].len)) {
+                 : !dn1_raddr_writable(nic[i], w->piece[i].len) ||
+                   martini_port_cq_hit(s, nic[i], w->piece[i].len)) {
             w->nack_reason = DN1_NACK_RANGE;
             return MARTINI_XLATE_REFUSE;
         }

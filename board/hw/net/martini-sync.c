@@ -187,8 +187,8 @@ static void martini_host_apply_due(MartiniState *s, int64_t now)
         s->head_known = false;
         s->host_at = now;
         s->host_stopped = true;
-        martini_hostbus_apply(s, &req);
-        qemu_chr_fe_accept_input(&s->hostbus);   /* room for more */
+        martini_hostbus_apply(s, 0, &req);
+        martini_hostbus_accept(s);   /* room for more */
     }
 }
 

@@ -193,11 +193,13 @@ static void martini_hold(MartiniState *s, MartiniPacket *p, uint32_t reason)
     martini_count(s, DN1_CNT_RX_HELD);
 }
 
-/* Post an ACK/NACK record to the LLCM completion queue for the host: for
- * @h's tag, of @h's type (a READ_RSP written completes as an ACK). */
+/* Post an ACK/NACK record to the LLCM completion queue of the host port
+ * @h is for: for @h's tag, of @h's type (a READ_RSP written completes as
+ * an ACK). */
 static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
 {
-    uint8_t *llcm = memory_region_get_ram_ptr(s->llcm);
+    uint8_t *llcm = (uint8_t *)memory_region_get_ram_ptr(s->llcm) +
+                    dn1_llcm_port_block(dn1_addr_port(h->dst));
     uint32_t produced = ldl_le_p(llcm + DN1_LLCM_CQ_PRODUCED);
     uint32_t consumed = qatomic_read((uint32_t *)(llcm + DN1_LLCM_CQ_CONSUMED));
     uint8_t *rec;
@@ -398,8 +400,11 @@ void martini_rx_enqueue(MartiniState *s, const uint8_t *pkt, uint32_t size)
     }
     p = g_new(MartiniPacket, 1);
     dn1_packet_parse(pkt, &p->hdr);
-    /* The switch delivers a multicast packet only to its group's members. */
-    if (p->hdr.dst != s->node_id && p->hdr.dst < DN1_MCAST_BASE) {
+    /* The switch delivers a multicast packet only to its group's members;
+     * a unicast one names a node and one of its host ports. */
+    if (p->hdr.dst < DN1_MCAST_BASE &&
+        (p->hdr.dst >= DN1_ADDR_UNICAST_END || dn1_addr_node(p->hdr.dst) != s->node_id ||
+         dn1_addr_port(p->hdr.dst) >= s->host_ports)) {
         martini_count(s, DN1_CNT_ERR_DST);
         qemu_log_mask(LOG_GUEST_ERROR, "martini%u: packet for node %u, "
                       "dropped\n", s->node_id, p->hdr.dst);
@@ -600,6 +605,8 @@ uint32_t martini_reg_value(MartiniState *s, hwaddr offset)
         return DN1_CONTRACT_VERSION;
     case DN1_REG_NODE_ID:
         return s->node_id;
+    case DN1_REG_HOST_PORTS:
+        return s->host_ports;
     case DN1_REG_LINK_STATUS:
         return s->link_up ? DN1_LINK_UP : 0;
     case DN1_REG_FW_STATUS:
@@ -669,6 +676,7 @@ bool martini_reg_readable(hwaddr offset)
     case DN1_REG_RX_HOLD_REASON: case DN1_REG_RX_MISS_HI: case DN1_REG_RX_MISS_LO:
     case DN1_REG_MMU_CTRL: case DN1_REG_TIMING:
     case DN1_REG_BOTF_STATUS: case DN1_REG_BOOT_VERSION: case DN1_REG_BOOT_SLOT:
+    case DN1_REG_HOST_PORTS:
         return true;
     }
     return false;   /* holes, and the write-only RX_CMD and TX_CMD */
@@ -929,7 +937,7 @@ static void martini_realize(DeviceState *dev, Error **errp)
     }
     martini_sync_init(s);
     martini_link_init(s);
-    martini_hostbus_init(s);
+    martini_hostbus_init(s, errp);
 }
 
 static void martini_init(Object *obj)
@@ -956,6 +964,10 @@ static Property martini_properties[] = {
     DEFINE_PROP_LINK("sram", MartiniState, sram, TYPE_MEMORY_REGION,
                      MemoryRegion *),
     DEFINE_PROP_CHR("hostbus", MartiniState, hostbus),
+    DEFINE_PROP_CHR("hostbus1", MartiniState, hostbus_more[0]),
+    DEFINE_PROP_CHR("hostbus2", MartiniState, hostbus_more[1]),
+    DEFINE_PROP_CHR("hostbus3", MartiniState, hostbus_more[2]),
+    DEFINE_PROP_UINT32("host-ports", MartiniState, host_ports, 1),
     DEFINE_PROP_CHR("link", MartiniState, link),
     DEFINE_PROP_STRING("pcap", MartiniState, pcap_path),
     DEFINE_PROP_BOOL("sync", MartiniState, sync, false),

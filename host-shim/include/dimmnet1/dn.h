@@ -52,6 +52,13 @@ struct dn_config {
     const char *hostbus_path;  /* host-bus unix socket */
     int timeout_ms;            /* for connecting and for firmware ready */
     int wait_link;             /* also wait until link port 0 is up */
+    /* The board's host port hostbus_path leads to (0 for "hostbus", p for
+     * "hostbusP"; contract 1.27): a board with host-ports=N serves N
+     * processes at once, each with its own completion queue and share of
+     * BOTF windows, RDMA descriptors and registration entries. Ports
+     * above 0 send and answer one-sided traffic only: no message layer,
+     * barriers, AOTF channels, flashing or NIC restarts (DN_EINVAL). */
+    unsigned port;
 };
 
 /*
@@ -89,6 +96,14 @@ int dn_open_env(dn_node **out, int timeout_ms);
 void dn_close(dn_node *n);
 
 unsigned dn_node_id(const dn_node *n);
+/* The board's host port this process opened (0 .. *ports - 1; contract
+ * 1.27), and how many the board has. */
+unsigned dn_port(const dn_node *n, unsigned *ports);
+/* This process's incarnation on its host port (1..255, newer than any
+ * earlier process's on the same port): port 0's is the message layer's
+ * (dn_msg_incarnation, -1 before dn_msg_init); a port above 0 counts its
+ * own in its LLCM block at each dn_open. */
+int dn_port_incarnation(dn_node *n);
 
 /* This node's receive memory (written by remote PUSHes), and its size. */
 uint8_t *dn_hostmem(dn_node *n, size_t *size);
@@ -387,6 +402,10 @@ int dn_fw_variant_set(dn_node *n, const struct dn_fw_variant *v);
  * LLCM) and then tells the firmware once to forget every translation;
  * returns how many it turned off (0: nothing to do, no packet sent), or a
  * DN_E* status. A process that takes the node's table over calls it first.
+ * On a board with several host ports (dn_port) each port's process owns a
+ * share of the entries, dn_mr_entries' [*first, *end); dn_mr_set and
+ * dn_mr_clear refuse another port's entry (DN_EINVAL) and dn_mr_reset
+ * turns off only the port's own.
  */
 #define DN_MR_ENTRIES 32
 #define DN_MR_REMOTE_WRITE 1u
@@ -395,6 +414,7 @@ int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
               uint32_t nic_off, uint32_t len, unsigned access);
 int dn_mr_clear(dn_node *n, unsigned idx, int timeout_ms);
 int dn_mr_reset(dn_node *n, int timeout_ms);
+int dn_mr_entries(const dn_node *n, unsigned *first, unsigned *end);
 
 /*
  * ---- Remote atomics (docs/hardware.md section 15) ----
@@ -429,7 +449,8 @@ int dn_mr_reset(dn_node *n, int timeout_ms);
  * dn_atomic: post, wait (wall-clock @timeout_ms: DN_ETIMEDOUT leaves the
  * request to the shim, which forgets it), copy the old value to @old (4 or
  * 8 bytes); the reply lands in this node's LLCM user area at
- * DN_ATOMIC_LLCM_OFF (256 bytes that belong to dn_atomic).
+ * DN_ATOMIC_LLCM_OFF (256 bytes that belong to dn_atomic; on host port
+ * p > 0, the 256 bytes at DN1_LLCM_PORT_ATOMIC of its LLCM block).
  */
 #define DN_ATOMIC_WINDOW  8u
 #define DN_ATOMIC_MAX     64u

@@ -18,6 +18,7 @@
 #include "dimmnet1/hostbus.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/shared_mem.h"
+#include "dimmnet1/shared_mem.h"
 
 #define TYPE_MARTINI "martini"
 OBJECT_DECLARE_SIMPLE_TYPE(MartiniState, MARTINI)
@@ -88,6 +89,19 @@ typedef enum MartiniXlate {
     MARTINI_XLATE_HOLD,      /* a TLB miss: firmware must act */
     MARTINI_XLATE_REFUSE,    /* out of range or forbidden */
 } MartiniXlate;
+
+/* One host process's host-bus stream (martini-hostbus.c). */
+typedef struct MartiniHostPort {
+    MartiniState *s;
+    unsigned port;
+    CharBackend *chr;
+    uint8_t buf[sizeof(struct dn1_hb_req)];
+    uint32_t fill;
+    /* Responses to one read's requests, written together (timing off). */
+    bool batching;
+    uint32_t out_len;
+    uint8_t out[MARTINI_HB_BATCH * sizeof(struct dn1_hb_rsp)];
+} MartiniHostPort;
 
 struct MartiniState {
     SysBusDevice parent_obj;
@@ -177,12 +191,11 @@ struct MartiniState {
     int64_t dimm_free;
     int64_t dimm_host_from;
     int64_t dimm_host_to;
-    uint8_t hb_buf[sizeof(struct dn1_hb_req)];
-    uint32_t hb_fill;
-    /* Responses to one read's requests, written together (timing off). */
-    bool hb_batching;
-    uint32_t hb_out_len;
-    uint8_t hb_out[MARTINI_HB_BATCH * sizeof(struct dn1_hb_rsp)];
+    /* Host ports (contract 1.27): port 0 is "hostbus", ports 1.. are
+     * "hostbus1".."hostbus3", host-ports of them in all. */
+    uint32_t host_ports;
+    CharBackend hostbus_more[DN1_HOST_PORTS_MAX - 1];
+    MartiniHostPort hport[DN1_HOST_PORTS_MAX];
 };
 
 /* Type and flags a host or firmware send may carry (the NIC adds OTF). */
@@ -244,8 +257,12 @@ void martini_pcap_record(MartiniState *s, const uint8_t *pkt, uint32_t size,
                          int64_t at);
 
 /* martini-hostbus.c */
-void martini_hostbus_init(MartiniState *s);
-void martini_hostbus_apply(MartiniState *s, const struct dn1_hb_req *req);
+void martini_hostbus_init(MartiniState *s, Error **errp);
+/* Act on @req from host port @port (host sync: port 0 only). */
+void martini_hostbus_apply(MartiniState *s, unsigned port,
+                           const struct dn1_hb_req *req);
+/* The host ports may send more (the link's backlog has gone). */
+void martini_hostbus_accept(MartiniState *s);
 int64_t martini_hostbus_cost(MartiniState *s, const struct dn1_hb_req *req,
                              int64_t *dimm_ns);
 
