@@ -131,6 +131,9 @@ static int start(struct qtest_board *b, const char *qemu, unsigned node,
 {
     char qsock[96], hb[96], link[96], hm[96], ll[96], win[96];
     char machine[300], o_hm[400], o_ll[400], o_win[400], c_hb[400], c_link[400];
+    char hb1[96], c_hb1[400];
+    /* A board of two host ports (",host-ports=2"): port 1 on hostbus1. */
+    int two_ports = strstr(machine_opts, "host-ports=2") != NULL;
     char qtest_arg[320], serial[160];
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
     int lfd = -1;
@@ -159,9 +162,11 @@ static int start(struct qtest_board *b, const char *qemu, unsigned node,
             die("qtest socket: %s", strerror(errno));
         }
     }
+    snprintf(hb1, sizeof(hb1), "%s/hostbus1.sock", b->dir);
     snprintf(machine, sizeof(machine),
-             "dimmnet1,node-id=%u,hostmem=hm,llcm=ll,window=win,hostbus=hb,link=link%s",
-             node, machine_opts);
+             "dimmnet1,node-id=%u,hostmem=hm,llcm=ll,window=win,hostbus=hb,link=link%s%s",
+             node, two_ports ? ",hostbus1=hb1" : "", machine_opts);
+    snprintf(c_hb1, sizeof(c_hb1), "socket,id=hb1,path=%s,server=on,wait=off", hb1);
     snprintf(o_hm, sizeof(o_hm), "memory-backend-file,id=hm,mem-path=%s,size=%u,share=on",
              hm, DN1_HOSTMEM_SIZE);
     snprintf(o_ll, sizeof(o_ll), "memory-backend-file,id=ll,mem-path=%s,size=%u,share=on",
@@ -187,7 +192,8 @@ static int start(struct qtest_board *b, const char *qemu, unsigned node,
                   "-display", "none", "-monitor", "none", "-M", machine,
                   "-object", o_hm, "-object", o_ll, "-object", o_win,
                   "-chardev", c_hb, "-chardev", c_link,
-                  "-d", "guest_errors", "-D", log, (char *)NULL);
+                  "-d", "guest_errors", "-D", log,
+                  two_ports ? "-chardev" : (char *)NULL, c_hb1, (char *)NULL);
         }
         _exit(127);
     }
@@ -200,6 +206,7 @@ static int start(struct qtest_board *b, const char *qemu, unsigned node,
         close(lfd);
     }
     b->hostbus_fd = connect_unix(hb, 10000);
+    b->hostbus1_fd = two_ports ? connect_unix(hb1, 10000) : -1;
     b->link_fd = connect_unix(link, 10000);
     if ((!image && b->qtest_fd < 0) || b->hostbus_fd < 0 || b->link_fd < 0) {
         die("cannot connect to the board's sockets");
@@ -251,6 +258,9 @@ void qb_stop(struct qtest_board *b)
         close(b->qtest_fd);
     }
     close(b->hostbus_fd);
+    if (b->hostbus1_fd >= 0) {
+        close(b->hostbus1_fd);
+    }
     if (b->link_fd >= 0) {
         close(b->link_fd);
     }

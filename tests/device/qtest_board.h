@@ -17,6 +17,7 @@ struct qtest_board {
     pid_t pid;
     int qtest_fd;
     int hostbus_fd;
+    int hostbus1_fd;          /* host port 1 (",host-ports=2"), else -1 */
     int link_fd;
     int irq_level;            /* last "IRQ raise/lower 0" seen */
     uint64_t link_vtime;      /* last data frame's departure (timing) */

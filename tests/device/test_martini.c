@@ -1607,6 +1607,127 @@ static void t_flash_ops_without_flash(void)
     CHECK_EQ(v, 0x10203);
 }
 
+/* A board that must not start: QEMU's exit status and what it said. */
+static int start_refused(const char *machine, const char *why)
+{
+    char cmd[1024], out[1024] = "";
+    snprintf(cmd, sizeof(cmd), "%s -accel qtest -nodefaults -display none -monitor none "
+             "-M dimmnet1,node-id=1,%s 2>&1", qemu, machine);
+    FILE *f = popen(cmd, "r");
+    size_t n = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
+    int st = f ? pclose(f) : -1;
+    out[n] = 0;
+    CHECK_MSG(strstr(out, why) != NULL, "'%s' said: %s", machine, out);
+    return st != 0;
+}
+
+/*
+ * Host ports (contract 1.27): a board of two, the test both hosts. Port 1's
+ * packets leave with its port in src, their answers come back to its own
+ * completion queue; each port keeps to its share of windows and
+ * descriptors; AOTF, NIC restarts and the flash are port 0's; a port the
+ * board lacks, or an address past 0x3fff, is no destination; port 1's
+ * queue refuses remote writes, its atomic reply area takes them.
+ */
+static void t_host_ports(void)
+{
+    uint64_t v = 0;
+    uint8_t payload[10], got[DN1_PKT_MAX_PAYLOAD];
+    const uint16_t me1 = ME | 1u << DN1_PORT_SHIFT;
+    const uint32_t blk1 = dn1_llcm_port_block(1);
+
+    qb_stop(&b);
+    qb_start_opts(&b, qemu, ME, ",host-ports=2");
+    int port0 = b.hostbus_fd;
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_REG_READ, DN1_REG_HOST_PORTS, &v), 0);
+    CHECK_EQ(v, 2);
+
+    /* Port 1 sends from its window 8 (windows 8..15 are its). */
+    struct dn1_botf_hdr hdr = {
+        .type = DN1_TYPE_PUSH, .flags = DN1_FLAG_ACK_REQ, .dst = PEER, .len = 10, .tag = 7,
+        .raddr = 0x1000,
+    };
+    fill(payload, sizeof(payload), 3);
+    memcpy(b.window + dn1_botf_window_off(8), &hdr, sizeof(hdr));
+    memcpy(b.window + dn1_botf_window_off(8) + DN1_BOTF_PAYLOAD_OFF, payload, 10);
+    b.hostbus_fd = b.hostbus1_fd;
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 8, NULL), 0);
+    struct dn1_hdr r;
+    CHECK(qb_link_recv(&b, &r, got, 5000) == 0);
+    CHECK_EQ(r.src, me1);
+    CHECK_EQ(r.tag, 7);
+    CHECK(memcmp(got, payload, 10) == 0);
+    /* What port 1 may not do. */
+    memcpy(b.window + dn1_botf_window_off(0), &hdr, sizeof(hdr));
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 0, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_RDMA_POST, 0, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus3(&b, DN1_HB_AOTF_STORE, 1ull << 32, 0, 0, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NIC_RESTART, 0, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_FLASH_READ, 0, NULL), DN1_HB_EINVAL);
+    /* ... nor port 0 port 1's window. */
+    b.hostbus_fd = port0;
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_BOTF_KICK, 8, NULL), DN1_HB_EINVAL);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_BOTF), 2);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_RDMA), 1);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_AOTF), 1);
+    expect_no_packet();
+
+    /* The ACK comes back to port 1's queue; port 0's stays empty. */
+    struct dn1_hdr ack = pkt(DN1_TYPE_ACK, 0, 0, 0, 7);
+    ack.dst = me1;
+    qb_link_send(&b, &ack, NULL);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_ACK, 1, 5000) == 0);
+    CHECK_EQ(*(uint32_t *)(b.llcm + DN1_LLCM_CQ_PRODUCED), 0);
+    CHECK_EQ(*(uint32_t *)(b.llcm + blk1 + DN1_LLCM_CQ_PRODUCED), 1);
+    struct dn1_cq_rec rec;
+    memcpy(&rec, b.llcm + blk1 + DN1_LLCM_CQ_RING, sizeof(rec));
+    CHECK_EQ(rec.tag, 7);
+    CHECK_EQ(rec.kind, DN1_CQ_KIND_ACK);
+    CHECK_EQ(rec.src, PEER);
+    /* No port 2 on this board, and no address past 0x3fff. */
+    ack.dst = ME | 2u << DN1_PORT_SHIFT;
+    qb_link_send(&b, &ack, NULL);
+    ack.dst = DN1_ADDR_UNICAST_END | ME;
+    qb_link_send(&b, &ack, NULL);
+    CHECK(qb_wait_counter(&b, DN1_CNT_ERR_DST, 2, 5000) == 0);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_RX_ACK), 1);
+
+    /* A write to port 1's address lands as any (memory is the node's), and
+     * its ACK goes back to the writer. */
+    uint8_t data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    struct dn1_hdr push = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, 0x2000, 8, 11);
+    push.dst = me1;
+    qb_link_send(&b, &push, data);
+    CHECK(qb_link_recv(&b, &r, NULL, 5000) == 0);
+    CHECK_EQ(r.type, DN1_TYPE_ACK);
+    CHECK_EQ(r.dst, PEER);
+    CHECK(memcmp(b.hostmem + 0x2000, data, 8) == 0);
+    /* Port 1's queue refuses remote writes; its atomic replies take them. */
+    push = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, DN1_RADDR_LLCM + blk1 + DN1_LLCM_CQ_RING, 8, 12);
+    qb_link_send(&b, &push, data);
+    expect_reply(DN1_TYPE_NACK, 12, DN1_NACK_RANGE);
+    push = pkt(DN1_TYPE_PUSH, DN1_FLAG_ACK_REQ, DN1_RADDR_LLCM + blk1 + DN1_LLCM_PORT_ATOMIC,
+               8, 13);
+    qb_link_send(&b, &push, data);
+    expect_reply(DN1_TYPE_ACK, 13, 0);
+    CHECK(memcmp(b.llcm + blk1 + DN1_LLCM_PORT_ATOMIC, data, 8) == 0);
+    CHECK_EQ(*(uint32_t *)(b.llcm + blk1 + DN1_LLCM_CQ_PRODUCED), 1);
+
+    /* A posted request of port 1 counts in port 1's block. */
+    b.hostbus_fd = b.hostbus1_fd;
+    qb_hostbus_send(&b, DN1_HB_POSTED | DN1_HB_NOP, 0, 0, 0);
+    CHECK_EQ(qb_hostbus(&b, DN1_HB_NOP, 0, NULL), 0);
+    CHECK_EQ(*(uint32_t *)(b.llcm + blk1 + DN1_LLCM_HB_POSTED), 1);
+    CHECK_EQ(*(uint32_t *)(b.llcm + DN1_LLCM_HB_POSTED), 0);
+    b.hostbus_fd = port0;
+
+    /* Boards that do not start, with the reason. */
+    CHECK(start_refused("host-ports=2", "host-ports=2 needs hostbus1"));
+    CHECK(start_refused("host-ports=5", "host-ports must be 1..4"));
+    CHECK(start_refused("host-ports=2,sync=on,host-sync=on",
+                        "host-sync takes one host port"));
+}
+
 #define CASE(n) { #n, t_##n }
 static const struct test_case cases[] = {
     CASE(identity), CASE(push_ack), CASE(push_no_ack), CASE(hold_irq_continue),
@@ -1620,7 +1741,7 @@ static const struct test_case cases[] = {
     CASE(control_frames), CASE(control_frames_sync), CASE(boot_quantum), CASE(group_read),
     CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
     CASE(nic_restart), CASE(nic_restart_hard), CASE(flash_ops_without_flash), CASE(hostbus_posted),
-    CASE(link_merge),
+    CASE(link_merge), CASE(host_ports),
     { NULL, NULL },
 };
 

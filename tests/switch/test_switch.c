@@ -180,14 +180,18 @@ static void t_routing(void)
     send_frame(port[2], 2, 0, 12, 0);
     CHECK_EQ(recv_tag(port[0], 2000), 12);
     check_order(1, 0);
+    /* A host port of the board (contract 1.27): routed on the node. */
+    send_frame(port[0], 0, 2 | 1u << DN1_PORT_SHIFT, 14, 8);
+    CHECK_EQ(recv_tag(port[2], 2000), 14);
     send_frame(port[0], 0, 7, 13, 8);               /* no such port */
+    send_frame(port[0], 0, DN1_ADDR_UNICAST_END | 2, 15, 8);   /* no address */
     uint8_t junk[DN1_LINK_FRAME_HDR] = { 'x' };     /* not a frame */
     CHECK(write(port[1], junk, sizeof(junk)) == sizeof(junk));
     CHECK_EQ(recv_tag(port[2], 200), -1);
     char *s = stop();
-    CHECK_EQ(stat_of(s, 0, "no_route"), 1);
+    CHECK_EQ(stat_of(s, 0, "no_route"), 2);
     CHECK_EQ(stat_of(s, 1, "bad_frames"), 1);
-    CHECK_EQ(stat_of(s, 0, "rx_frames"), 2);
+    CHECK_EQ(stat_of(s, 0, "rx_frames"), 4);
     CHECK_EQ(stat_of(s, 0, "tx_frames"), 11);
 }
 
@@ -524,6 +528,9 @@ static void t_topology_chain(void)
     send_frame(port[0], 0, 2, 11, 100);
     CHECK_EQ(recv_tag(port[2], 2000), 11);
     check_order(0, 2);
+    /* Node 2's host port 3: the same route over every switch. */
+    send_frame(port[0], 0, 2 | 3u << DN1_PORT_SHIFT, 13, 100);
+    CHECK_EQ(recv_tag(port[2], 2000), 13);
     send_frame(port[1], 1, DN1_MCAST_BASE + 1, 40, 64);
     CHECK_EQ(recv_tag(port[0], 2000), 40);
     CHECK_EQ(recv_tag(port[2], 2000), 40);
@@ -535,14 +542,14 @@ static void t_topology_chain(void)
     char *st = stop();
     remove_topology(topo);
     CHECK(line_of(st, "topology file=t.topo switches=3") != NULL);
-    CHECK_EQ(field(line_of(st, "link 0:1->1:1 "), "tx_frames"), 11);
-    CHECK_EQ(field(line_of(st, "link 1:2->2:1 "), "tx_frames"), 12);
+    CHECK_EQ(field(line_of(st, "link 0:1->1:1 "), "tx_frames"), 12);
+    CHECK_EQ(field(line_of(st, "link 1:2->2:1 "), "tx_frames"), 13);
     CHECK_EQ(field(line_of(st, "link 1:1->0:1 "), "tx_frames"), 1);
     CHECK_EQ(field(line_of(st, "link 2:1->1:2 "), "tx_frames"), 0);
     CHECK_EQ(field(line_of(st, "link 2:1->1:2 "), "dropped"), 1);
     const char *hops = line_of(st, "hops ");
-    CHECK(hops && !strncmp(hops, "hops 1=0 2=2 3=11\n", 18));
-    CHECK_EQ(stat_of(st, 2, "tx_frames"), 12);
+    CHECK(hops && !strncmp(hops, "hops 1=0 2=2 3=12\n", 18));
+    CHECK_EQ(stat_of(st, 2, "tx_frames"), 13);
     CHECK_EQ(stat_of(st, 0, "tx_frames"), 1);
 }
 

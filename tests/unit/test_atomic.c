@@ -373,11 +373,36 @@ static void t_lossy_storm(void)
     CHECK(fwstats_get(DN1_FWST_ATOMIC_SEQUENCE) > 0);
 }
 
+/* Host ports (contract 1.27): node 7's port 0 and port 1 are two sources,
+ * each with its own session and seqs (one's seq 0 is not a restart of the
+ * other's); port 1 of node 64, and an address past 0x3fff, have none. */
+static void t_ports(void)
+{
+    struct fake_send *rsp;
+    const uint16_t p1 = 7 | 1u << DN1_PORT_SHIFT;
+    uint64_t before = mem(NIC, 8);
+
+    CHECK_EQ(fadd(7, 500, 0, &rsp).action, RX_DONE);
+    CHECK_EQ(fadd(p1, 600, 0, &rsp).action, RX_DONE);
+    CHECK_EQ(fadd(7, 500, 1, &rsp).action, RX_DONE);    /* port 0's session goes on */
+    CHECK_EQ(fadd(p1, 600, 1, &rsp).action, RX_DONE);
+    CHECK(rsp && get_le(rsp->payload, 8) == before + 3);
+    CHECK_EQ(fadd(p1, 600, 1, &rsp).action, RX_DONE);   /* a duplicate: answered again */
+    CHECK(rsp && get_le(rsp->payload, 8) == before + 3);
+    CHECK_EQ(fadd(7, 500, 3, &rsp).nack_reason, DN1_NACK_SEQUENCE);   /* its own gap */
+    CHECK_EQ(mem(NIC, 8), before + 4);
+    CHECK_EQ(fadd(64 | 1u << DN1_PORT_SHIFT, 1, 0, &rsp).nack_reason, DN1_NACK_BAD_ATOMIC);
+    CHECK_EQ(fadd(DN1_ADDR_UNICAST_END | 7, 1, 0, &rsp).nack_reason, DN1_NACK_BAD_ATOMIC);
+    CHECK_EQ(fadd(255, 1, 0, &rsp).action, RX_DONE);    /* port 0 of nodes to 255 */
+    CHECK_EQ(mem(NIC, 8), before + 5);
+}
+
 static const struct test_case cases[] = {
     { "ops", t_ops },
     { "exactly_once", t_exactly_once },
     { "refusals", t_refusals },
     { "lossy_storm", t_lossy_storm },
+    { "ports", t_ports },
     { NULL, NULL },
 };
 

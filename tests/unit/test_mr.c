@@ -201,7 +201,15 @@ static void t_sync(void)
     CHECK_EQ(fake_decisions[k % FAKE_DECISIONS].nack_reason, DN1_NACK_BAD_CONTROL);
     CHECK_EQ(valid_entries(), 4);
 
-    h.src = ME;
+    /* Another node's host port 1: refused; this node's (contract 1.27):
+     * taken. */
+    h.src = 4 | 1u << DN1_PORT_SHIFT;
+    fake_rx_push(&h);
+    dispatch_service();
+    CHECK_EQ(fake_decisions[(k + 1) % FAKE_DECISIONS].nack_reason, DN1_NACK_BAD_CONTROL);
+    CHECK_EQ(valid_entries(), 4);
+    h.src = ME | 1u << DN1_PORT_SHIFT;
+    k++;
     fake_rx_push(&h);
     dispatch_service();
     CHECK_EQ(fake_decisions[(k + 1) % FAKE_DECISIONS].action, RX_DONE);
