@@ -51,6 +51,15 @@ first=$(fields "$work/bad.pcap")   # whole output: no "| head" under pipefail
 first=${first%%$'\n'*}
 [ "$first" = "0x40 0 1 0 0" ] || fail "corrupted packet not flagged: $first"
 
+# A host port's address (contract 1.27: node | port << 12): the first
+# packet's src made node 0's port 1 (its high byte 0x10) reads so.
+cp "$work/node0.pcap" "$work/port.pcap"
+printf '\x10' | dd of="$work/port.pcap" bs=1 seek=$((24 + 16 + 4)) conv=notrunc status=none
+port=$(tshark -X "lua_script:$lua" -r "$work/port.pcap" -T fields -E separator=' ' \
+    -e dimmnet1.src -e dimmnet1.src.node -e dimmnet1.src.port -e _ws.col.Info 2>/dev/null)
+port=${port%%$'\n'*}
+[[ "$port" == "4096 0 1 0.1 -> 1 "* ]] || fail "host port address not read: $port"
+
 # The dissector names every NACK reason and packet type the contract has.
 header=$(dirname "$lua")/../../include/dimmnet1/packet.h
 while read -r name value; do

@@ -32,6 +32,11 @@ f.va      = ProtoField.bool("dimmnet1.flags.va", "Remote virtual address", 8, ni
 f.reason  = ProtoField.uint8("dimmnet1.reason", "NACK reason", base.DEC, reasons)
 f.src     = ProtoField.uint16("dimmnet1.src", "Source node")
 f.dst     = ProtoField.uint16("dimmnet1.dst", "Destination node")
+-- Host ports (contract 1.27): a unicast address is node | port << 12.
+f.src_node = ProtoField.uint16("dimmnet1.src.node", "Node", base.DEC, nil, 0x0fff)
+f.src_port = ProtoField.uint16("dimmnet1.src.port", "Host port", base.DEC, nil, 0x3000)
+f.dst_node = ProtoField.uint16("dimmnet1.dst.node", "Node", base.DEC, nil, 0x0fff)
+f.dst_port = ProtoField.uint16("dimmnet1.dst.port", "Host port", base.DEC, nil, 0x3000)
 f.len     = ProtoField.uint16("dimmnet1.len", "Payload length")
 f.seq     = ProtoField.uint16("dimmnet1.seq", "Sequence")
 f.tag     = ProtoField.uint32("dimmnet1.tag", "Tag", base.HEX)
@@ -66,6 +71,15 @@ local function crc32(tvb, len)
     return bit32.bxor(crc, 0xffffffff)
 end
 
+-- An address as people read it: node, node.port for a host port above 0,
+-- or the raw value (a group, 0xff00 + g).
+local function addr(a)
+    if a >= 0x1000 and a < 0x4000 then
+        return string.format("%u.%u", a % 0x1000, math.floor(a / 0x1000))
+    end
+    return string.format("%u", a)
+end
+
 function p.dissector(tvb, pinfo, tree)
     if tvb:len() < 32 then
         return 0
@@ -81,8 +95,14 @@ function p.dissector(tvb, pinfo, tree)
     fl:add(f.otf, tvb(2, 1))
     fl:add(f.va, tvb(2, 1))
     t:add(f.reason, tvb(3, 1))
-    t:add(f.src, tvb(4, 2))
-    t:add(f.dst, tvb(6, 2))
+    local src = t:add(f.src, tvb(4, 2))
+    src:add(f.src_node, tvb(4, 2))
+    src:add(f.src_port, tvb(4, 2))
+    local dst = t:add(f.dst, tvb(6, 2))
+    if tvb(6, 2):uint() < 0xff00 then
+        dst:add(f.dst_node, tvb(6, 2))
+        dst:add(f.dst_port, tvb(6, 2))
+    end
     t:add(f.len, tvb(8, 2))
     t:add(f.seq, tvb(10, 2))
     t:add(f.tag, tvb(12, 4))
@@ -96,8 +116,8 @@ function p.dissector(tvb, pinfo, tree)
         t:add(f.payload, tvb(32, tvb:len() - 32))
     end
     local name = types[ty] or string.format("type 0x%02x", ty)
-    local info = string.format("%u -> %u %s tag 0x%x", tvb(4, 2):uint(),
-                               tvb(6, 2):uint(), name, tvb(12, 4):uint())
+    local info = string.format("%s -> %s %s tag 0x%x", addr(tvb(4, 2):uint()),
+                               addr(tvb(6, 2):uint()), name, tvb(12, 4):uint())
     if ty == 0x03 then
         info = info .. " reason " .. (reasons[tvb(3, 1):uint()] or "?")
     elseif ty ~= 0x02 then
