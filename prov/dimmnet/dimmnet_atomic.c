@@ -228,12 +228,12 @@ static ssize_t atomic_post(struct dnf_ep *ep, int kind, const void *buf, size_t 
                            uint64_t key, enum fi_datatype dt, enum fi_op op, void *context,
                            uint64_t flags)
 {
-    dnf_enter();
     struct dnf_atomic *a;
     uint32_t node;
     uint16_t wire;
     int rc;
 
+    dnf_enter();
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }

@@ -14,9 +14,9 @@
 
 static int av_close(struct fid *fid)
 {
-    dnf_enter();
     struct dnf_av *av = container_of(fid, struct dnf_av, av.fid);
 
+    dnf_enter();
     if (av->refs) {
         return -FI_EBUSY;        /* an endpoint still uses it (fi_av(3)) */
     }
@@ -32,9 +32,9 @@ static int av_close(struct fid *fid)
 
 static int av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-    dnf_enter();
     struct dnf_av *av = container_of(fid, struct dnf_av, av.fid);
 
+    dnf_enter();
     if (!bfid || bfid->fclass != FI_CLASS_EQ) {
         return -FI_EINVAL;
     }
@@ -117,11 +117,11 @@ static int av_insert_one(struct dnf_av *av, const struct dnf_addr *a, fi_addr_t 
 static int av_insert(struct fid_av *fav, const void *addr, size_t count,
                      fi_addr_t *fi_addr, uint64_t flags, void *context)
 {
-    dnf_enter();
     struct dnf_av *av = container_of(fav, struct dnf_av, av);
     const struct dnf_addr *a = addr;
     int done = 0;
 
+    dnf_enter();
     /* FI_MORE is a hint (ignored); FI_SYNC_ERR: context is an int per
      * address, for synchronous insertions only; FI_AV_USER_ID not offered. */
     if (flags & ~(uint64_t)(FI_MORE | FI_SYNC_ERR)) {
@@ -167,10 +167,10 @@ static int av_insert(struct fid_av *fav, const void *addr, size_t count,
 static int av_remove(struct fid_av *fav, fi_addr_t *fi_addr, size_t count,
                      uint64_t flags)
 {
-    dnf_enter();
     struct dnf_av *av = container_of(fav, struct dnf_av, av);
     uint32_t node;
 
+    dnf_enter();
     if (flags) {
         return -FI_EINVAL;
     }
@@ -190,11 +190,11 @@ static int av_remove(struct fid_av *fav, fi_addr_t *fi_addr, size_t count,
 static int av_lookup(struct fid_av *fav, fi_addr_t fi_addr, void *addr,
                      size_t *addrlen)
 {
-    dnf_enter();
     struct dnf_av *av = container_of(fav, struct dnf_av, av);
     struct dnf_addr a = { DNF_ADDR_MAGIC, 0 };
     size_t len = *addrlen;
 
+    dnf_enter();
     if (dnf_av_node(av, fi_addr, &a.node)) {
         return -FI_EINVAL;
     }

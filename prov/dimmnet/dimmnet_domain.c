@@ -72,9 +72,9 @@ __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, in
 
 static int domain_close(struct fid *fid)
 {
-    dnf_enter();
     struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);
 
+    dnf_enter();
     if (d->refs || atomic_load(&d->mr_refs)) {
         return -FI_EBUSY;
     }
@@ -100,9 +100,9 @@ static int domain_close(struct fid *fid)
  * FI_REG_MR events. */
 static int domain_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-    dnf_enter();
     struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);
 
+    dnf_enter();
     if (!bfid || bfid->fclass != FI_CLASS_EQ) {
         return -FI_EINVAL;
     }

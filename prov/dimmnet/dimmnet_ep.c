@@ -13,10 +13,10 @@
 
 static int ep_close(struct fid *fid)
 {
-    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
     int stats = 0;
 
+    dnf_enter();
     dnf_ep_drain(ep);
     fi_param_get_bool(&dnf_prov, "stats", &stats);
     if (stats) {
@@ -74,9 +74,9 @@ static void bind_cq(struct dnf_cq **slot, struct dnf_cq *cq)
 
 static int ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
+    dnf_enter();
     if (ep->enabled) {
         return -FI_EINVAL;
     }
@@ -151,10 +151,10 @@ void dnf_ep_fatal(struct dnf_ep *ep, int dn_status)
 
 static int ep_control(struct fid *fid, int command, void *arg)
 {
-    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
     int rc;
 
+    dnf_enter();
     (void)arg;
     if (command != FI_ENABLE) {
         return -FI_ENOSYS;
@@ -195,9 +195,9 @@ static struct fi_ops ep_fi_ops = {
 
 static ssize_t ep_cancel(fid_t fid, void *context)
 {
-    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
+    dnf_enter();
     /* A posted receive that has not matched yet can go. */
     for (struct dnf_rx **p = &ep->rx_head; *p; p = &(*p)->next) {
         struct dnf_rx *r = *p;
@@ -234,9 +234,9 @@ static ssize_t ep_cancel(fid_t fid, void *context)
  * released. The other options are not offered. */
 static int ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *optlen)
 {
-    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
+    dnf_enter();
     if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV) {
         return -FI_ENOPROTOOPT;
     }
@@ -250,9 +250,9 @@ static int ep_getopt(fid_t fid, int level, int optname, void *optval, size_t *op
 
 static int ep_setopt(fid_t fid, int level, int optname, const void *optval, size_t optlen)
 {
-    dnf_enter();
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
 
+    dnf_enter();
     if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV) {
         return -FI_ENOPROTOOPT;
     }
@@ -284,7 +284,6 @@ static int ep_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
 
 static ssize_t ep_rx_size_left(struct fid_ep *fep)
 {
-    dnf_enter();
     (void)fep;
     return -FI_ENOSYS;            /* deprecated in 1.17 */
 }
@@ -382,10 +381,10 @@ static struct fi_ops_cm ep_cm_ops = {
 int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
                  struct fid_ep **out, void *context)
 {
-    dnf_enter();
     struct dnf_domain *d = container_of(domain, struct dnf_domain, dom);
     struct dnf_ep *ep;
 
+    dnf_enter();
     if (info && info->ep_attr && info->ep_attr->type != FI_EP_RDM &&
         info->ep_attr->type != FI_EP_UNSPEC) {
         return -FI_EINVAL;

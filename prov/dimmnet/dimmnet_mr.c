@@ -645,11 +645,11 @@ int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire, int 
 
 static int mr_close(struct fid *fid)
 {
-    dnf_enter();
     struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
     dn_node *n = m->dom->node;
     int rc = 0;
 
+    dnf_enter();
     pthread_mutex_lock(&mr_lock);
     if (m->entry >= 0) {
         /* Off in the table and out of the RVATLB before the memory goes. */
@@ -692,10 +692,10 @@ static int mr_close(struct fid *fid)
  */
 static int mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-    dnf_enter();
     struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
     struct dnf_cntr *c;
 
+    dnf_enter();
     if (!bfid || bfid->fclass != FI_CLASS_CNTR || !flags ||
         (flags & ~(uint64_t)(FI_REMOTE_WRITE | FI_REMOTE_READ))) {
         return -FI_EINVAL;
@@ -758,11 +758,11 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
                        uint64_t offset, uint64_t requested_key, uint64_t flags,
                        void *context, struct fid_mr **out)
 {
-    dnf_enter();
     int remote = (access & (FI_REMOTE_READ | FI_REMOTE_WRITE)) != 0;
     struct dnf_mr *m;
     int rc = 0;
 
+    dnf_enter();
     if (!out || (!buf && len) || (flags & ~(uint64_t)FI_RMA_EVENT) ||
         (access & ~(uint64_t)MR_ACCESS)) {
         return -FI_EINVAL;

@@ -771,7 +771,6 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
                  fi_addr_t dest, uint64_t tag, uint64_t data, void *context,
                  uint64_t flags)
 {
-    dnf_enter();
     int inject = (flags & FI_INJECT) != 0;
     struct dnf_hdr h = { .magic = DNF_MAGIC, .flags = kflags, .sess = ep->session,
                          .len = len };
@@ -781,6 +780,7 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     size_t take, part;
     int rc;
 
+    dnf_enter();
     dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
@@ -956,10 +956,10 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
                  fi_addr_t src, uint64_t tag, uint64_t ignore, void *context,
                  uint64_t flags)
 {
-    dnf_enter();
     struct dnf_rx *r;
     int64_t node = -1;
 
+    dnf_enter();
     dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;

@@ -372,13 +372,13 @@ static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
                         fi_addr_t peer, uint64_t addr, uint64_t key, void *context,
                         uint64_t flags, uint64_t data)
 {
-    dnf_enter();
     struct dnf_rma *op;
     uint32_t node;
     uint16_t wire;
     int inject = kind == DNF_RMA_WRITE && (flags & FI_INJECT);
     int event, rc;
 
+    dnf_enter();
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }
