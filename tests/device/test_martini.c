@@ -1691,6 +1691,13 @@ static void t_host_ports(void)
     qb_link_send(&b, &ack, NULL);
     CHECK(qb_wait_counter(&b, DN1_CNT_ERR_DST, 2, 5000) == 0);
     CHECK_EQ(qb_counter(&b, DN1_CNT_RX_ACK), 1);
+    /* A forged ACK to a group (its port bits are no port): port 0's queue,
+     * as before host ports (the fuzzer's finding: it had indexed past LLCM). */
+    ack.dst = DN1_MCAST_BASE + 0x3f;
+    qb_link_send(&b, &ack, NULL);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_ACK, 2, 5000) == 0);
+    CHECK_EQ(*(uint32_t *)(b.llcm + DN1_LLCM_CQ_PRODUCED), 1);
+    CHECK(qb_alive(&b));
 
     /* A write to port 1's address lands as any (memory is the node's), and
      * its ACK goes back to the writer. */
@@ -1712,6 +1719,7 @@ static void t_host_ports(void)
     expect_reply(DN1_TYPE_ACK, 13, 0);
     CHECK(memcmp(b.llcm + blk1 + DN1_LLCM_PORT_ATOMIC, data, 8) == 0);
     CHECK_EQ(*(uint32_t *)(b.llcm + blk1 + DN1_LLCM_CQ_PRODUCED), 1);
+    CHECK_EQ(*(uint32_t *)(b.llcm + DN1_LLCM_CQ_PRODUCED), 1);
 
     /* A posted request of port 1 counts in port 1's block. */
     b.hostbus_fd = b.hostbus1_fd;

@@ -198,8 +198,11 @@ static void martini_hold(MartiniState *s, MartiniPacket *p, uint32_t reason)
  * an ACK). */
 static void martini_cq_post(MartiniState *s, const struct dn1_hdr *h)
 {
+    /* An answer to a group address (never sent by a NIC, only forged)
+     * goes to port 0's queue, as before host ports. */
+    unsigned port = h->dst < DN1_MCAST_BASE ? dn1_addr_port(h->dst) : 0;
     uint8_t *llcm = (uint8_t *)memory_region_get_ram_ptr(s->llcm) +
-                    dn1_llcm_port_block(dn1_addr_port(h->dst));
+                    dn1_llcm_port_block(port < s->host_ports ? port : 0);
     uint32_t produced = ldl_le_p(llcm + DN1_LLCM_CQ_PRODUCED);
     uint32_t consumed = qatomic_read((uint32_t *)(llcm + DN1_LLCM_CQ_CONSUMED));
     uint8_t *rec;
