@@ -28,15 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
-#include "dimmnet1/dn.h"
-#include "../common/check.h"
+#include "fabric_util.h"
 
 #define SLICE   (16u << 10)
 #define SLICES  3u
@@ -50,81 +44,10 @@
 static unsigned node, port;
 static char who[32];
 
-struct rma_ep {
-    struct fi_info *info;
-    struct fid_fabric *fab;
-    struct fid_domain *dom;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_ep *ep;
-};
-
-static int open_ep(struct rma_ep *r, uint64_t caps)
-{
-    struct fi_info *hints = fi_allocinfo();
-    struct fi_av_attr av_attr = { .type = FI_AV_MAP };
-    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT };
-    int rc;
-
-    hints->caps = caps;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    hints->fabric_attr->prov_name = strdup("dimmnet");
-    rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &r->info);
-    fi_freeinfo(hints);
-    if (rc) {
-        return rc;
-    }
-    if ((rc = fi_fabric(r->info->fabric_attr, &r->fab, NULL)) ||
-        (rc = fi_domain(r->fab, r->info, &r->dom, NULL)) ||
-        (rc = fi_av_open(r->dom, &av_attr, &r->av, NULL)) ||
-        (rc = fi_cq_open(r->dom, &cq_attr, &r->cq, NULL))) {
-        return rc;
-    }
-    if ((rc = fi_endpoint(r->dom, r->info, &r->ep, NULL))) {
-        return rc;
-    }
-    if ((rc = fi_ep_bind(r->ep, &r->av->fid, 0)) ||
-        (rc = fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT)) ||
-        (rc = fi_enable(r->ep))) {
-        return rc;
-    }
-    return 0;
-}
-
-static void close_ep(struct rma_ep *r)
-{
-    if (r->ep) {
-        fi_close(&r->ep->fid);
-    }
-    if (r->cq) {
-        fi_close(&r->cq->fid);
-    }
-    if (r->av) {
-        fi_close(&r->av->fid);
-    }
-    if (r->dom) {
-        fi_close(&r->dom->fid);
-    }
-    if (r->fab) {
-        fi_close(&r->fab->fid);
-    }
-    fi_freeinfo(r->info);
-    memset(r, 0, sizeof(*r));
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The completion of @ctx, and nothing else: another process's completion
  * in our queue would show here as an unknown context. */
 static int completions;
-static void wait_ctx(struct rma_ep *r, void *ctx)
+static void wait_ctx(struct fab_ep *r, void *ctx)
 {
     struct fi_cq_entry e;
     int64_t deadline = now_ms() + WAIT_MS;
@@ -184,7 +107,7 @@ static unsigned slice_of(unsigned n, unsigned p)
 
 static void target(void)
 {
-    struct rma_ep r = { 0 };
+    struct fab_ep r = { 0 };
     struct fid_mr *mr;
     uint8_t *win = aligned_alloc(PAGE, (WIN + PAGE - 1) / PAGE * PAGE);
     char name[64], hex[129], v[64];
@@ -192,7 +115,7 @@ static void target(void)
 
     memset(win, 0xa5, WIN);
     memset(win + CELL, 0, 8);
-    CHECK_EQ(open_ep(&r, FI_RMA | FI_ATOMIC), 0);
+    CHECK_EQ(fab_ep_open(&r, FI_RMA | FI_ATOMIC), 0);
     CHECK_EQ(fi_mr_reg(r.dom, win, WIN, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &mr, NULL), 0);
     CHECK_EQ(fi_getname(&r.ep->fid, name, &len), 0);
     for (size_t i = 0; i < len; i++) {
@@ -225,12 +148,12 @@ static void target(void)
            "\n", SLICE, cell);
     publish("ports.verified", "%d", check_failures);
     fi_close(&mr->fid);
-    close_ep(&r);
+    fab_ep_close(&r);
     free(win);
 }
 
 /* Node 0's processes: a page of their own that node 1 port 1 writes. */
-static struct fid_mr *own_page(struct rma_ep *r, uint8_t *page)
+static struct fid_mr *own_page(struct fab_ep *r, uint8_t *page)
 {
     struct fid_mr *mr;
     char key[32];
@@ -244,7 +167,7 @@ static struct fid_mr *own_page(struct rma_ep *r, uint8_t *page)
 
 static void initiator(void)
 {
-    struct rma_ep r = { 0 }, m = { 0 };
+    struct fab_ep r = { 0 }, m = { 0 };
     char v[256], hex[129] = "", name[64];
     uint64_t rwin, key;
     fi_addr_t peer;
@@ -254,12 +177,12 @@ static void initiator(void)
     int ctx;
 
     if (port > 0) {
-        int rc = open_ep(&m, FI_TAGGED);
+        int rc = fab_ep_open(&m, FI_TAGGED);
         CHECK_MSG(rc == -FI_EBUSY, "%s: a messaging endpoint on port %u: %d, not -FI_EBUSY",
                   who, port, rc);
-        close_ep(&m);
+        fab_ep_close(&m);
     }
-    CHECK_EQ(open_ep(&r, FI_RMA | FI_ATOMIC), 0);
+    CHECK_EQ(fab_ep_open(&r, FI_RMA | FI_ATOMIC), 0);
     if (node == 0) {
         page_mr = own_page(&r, page);
     }
@@ -360,7 +283,7 @@ static void initiator(void)
         fi_close(&page_mr->fid);
         publish(k2, "1");
     }
-    close_ep(&r);
+    fab_ep_close(&r);
 }
 
 /* A port-1 process with the shim alone: what a port above 0 may not do. */

@@ -22,55 +22,7 @@
 #define WIN (256u << 10)
 #define ROUNDS 50
 
-struct rma_ep {
-    struct fid_fabric *fab;
-    struct fid_domain *dom;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    struct fid_ep *ep;
-    struct fi_info *info;
-};
-
-static int open_ep(struct rma_ep *r, uint64_t caps)
-{
-    struct fi_info *hints = fi_allocinfo();
-    struct fi_av_attr av_attr = { .type = FI_AV_MAP };
-    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT };
-    int rc;
-
-    hints->caps = caps;
-    hints->ep_attr->type = FI_EP_RDM;
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    hints->fabric_attr->prov_name = strdup("dimmnet");
-    TRY(fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &r->info));
-    fi_freeinfo(hints);
-    TRY(fi_fabric(r->info->fabric_attr, &r->fab, NULL));
-    TRY(fi_domain(r->fab, r->info, &r->dom, NULL));
-    TRY(fi_av_open(r->dom, &av_attr, &r->av, NULL));
-    TRY(fi_cq_open(r->dom, &cq_attr, &r->cq, NULL));
-    rc = fi_endpoint(r->dom, r->info, &r->ep, NULL);
-    if (rc) {
-        return rc;
-    }
-    TRY(fi_ep_bind(r->ep, &r->av->fid, 0));
-    TRY(fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT));   /* no receive CQ */
-    TRY(fi_enable(r->ep));
-    return 0;
-}
-
-static void close_ep(struct rma_ep *r)
-{
-    if (r->ep) {
-        fi_close(&r->ep->fid);
-    }
-    fi_close(&r->cq->fid);
-    fi_close(&r->av->fid);
-    fi_close(&r->dom->fid);
-    fi_close(&r->fab->fid);
-    fi_freeinfo(r->info);
-}
-
-static void rma_wait(struct rma_ep *r, void *ctx)
+static void rma_wait(struct fab_ep *r, void *ctx)
 {
     struct fi_cq_entry e;
     int64_t deadline = now_ms() + TIMEOUT_MS;
@@ -98,7 +50,7 @@ static void rma_wait(struct rma_ep *r, void *ctx)
 
 int main(void)
 {
-    struct rma_ep r = { 0 }, r3 = { 0 }, m2 = { 0 };
+    struct fab_ep r = { 0 }, r3 = { 0 }, m2 = { 0 };
     char v[128];
     uint64_t rwin = 0, key = 0;
     int ctx;
@@ -106,11 +58,11 @@ int main(void)
     fab_setup();                                     /* the messaging endpoint */
     CHECK_EQ(nodes, 2);
     fi_addr_t peer = node_addr[1 - me];
-    CHECK_EQ(open_ep(&r, FI_RMA | FI_ATOMIC), 0);
-    CHECK_EQ(open_ep(&r3, FI_RMA), 0);               /* a third one: fine */
-    CHECK_EQ(open_ep(&m2, FI_TAGGED), -FI_EBUSY);    /* a second conversation: no */
-    close_ep(&m2);
-    close_ep(&r3);
+    CHECK_EQ(fab_ep_open(&r, FI_RMA | FI_ATOMIC), 0);
+    CHECK_EQ(fab_ep_open(&r3, FI_RMA), 0);               /* a third one: fine */
+    CHECK_EQ(fab_ep_open(&m2, FI_TAGGED), -FI_EBUSY);    /* a second conversation: no */
+    fab_ep_close(&m2);
+    fab_ep_close(&r3);
     /* Its AV takes the peer's messaging name: an address names a node. */
     char name[64];
     size_t len = sizeof(name);
@@ -186,7 +138,7 @@ int main(void)
         CHECK_EQ(sum_old, (uint64_t)ROUNDS * (ROUNDS - 1) / 2);
     }
     CHECK(dn_rendezvous("two-ep-end", TIMEOUT_MS) == DN_OK);
-    close_ep(&r);
+    fab_ep_close(&r);
     fab_close();
     check_failures += fab_failures();
     printf("node %u: two endpoints %s\n", me, check_failures ? "FAILED" : "ok");

@@ -202,3 +202,52 @@ void fab_close(void)
     fi_close(&fabric->fid);
     fi_freeinfo(info);
 }
+
+int fab_ep_open(struct fab_ep *r, uint64_t caps)
+{
+    struct fi_info *hints = fi_allocinfo();
+    struct fi_av_attr av_attr = { .type = FI_AV_MAP };
+    struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT };
+    int rc;
+
+    hints->caps = caps;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->fabric_attr->prov_name = strdup("dimmnet");
+    rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &r->info);
+    fi_freeinfo(hints);
+    if (rc || (rc = fi_fabric(r->info->fabric_attr, &r->fab, NULL)) ||
+        (rc = fi_domain(r->fab, r->info, &r->dom, NULL)) ||
+        (rc = fi_av_open(r->dom, &av_attr, &r->av, NULL)) ||
+        (rc = fi_cq_open(r->dom, &cq_attr, &r->cq, NULL)) ||
+        (rc = fi_endpoint(r->dom, r->info, &r->ep, NULL))) {
+        return rc;
+    }
+    if ((rc = fi_ep_bind(r->ep, &r->av->fid, 0)) ||
+        (rc = fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT)) ||    /* no receive CQ */
+        (rc = fi_enable(r->ep))) {
+        return rc;
+    }
+    return 0;
+}
+
+void fab_ep_close(struct fab_ep *r)
+{
+    if (r->ep) {
+        fi_close(&r->ep->fid);
+    }
+    if (r->cq) {
+        fi_close(&r->cq->fid);
+    }
+    if (r->av) {
+        fi_close(&r->av->fid);
+    }
+    if (r->dom) {
+        fi_close(&r->dom->fid);
+    }
+    if (r->fab) {
+        fi_close(&r->fab->fid);
+    }
+    fi_freeinfo(r->info);
+    memset(r, 0, sizeof(*r));
+}

@@ -66,6 +66,20 @@ struct fi_cq_tagged_entry expect(void *ctx, uint64_t flags, fi_addr_t *src);
 /* Wait for the completions of @n contexts, in any order, without errors;
  * each one's entry goes to out[i] (may be NULL), its source to srcs[i]. */
 void expect_all(void **ctx, struct fi_cq_tagged_entry *out, fi_addr_t *srcs, unsigned n);
+/* An endpoint of its own (fabric, domain, AV_MAP, context CQ for transmit
+ * only), as Open MPI's btl ofi opens one beside its mtl: @caps asked for,
+ * the provider's key modes; the first failing call's code, or 0. */
+struct fab_ep {
+    struct fi_info *info;
+    struct fid_fabric *fab;
+    struct fid_domain *dom;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+};
+int fab_ep_open(struct fab_ep *r, uint64_t caps);
+void fab_ep_close(struct fab_ep *r);
+
 /* fi_tsend, reading the CQ while it answers -FI_EAGAIN. */
 void tsend_to(fi_addr_t dest, const void *buf, size_t len, uint64_t tag, void *ctx);
 
