@@ -10,7 +10,7 @@
 #include "switch.h"
 
 void sw_hold_add(struct sw *sw, unsigned port, const uint8_t *f, uint32_t size,
-                 int64_t due)
+                 int64_t due, const struct sw_id *id)
 {
     struct sw_hold *h;
 
@@ -25,7 +25,7 @@ void sw_hold_add(struct sw *sw, unsigned port, const uint8_t *f, uint32_t size,
     h->due = due;
     h->port = port;
     h->size = size;
-    h->order = sw->hold_order++;
+    h->id = *id;
     h->f = malloc(size);
     if (!h->f) {
         abort();
@@ -53,7 +53,10 @@ static int hold_cmp(const void *a, const void *b)
     if (x->due != y->due) {
         return x->due < y->due ? -1 : 1;
     }
-    return x->order < y->order ? -1 : x->order > y->order;
+    if (x->port != y->port) {
+        return x->port < y->port ? -1 : 1;
+    }
+    return sw_id_cmp(&x->id, &y->id);
 }
 
 /* Release the frames due before @before, oldest due first. */
@@ -88,7 +91,7 @@ void sw_hold_to_batch(struct sw *sw, int64_t before)
             sw->hold[kept++] = *h;
             continue;
         }
-        struct sw_pend e = { .stamp = h->due, .src = h->port, .size = h->size,
+        struct sw_pend e = { .stamp = h->due, .id = h->id, .size = h->size,
                              .out = (int32_t)h->port, .at = -1, .f = h->f };
         sw_batch_push(sw, &e);     /* copies the frame */
         free(h->f);

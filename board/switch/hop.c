@@ -12,20 +12,22 @@
 #include "switch.h"
 #include "dimmnet1/packet_codec.h"
 
-static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops, uint32_t src,
-                      uint8_t *f, uint32_t size, const uint64_t *members);
+static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops,
+                      const struct sw_id *id, uint8_t *f, uint32_t size,
+                      const uint64_t *members);
 
 /* Out of port @p of switch @s: to its board, or over a link to the next
  * switch (now without timing; with timing as an event at the time its head
  * leaves, after the link's contention). */
-static void leave(struct sw *sw, unsigned s, unsigned p, unsigned hops, uint32_t src,
-                  uint8_t *f, uint32_t size, const uint64_t *members)
+static void leave(struct sw *sw, unsigned s, unsigned p, unsigned hops,
+                  const struct sw_id *id, uint8_t *f, uint32_t size,
+                  const uint64_t *members)
 {
     struct topo_port *l = &sw->topo.sw[s].port[p];
     uint8_t copy[SW_FRAME_MAX];
 
     if (l->node >= 0) {
-        sw_emit(sw, (unsigned)l->node, f, size, hops);
+        sw_emit(sw, (unsigned)l->node, f, size, hops, id);
         return;
     }
     unsigned next = (unsigned)l->peer;
@@ -33,13 +35,15 @@ static void leave(struct sw *sw, unsigned s, unsigned p, unsigned hops, uint32_t
     memcpy(copy, f, size);
     int n = sw_link_fault(l, copy, size);
     for (int i = 0; i < n; i++) {
+        /* A cable's duplicate is another copy: one bit more of its id. */
+        struct sw_id cid = { id->src, id->seq, id->copy << 1 | (uint64_t)i };
         l->tx_frames++;
         if (!sw->quantum) {
-            at_switch(sw, next, down, hops + 1, src, copy, size, members);
+            at_switch(sw, next, down, hops + 1, &cid, copy, size, members);
             continue;
         }
         int64_t start = sw_link_contend(l, (int64_t)dn1_get_be64(copy + 8), size);
-        struct sw_pend e = { .stamp = start, .src = src, .size = size, .out = -1,
+        struct sw_pend e = { .stamp = start, .id = cid, .size = size, .out = -1,
                              .at = (int32_t)next, .down = (uint8_t)down,
                              .hops = (uint8_t)(hops + 1), .f = copy };
         uint64_t m[SW_MASK_WORDS];
@@ -52,13 +56,14 @@ static void leave(struct sw *sw, unsigned s, unsigned p, unsigned hops, uint32_t
     }
 }
 
-static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops, uint32_t src,
-                      uint8_t *f, uint32_t size, const uint64_t *members)
+static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops,
+                      const struct sw_id *id, uint8_t *f, uint32_t size,
+                      const uint64_t *members)
 {
     const struct sw_topo *t = &sw->topo;
 
     if (hops > SW_MAX_HOPS) {
-        sw->port[src].no_route++;      /* cannot happen with checked tables */
+        sw->port[id->src].no_route++;  /* cannot happen with checked tables */
         return;
     }
     if (!members) {
@@ -69,10 +74,10 @@ static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops, uint32
         int p = dst < DN1_ADDR_UNICAST_END && node < sw->nports
                 ? topo_next(t, s, node, down) : -1;
         if (p < 0) {
-            sw->port[src].no_route++;
+            sw->port[id->src].no_route++;
             return;
         }
-        leave(sw, s, (unsigned)p, hops, src, f, size, NULL);
+        leave(sw, s, (unsigned)p, hops, id, f, size, NULL);
         return;
     }
     /* Multicast: the members by the port their route takes from here. */
@@ -92,14 +97,15 @@ static void at_switch(struct sw *sw, unsigned s, int down, unsigned hops, uint32
     }
     for (uint64_t u = used; u; u &= u - 1) {
         unsigned p = (unsigned)__builtin_ctzll(u);
-        leave(sw, s, p, hops, src, f, size, by_port[p]);
+        leave(sw, s, p, hops, id, f, size, by_port[p]);
     }
 }
 
-/* A whole frame from board @src enters its switch. */
-void sw_enter(struct sw *sw, unsigned src, uint8_t *f, uint32_t size)
+/* A whole frame from board @src enters its switch, the @seq-th from there. */
+void sw_enter(struct sw *sw, unsigned src, uint32_t seq, uint8_t *f, uint32_t size)
 {
     struct sw_port *in = &sw->port[src];
+    const struct sw_id id = { .src = src, .seq = seq };
     uint16_t dst;
 
     in->rx_frames++;
@@ -113,7 +119,7 @@ void sw_enter(struct sw *sw, unsigned src, uint8_t *f, uint32_t size)
             in->no_route++;
             return;
         }
-        at_switch(sw, sw->topo.node_sw[src], 0, 1, src, f, size, NULL);
+        at_switch(sw, sw->topo.node_sw[src], 0, 1, &id, f, size, NULL);
         return;
     }
     const uint64_t *members = sw->group[dst - DN1_MCAST_BASE];
@@ -125,16 +131,16 @@ void sw_enter(struct sw *sw, unsigned src, uint8_t *f, uint32_t size)
         in->no_route++;
         return;
     }
-    at_switch(sw, sw->topo.node_sw[src], 0, 1, src, f, size, members);
+    at_switch(sw, sw->topo.node_sw[src], 0, 1, &id, f, size, members);
 }
 
 /* Timing: one event of the batch (timing.c keeps them in order). */
 void sw_step(struct sw *sw, const struct sw_pend *e)
 {
     if (e->at < 0) {
-        sw_enter(sw, e->src, e->f, e->size);
+        sw_enter(sw, e->id.src, e->id.seq, e->f, e->size);
     } else {
-        at_switch(sw, (unsigned)e->at, e->down, e->hops, e->src, e->f, e->size,
+        at_switch(sw, (unsigned)e->at, e->down, e->hops, &e->id, e->f, e->size,
                   e->members);
     }
 }

@@ -131,7 +131,7 @@ static void lose(struct sw *sw, unsigned port, uint8_t *f, uint32_t size)
 /* A frame leaves through the port to board @node, having crossed @hops
  * switches: faults first (seeded, per port). */
 void sw_emit(struct sw *sw, unsigned node, const uint8_t *frame, uint32_t size,
-             unsigned hops)
+             unsigned hops, const struct sw_id *id)
 {
     uint8_t f[SW_FRAME_MAX];
     struct sw_port *p = &sw->port[node];
@@ -158,7 +158,7 @@ void sw_emit(struct sw *sw, unsigned node, const uint8_t *frame, uint32_t size,
 
         dn1_put_be64(f + 8, (uint64_t)stamp);
         sw_hold_add(sw, (unsigned)(p - sw->port), f, size,
-                    sw->quantum ? stamp : wall_ns() + (int64_t)fl->hold_ns);
+                    sw->quantum ? stamp : wall_ns() + (int64_t)fl->hold_ns, id);
         p->held_back++;
         return;
     }
@@ -259,7 +259,7 @@ static void port_input(struct sw *sw, unsigned i, const uint8_t *buf, size_t len
                 if (sw->quantum) {
                     sw_batch_add(sw, i, p->in.buf, p->in.fill);
                 } else {
-                    sw_enter(sw, i, p->in.buf, p->in.fill);
+                    sw_enter(sw, i, p->rx_seq++, p->in.buf, p->in.fill);
                 }
             } else if (dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_REACHED ||
                        dn1_get_be32(p->in.buf) == DN1_LINK_MAGIC_BOOTING) {

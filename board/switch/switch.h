@@ -34,6 +34,7 @@ struct sw_port {
     struct sw_fault fault;
     uint64_t rng;
     int64_t reached;           /* timing: the horizon this board got to */
+    uint32_t rx_seq;           /* frames numbered as they came in (sw_id.seq) */
     int booting;               /* ... and said so with DNB1 (still booting) */
     int64_t out_free;          /* timing: when the output link is free */
     /* Counters */
@@ -41,13 +42,24 @@ struct sw_port {
              corrupted, reordered, contended, held_back;
 };
 
+/* Which frame, and which copy of it: its source board, the number the
+ * switch gave it as it came in from there, and each cable's duplicate
+ * fault on its way (a bit a cable crossed: 1 for the second copy). Carried
+ * with the frame, so that events are ordered by what they are, never by
+ * when one process happened to make them (docs/scale.md, the fold plan). */
+struct sw_id {
+    uint32_t src, seq;
+    uint64_t copy;
+};
+
 /* Timing: a frame waiting for its quantum, at one step of its way: from
  * board src into its switch (at < 0), at switch at after a link (stamp:
  * when its head left the switch before), or a held frame due to leave for
- * board out. Taken in the order of (stamp, src, order). */
+ * board out. Taken in the order of (stamp, frame id, at, out). */
 struct sw_pend {
     int64_t stamp;
-    uint32_t src, order, size;
+    struct sw_id id;
+    uint32_t size;
     int32_t out;               /* >= 0: a held frame for board port out */
     int32_t at;                /* >= 0: the switch it has reached */
     uint8_t down, hops;        /* came down a link; switches crossed so far */
@@ -57,7 +69,8 @@ struct sw_pend {
 
 struct sw_hold {               /* a frame held back (fault hold) */
     int64_t due;               /* timing: its new stamp; else wall-clock ns */
-    uint32_t port, size, order;
+    uint32_t port, size;
+    struct sw_id id;
     uint8_t *f;
 };
 
@@ -73,10 +86,8 @@ struct sw {
     uint64_t grants, boot_grants;  /* quanta granted, boot quanta of them */
     struct sw_pend *pend;      /* timing: this quantum's frames */
     size_t npend, pend_cap;
-    uint32_t pend_order;
     struct sw_hold *hold;      /* frames held back, any port */
     size_t nhold, hold_cap;
-    uint32_t hold_order;
 };
 
 typedef void (*sw_route_fn)(struct sw *sw, const struct sw_pend *e);
@@ -90,12 +101,13 @@ int sw_parse_fault(struct sw *sw, const char *spec);
 int sw_link_fault(struct topo_port *l, uint8_t *f, uint32_t size);
 
 /* hop.c */
-void sw_enter(struct sw *sw, unsigned src, uint8_t *f, uint32_t size);
+void sw_enter(struct sw *sw, unsigned src, uint32_t seq, uint8_t *f, uint32_t size);
 void sw_step(struct sw *sw, const struct sw_pend *e);
 void sw_emit(struct sw *sw, unsigned node, const uint8_t *f, uint32_t size,
-             unsigned hops);
+             unsigned hops, const struct sw_id *id);
 
 /* timing.c */
+int sw_id_cmp(const struct sw_id *x, const struct sw_id *y);
 void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size);
 void sw_batch_push(struct sw *sw, const struct sw_pend *e);
 void sw_batch_flush(struct sw *sw, int64_t before, sw_route_fn route,
@@ -105,7 +117,7 @@ int64_t sw_link_contend(struct topo_port *l, int64_t left, uint32_t size);
 
 /* hold.c */
 void sw_hold_add(struct sw *sw, unsigned port, const uint8_t *f, uint32_t size,
-                 int64_t due);
+                 int64_t due, const struct sw_id *id);
 int64_t sw_hold_next(const struct sw *sw);
 void sw_hold_release(struct sw *sw, int64_t before, sw_release_fn release);
 void sw_hold_to_batch(struct sw *sw, int64_t before);

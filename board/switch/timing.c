@@ -15,18 +15,34 @@
 #include "switch.h"
 #include "dimmnet1/packet_codec.h"
 
+int sw_id_cmp(const struct sw_id *x, const struct sw_id *y)
+{
+    if (x->src != y->src) {
+        return x->src < y->src ? -1 : 1;
+    }
+    if (x->seq != y->seq) {
+        return (int32_t)(x->seq - y->seq) < 0 ? -1 : 1;   /* numbers wrap */
+    }
+    return x->copy < y->copy ? -1 : x->copy > y->copy;
+}
+
 static int pend_before(const struct sw_pend *x, const struct sw_pend *y)
 {
+    int c;
+
     if (x->stamp != y->stamp) {
         return x->stamp < y->stamp;
     }
-    if (x->src != y->src) {
-        return x->src < y->src;
+    if ((c = sw_id_cmp(&x->id, &y->id)) != 0) {
+        return c < 0;
     }
-    return x->order < y->order;
+    if (x->at != y->at) {
+        return x->at < y->at;
+    }
+    return x->out < y->out;
 }
 
-/* The batch is a binary heap on (stamp, src, order): a frame crossing
+/* The batch is a binary heap on (stamp, id, at, out): a frame crossing
  * several switches comes back as a new event, later than the one that
  * made it, and must still be taken in its place. */
 void sw_batch_push(struct sw *sw, const struct sw_pend *e)
@@ -41,7 +57,6 @@ void sw_batch_push(struct sw *sw, const struct sw_pend *e)
         }
     }
     struct sw_pend n = *e;
-    n.order = sw->pend_order++;
     n.f = malloc(e->size);
     n.members = NULL;
     if (!n.f) {
@@ -88,7 +103,8 @@ static struct sw_pend pend_pop(struct sw *sw)
 
 void sw_batch_add(struct sw *sw, unsigned src, const uint8_t *f, uint32_t size)
 {
-    struct sw_pend e = { .stamp = (int64_t)dn1_get_be64(f + 8), .src = src,
+    struct sw_pend e = { .stamp = (int64_t)dn1_get_be64(f + 8),
+                         .id = { .src = src, .seq = sw->port[src].rx_seq++ },
                          .size = size, .out = -1, .at = -1, .f = (uint8_t *)f };
     sw_batch_push(sw, &e);
 }
