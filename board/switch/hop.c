@@ -34,15 +34,18 @@ static void leave(struct sw *sw, unsigned s, unsigned p, unsigned hops,
     int down = topo_is_down(&sw->topo, s, next);
     memcpy(copy, f, size);
     int n = sw_link_fault(l, copy, size);
+    /* The next switch another process's (a fold): the frame goes there. */
+    int remote = sw->fold.count > 1 && sw_fold_owner(sw, next) != sw->fold.index;
     for (int i = 0; i < n; i++) {
         /* A cable's duplicate is another copy: one bit more of its id. */
         struct sw_id cid = { id->src, id->seq, id->copy << 1 | (uint64_t)i };
         l->tx_frames++;
-        if (!sw->quantum) {
+        if (!sw->quantum && !remote) {
             at_switch(sw, next, down, hops + 1, &cid, copy, size, members);
             continue;
         }
-        int64_t start = sw_link_contend(l, (int64_t)dn1_get_be64(copy + 8), size);
+        int64_t start = sw->quantum ? sw_link_contend(l, (int64_t)dn1_get_be64(copy + 8), size)
+                                    : (int64_t)dn1_get_be64(copy + 8);
         struct sw_pend e = { .stamp = start, .id = cid, .size = size, .out = -1,
                              .at = (int32_t)next, .down = (uint8_t)down,
                              .hops = (uint8_t)(hops + 1), .f = copy };
@@ -52,7 +55,11 @@ static void leave(struct sw *sw, unsigned s, unsigned p, unsigned hops,
             e.members = m;
         }
         dn1_put_be64(copy + 8, (uint64_t)start);
-        sw_batch_push(sw, &e);    /* copies the frame and the members */
+        if (remote) {
+            sw_fold_send(sw, &e);
+        } else {
+            sw_batch_push(sw, &e);    /* copies the frame and the members */
+        }
     }
 }
 

@@ -8,7 +8,7 @@
  *                            hold=X,hold-ns=NS]...
  *                   [--fault link=S:P,drop=X,dup=X,corrupt=X,delay=NS]...
  *                   [--seed S] [--pcap FILE] [--stats FILE] [--sync QUANTUM_NS]
- *                   [--tcp ADDR:PORT]
+ *                   [--tcp ADDR:PORT] [--fold I/M [--fold-dir DIR]]
  *
  * N boards (1..512). Port i listens on DIR/port<i>.sock (with --tcp on
  * TCP port PORT + i of ADDR instead: boards on other hosts); the board with
@@ -22,6 +22,10 @@
  * quantum when all have reported the last (docs/hardware.md, "Timing").
  * QUANTUM_NS may not exceed DN1_SYNC_QUANTUM_NS (240 ns): a longer quantum
  * would let frames reach a board after their modeled arrival.
+ * --fold I/M: this process is part I (0-based) of the topology folded over
+ * M processes started alike (fold.c): it listens for the boards of its
+ * switches only, and meets the others at DIR/fold<I>.sock (DIR: --fold-dir,
+ * else --socket-dir); its counters are its own part's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -203,34 +207,43 @@ static void release_held(struct sw *sw)
  * quantum: a booting board sends nothing that leaves inside it, so nothing
  * can arrive inside it either (docs/hardware.md, "Timing").
  */
-static void sync_advance(struct sw *sw)
+/* Have this process's boards all reached the horizon? *booting: and say
+ * they still boot (none: *connected 0). */
+static int boards_reached(struct sw *sw, int *booting, unsigned *connected_out)
 {
-    uint8_t g[DN1_LINK_FRAME_HDR];
-    int booting = sw->horizon != 0;
     unsigned connected = 0;
 
-    if (!sw->quantum) {
-        return;
-    }
+    *booting = sw->horizon != 0;
     for (unsigned i = 0; i < sw->nports; i++) {
         const struct sw_port *p = &sw->port[i];
+        if (!sw_fold_owns_port(sw, i)) {
+            continue;               /* another process's board */
+        }
         /* Not started: wait for every board. Later a board that left no
          * longer holds the others back. */
         if (sw->horizon == 0 ? p->fd < 0 : p->fd >= 0 && p->reached < sw->horizon) {
-            return;
+            return 0;
         }
         if (p->fd >= 0) {
-            booting = booting && p->booting;
+            *booting = *booting && p->booting;
             connected++;
         }
     }
-    /* Frames stamped before the horizon, in a fixed order, ahead of the
-     * grants. */
-    sw_hold_to_batch(sw, sw->horizon);
-    sw_batch_flush(sw, sw->horizon, sw_step, release);
-    sw_hold_release(sw, sw->horizon, release);   /* held less than a quantum */
-    release_held(sw);
-    booting = booting && connected && !sw->npend && !sw->nhold;
+    *connected_out = connected;
+    return 1;
+}
+
+/* Frames stamped before @before, in a fixed order. */
+static void route_before(struct sw *sw, int64_t before)
+{
+    sw_hold_to_batch(sw, before);
+    sw_batch_flush(sw, before, sw_step, release);
+}
+
+static void grant(struct sw *sw, int booting)
+{
+    uint8_t g[DN1_LINK_FRAME_HDR];
+
     sw->horizon += booting ? DN1_SYNC_BOOT_QUANTUM_NS : sw->quantum;
     sw->grants++;
     sw->boot_grants += booting;
@@ -242,6 +255,89 @@ static void sync_advance(struct sw *sw)
             out_append(&sw->port[i], g, sizeof(g));   /* after its frames */
         }
     }
+}
+
+/*
+ * Timing over a fold (fold.c): once this process's boards reached the
+ * horizon H, the quantum's frames go in two sub-windows, before H - Q/2
+ * and before H, each closed by telling every peer (after the events it
+ * made for them) and waiting for every peer to say the same: an event
+ * crosses to another process a cable and a switch (190 ns) later than the
+ * one that made it, so it always falls in a later sub-window than its
+ * maker's, and each switch takes its events in the one order they have.
+ * Then every process grants the same next quantum (a boot quantum only if
+ * every process's boards boot and none keeps or sent a frame).
+ */
+static void fold_advance(struct sw *sw)
+{
+    uint32_t flags;
+    unsigned connected;
+
+    for (;;) {
+        switch (sw->fold.phase) {
+        case 0:
+            if (!sw_fold_connected(sw) || !boards_reached(sw, &sw->fold.booting, &connected)) {
+                return;
+            }
+            sw->fold.boards = connected != 0;
+            route_before(sw, sw->horizon - sw->quantum / 2);
+            sw->fold.sent_phase1 = sw->fold.sent;
+            sw_fold_send_sub(sw, sw->horizon, 1, 0);
+            sw->fold.phase = 1;
+            break;
+        case 1:
+            if (!sw_fold_all_sub(sw, sw->horizon, 1, NULL)) {
+                return;
+            }
+            route_before(sw, sw->horizon);
+            sw_hold_release(sw, sw->horizon, release);   /* held less than a quantum */
+            release_held(sw);
+            sw_fold_send_sub(sw, sw->horizon, 2,
+                             (sw->fold.booting ? 1u : 0u) |
+                             (!sw->npend && !sw->nhold &&
+                              sw->fold.sent == sw->fold.sent_phase1 ? 2u : 0u) |
+                             (sw->fold.boards ? 4u : 0u));
+            sw->fold.phase = 2;
+            break;
+        default:
+            if (!sw_fold_all_sub(sw, sw->horizon, 2, &flags)) {
+                return;
+            }
+            /* As one process: every board boots (some board there is),
+             * and no part keeps or sent a frame. Our own flags were sent
+             * with the same rule; the peers' events for the next quantum
+             * may have come since (not idle then). */
+            grant(sw, (flags & 3u) == 3u && sw->fold.booting &&
+                      ((flags >> 16 & 4u) || sw->fold.boards) &&
+                      !sw->npend && !sw->nhold && sw->fold.sent == sw->fold.sent_phase1);
+            sw->fold.phase = 0;
+            break;              /* a part without boards goes on at once */
+        }
+    }
+}
+
+static void sync_advance(struct sw *sw)
+{
+    int booting;
+
+    if (!sw->quantum) {
+        return;
+    }
+    if (sw->fold.count > 1) {
+        fold_advance(sw);
+        return;
+    }
+    unsigned connected;
+    if (!boards_reached(sw, &booting, &connected)) {
+        return;
+    }
+    booting = booting && connected;
+    /* Frames stamped before the horizon, in a fixed order, ahead of the
+     * grants. */
+    route_before(sw, sw->horizon);
+    sw_hold_release(sw, sw->horizon, release);   /* held less than a quantum */
+    release_held(sw);
+    grant(sw, booting && !sw->npend && !sw->nhold);
 }
 
 /* Bytes from a board: reassembled by the boards' own rules. */
@@ -316,8 +412,9 @@ static void write_topology_stats(const struct sw *sw, FILE *f)
     for (unsigned s = 0; s < t->nswitches; s++) {
         for (unsigned q = 0; q < t->sw[s].radix; q++) {
             const struct topo_port *l = &t->sw[s].port[q];
-            if (l->peer < 0) {
-                continue;
+            if (l->peer < 0 || (sw->fold.count > 1 &&
+                                sw_fold_owner(sw, s) != sw->fold.index)) {
+                continue;           /* no cable, or another process's */
             }
             fprintf(f, "link %u:%u->%d:%u tx_frames=%llu dropped=%llu duplicated=%llu "
                     "corrupted=%llu contended=%llu\n", s, q, l->peer, l->peer_port,
@@ -344,8 +441,14 @@ static void write_stats(struct sw *sw, const char *path)
         perror("dimmnet1-switch: stats");
         return;
     }
+    if (sw->fold.count > 1) {
+        fprintf(f, "fold %u/%u\n", sw->fold.index, sw->fold.count);
+    }
     for (unsigned i = 0; i < sw->nports; i++) {
         const struct sw_port *p = &sw->port[i];
+        if (!sw_fold_owns_port(sw, i)) {
+            continue;               /* another process's board */
+        }
         fprintf(f, "port %u rx_frames=%llu tx_frames=%llu bad_frames=%llu "
                 "no_route=%llu dropped=%llu duplicated=%llu corrupted=%llu "
                 "reordered=%llu contended=%llu held=%llu\n", i,
@@ -444,7 +547,7 @@ int main(int argc, char **argv)
 {
     static struct sw sw;
     const char *dir = NULL, *stats = NULL, *pcap = NULL, *topology = NULL, *routes = NULL;
-    const char *tcp = NULL;
+    const char *tcp = NULL, *fold_dir = NULL;
     char *faults[SW_MAX_PORTS * 2], *groups[DN1_MCAST_GROUPS];
     unsigned radix = SW_DEFAULT_RADIX, radix_set = 0;
     char err[256];
@@ -462,6 +565,16 @@ int main(int argc, char **argv)
             dir = v;
         } else if (!strcmp(a, "--tcp")) {
             tcp = v;
+        } else if (!strcmp(a, "--fold")) {
+            char *end;
+            sw.fold.index = (unsigned)strtoul(v, &end, 10);
+            sw.fold.count = *end == '/' ? (unsigned)strtoul(end + 1, &end, 10) : 0;
+            if (*end || sw.fold.count < 1 || sw.fold.count > SW_MAX_FOLDS ||
+                sw.fold.index >= sw.fold.count) {
+                die("--fold I/M: 0 <= I < M <= 8");
+            }
+        } else if (!strcmp(a, "--fold-dir")) {
+            fold_dir = v;
         } else if (!strcmp(a, "--topology")) {
             topology = v;
         } else if (!strcmp(a, "--switch-radix")) {
@@ -508,6 +621,9 @@ int main(int argc, char **argv)
     if (routes) {
         exit(topo_check(&sw.topo, stdout, !strcmp(routes, "all")) ? 1 : 0);
     }
+    if (sw.fold.count > sw.topo.nswitches) {
+        die("--fold: more processes than switches");
+    }
     for (unsigned s = 0; s < sw.topo.nswitches; s++) {
         for (unsigned q = 0; q < sw.topo.sw[s].radix; q++) {
             sw.topo.sw[s].port[q].rng = seed * 0xbf58476d1ce4e5b9ull + s * SW_MAX_RADIX + q + 1;
@@ -516,7 +632,8 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < sw.nports; i++) {
         sw.port[i].fd = -1;
         sw.port[i].rng = seed * 0x9e3779b97f4a7c15ull + i + 1;   /* per link */
-        sw.port[i].listen_fd = tcp ? listen_tcp(tcp, i) : listen_on(dir, i);
+        sw.port[i].listen_fd = !sw_fold_owns_port(&sw, i) ? -1   /* another process's */
+                               : tcp ? listen_tcp(tcp, i) : listen_on(dir, i);
     }
     for (unsigned g = 0; g < ngroups; g++) {
         if (parse_group(&sw, groups[g])) {
@@ -535,11 +652,17 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);
     signal(SIGPIPE, SIG_IGN);
+    if (sw.fold.count > 1) {
+        if (!fold_dir && !dir) {
+            die("--fold needs --fold-dir (or --socket-dir)");
+        }
+        sw_fold_setup(&sw, fold_dir ? fold_dir : dir);
+    }
     printf("ready\n");
     fflush(stdout);
 
-    while (!stop) {
-        struct pollfd pfd[2 * SW_MAX_PORTS];
+    while (!stop && !sw.fold.broken) {
+        struct pollfd pfd[SW_MAX_PORTS + SW_MAX_FOLDS + 1];
         unsigned n = 0;
 
         for (unsigned i = 0; i < sw.nports; i++) {
@@ -547,6 +670,15 @@ int main(int argc, char **argv)
             pfd[n++] = (struct pollfd){ .fd = p->fd < 0 ? p->listen_fd : p->fd,
                                         .events = POLLIN | (p->out_len ? POLLOUT : 0) };
         }
+        /* The fold's peers (fd -1: ignored by poll), then its listener. */
+        for (unsigned j = 0; j < SW_MAX_FOLDS; j++) {
+            const struct sw_fold_peer *q = &sw.fold.peer[j];
+            pfd[n++] = (struct pollfd){ .fd = j < sw.fold.count && j != sw.fold.index
+                                              ? q->fd : -1,
+                                        .events = POLLIN | (q->out_len ? POLLOUT : 0) };
+        }
+        pfd[n++] = (struct pollfd){ .fd = sw.fold.count > 1 ? sw.fold.listen_fd : -1,
+                                    .events = POLLIN };
         /* With nothing to do for a while, a frame kept back to reorder goes;
          * without timing, a held frame when its time has come. */
         int timeout = 20;
@@ -565,6 +697,23 @@ int main(int argc, char **argv)
         if (r == 0 && !sw.quantum) {
             release_held(&sw);
             continue;
+        }
+        if (pfd[sw.nports + SW_MAX_FOLDS].revents & POLLIN) {
+            sw_fold_accept(&sw);
+            sync_advance(&sw);    /* the last peer may start the clock */
+        }
+        for (unsigned j = 0; j < sw.fold.count; j++) {
+            short ev = pfd[sw.nports + j].revents;
+            if (j == sw.fold.index || sw.fold.peer[j].fd < 0) {
+                continue;
+            }
+            if (ev & POLLOUT) {
+                sw_fold_flush(&sw, j);
+            }
+            if (ev & (POLLIN | POLLHUP | POLLERR)) {
+                sw_fold_input(&sw, j, sw_step);
+                sync_advance(&sw);
+            }
         }
         for (unsigned i = 0; i < sw.nports; i++) {
             struct sw_port *p = &sw.port[i];
@@ -602,6 +751,11 @@ int main(int argc, char **argv)
         }
         /* What the input made goes out now, one write per port (the
          * sockets do not block), not after one more trip through poll. */
+        for (unsigned j = 0; j < sw.fold.count; j++) {
+            if (j != sw.fold.index) {
+                sw_fold_flush(&sw, j);
+            }
+        }
         for (unsigned i = 0; i < sw.nports; i++) {
             struct sw_port *p = &sw.port[i];
 
@@ -617,5 +771,5 @@ int main(int argc, char **argv)
     sw_batch_flush(&sw, INT64_MAX, sw_step, release);   /* the last frames: counted */
     sw_hold_release(&sw, INT64_MAX, lose);         /* held back still: lost */
     write_stats(&sw, stats);
-    return 0;
+    return sw.fold.broken && !stop;    /* a part of the fold failed under us */
 }

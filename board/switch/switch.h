@@ -74,8 +74,31 @@ struct sw_hold {               /* a frame held back (fault hold) */
     uint8_t *f;
 };
 
+/* Folds (fold.c): this process's part of a topology folded over several. */
+#define SW_MAX_FOLDS   8
+struct sw_fold_peer {
+    int fd;                    /* -1: not connected (yet) */
+    uint8_t *out, *in;
+    size_t out_len, out_cap, in_fill;
+    int64_t sub_h;             /* its last sub-window said done: horizon, phase */
+    unsigned sub_phase;
+    int64_t flags_h;           /* its last phase 2: horizon and flags */
+    uint32_t flags;
+};
+struct sw_fold {
+    unsigned index, count;     /* process index of count (count <= 1: alone) */
+    int listen_fd;
+    struct sw_fold_peer peer[SW_MAX_FOLDS];
+    unsigned phase;            /* timing: 0 boards run; 1, 2: sub-window sent */
+    int booting;               /* this process's boards all boot (phase 0) */
+    int boards;                /* ... and it has some */
+    uint64_t sent, sent_phase1;   /* events sent to peers, and at phase 1 */
+    int broken;                /* a peer went away: stop */
+};
+
 struct sw {
     unsigned nports;
+    struct sw_fold fold;
     struct sw_port port[SW_MAX_PORTS];
     struct sw_topo topo;
     uint64_t group[DN1_MCAST_GROUPS][SW_MASK_WORDS];   /* members per group */
@@ -121,6 +144,18 @@ void sw_hold_add(struct sw *sw, unsigned port, const uint8_t *f, uint32_t size,
 int64_t sw_hold_next(const struct sw *sw);
 void sw_hold_release(struct sw *sw, int64_t before, sw_release_fn release);
 void sw_hold_to_batch(struct sw *sw, int64_t before);
+
+/* fold.c */
+unsigned sw_fold_owner(const struct sw *sw, unsigned s);
+int sw_fold_owns_port(const struct sw *sw, unsigned i);
+void sw_fold_setup(struct sw *sw, const char *dir);
+void sw_fold_accept(struct sw *sw);
+int sw_fold_connected(const struct sw *sw);
+void sw_fold_send(struct sw *sw, const struct sw_pend *e);
+void sw_fold_send_sub(struct sw *sw, int64_t horizon, unsigned phase, uint32_t flags);
+int sw_fold_all_sub(const struct sw *sw, int64_t horizon, unsigned phase, uint32_t *flags);
+void sw_fold_flush(struct sw *sw, unsigned j);
+void sw_fold_input(struct sw *sw, unsigned j, sw_route_fn route);
 
 /* pcap.c */
 int sw_pcap_open(struct sw *sw, const char *path);

@@ -16,15 +16,18 @@
 # than the paper's host's; "topology" runs twice over three switches in a
 # chain (board i on switch i, docs/hardware.md section 6b) with faults on a
 # cable too: byte-identical, nothing late, and each extra switch adds its
-# 190 ns (a switch and a cable) to the AOTF packet's way.
+# 190 ns (a switch and a cable) to the AOTF packet's way. "fold" runs the
+# same chain in one switch process, then folded over three processes (a
+# switch each) and over two (issue 26 item 2): every board's trace and
+# every program's virtual times byte-identical to the single process's.
 #   test_determinism.sh MODE LAUNCHER QEMU FIRMWARE PROGRAM DISSECTOR
 set -euo pipefail
 mode=$1 launcher=$2 qemu=$3 firmware=$4 prog=$5 lua=$6
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
-topo=(); hop=0
-if [ "$mode" = topology ]; then
+topo=(); hop=0; folds=1
+if [ "$mode" = topology ] || [ "$mode" = fold ]; then
     printf 'node 0 switch 0\nnode 1 switch 1\nnode 2 switch 2\nlink 0 1\nlink 1 2\n' >"$work/chain.topo"
     topo=(--topology "$work/chain.topo" --fault link=1:2,dup=0.2,delay=100)
     hop=190     # node 0 to node 1 crosses one switch and one cable more
@@ -34,6 +37,7 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 run() {   # name seed [host profile]
     mkdir -p "$work/$1"
     "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 3 --deterministic \
+        --switch-folds "$folds" \
         --host-profile "${3:-paper-host}" \
         --fault port=2,dup=0.2,reorder=0.2,delay=400 --seed "$2" "${topo[@]}" \
         --pcap-dir "$work/$1" --log-dir "$work/$1/log" --timeout 300 -- "$prog" \
@@ -49,6 +53,23 @@ run() {   # name seed [host profile]
     done
 }
 run a 7
+if [ "$mode" = fold ]; then
+    for folds in 3 2; do
+        run "fold$folds" 7
+        for f in node0.pcap node1.pcap node2.pcap out0 out1 out2; do
+            cmp -s "$work/a/$f" "$work/fold$folds/$f" ||
+                fail "$folds processes: $f differs from one process's"
+        done
+        parts=$(cat "$work/fold$folds"/log/switch.stats.* 2>/dev/null | grep -c '^fold ') || true
+        [ "$parts" = "$folds" ] || fail "$folds processes: $parts parts wrote counters"
+        grep -h '^link 1:2->2:1 .* duplicated=[1-9]' "$work/fold$folds"/log/switch.stats.* >/dev/null ||
+            fail "$folds processes: no frame duplicated on the faulty cable"
+    done
+    grep -q 'ns (modeled): received' "$work/fold2/out" || fail "folded: a node did not finish"
+    echo "$fails failures"
+    [ "$fails" = 0 ]
+    exit
+fi
 if [ "$mode" = profiles ]; then
     for p in modern free; do
         run "$p-1" 7 "$p"
