@@ -64,6 +64,11 @@ if [ "$mode" = fold ]; then
         [ "$parts" = "$folds" ] || fail "$folds processes: $parts parts wrote counters"
         grep -h '^link 1:2->2:1 .* duplicated=[1-9]' "$work/fold$folds"/log/switch.stats.* >/dev/null ||
             fail "$folds processes: no frame duplicated on the faulty cable"
+        # The launcher's merged counters: one process's (but how far the
+        # clock ran until the launcher stopped the switch: wall-clock).
+        diff <(grep -v '^sync ' "$work/a/log/switch.stats") \
+             <(grep -v '^sync ' "$work/fold$folds/log/switch.stats") >&2 ||
+            fail "$folds processes: merged counters differ from one process's"
     done
     grep -q 'ns (modeled): received' "$work/fold2/out" || fail "folded: a node did not finish"
     echo "$fails failures"
