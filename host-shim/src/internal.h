@@ -121,6 +121,7 @@ struct dn_node {
     uint8_t port_inc;          /* dn_port_incarnation, ports above 0 */
     unsigned win_first, win_count;
     unsigned desc_first, desc_count;
+    unsigned mr_first, mr_end;     /* registration-table entries */
     int hb_fd;
     int host_sync;             /* requests take effect in virtual time */
     const struct dn_host_profile *host;

@@ -14,10 +14,7 @@
 /* Is entry @idx this host port's (contract 1.27: a share each)? */
 static int mine(const dn_node *n, unsigned idx)
 {
-    unsigned first, end;
-
-    dn1_port_share(DN_MR_ENTRIES, n->ports, n->port, &first, &end);
-    return idx >= first && idx < end;
+    return idx >= n->mr_first && idx < n->mr_end;
 }
 
 int dn_mr_entries(const dn_node *n, unsigned *first, unsigned *end)
@@ -25,7 +22,8 @@ int dn_mr_entries(const dn_node *n, unsigned *first, unsigned *end)
     if (!n || !first || !end) {
         return DN_EINVAL;
     }
-    dn1_port_share(DN_MR_ENTRIES, n->ports, n->port, first, end);
+    *first = n->mr_first;
+    *end = n->mr_end;
     return DN_OK;
 }
 

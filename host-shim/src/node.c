@@ -122,6 +122,7 @@ void dn_port_setup(dn_node *n, unsigned port, unsigned ports)
     n->win_count = end - n->win_first;
     dn1_port_share(DN1_RDMA_DESCS, ports, port, &n->desc_first, &end);
     n->desc_count = end - n->desc_first;
+    dn1_port_share(DN_MR_ENTRIES, ports, port, &n->mr_first, &n->mr_end);
 }
 
 int dn_open(const struct dn_config *cfg, dn_node **out)

@@ -266,6 +266,8 @@ struct dnf_share {
     uint64_t pool_off, pool_size;
     unsigned mr_first, mr_end;   /* its registration-table entries */
 };
+_Static_assert((((8u << 20) - DNF_EP_AREA_OFF) & 4095u) == 0,
+               "one port's share is the whole pool (dnf_share_init)");
 extern struct dnf_share dnf_share;
 void dnf_share_init(dn_node *n);
 /* Late packets (a landing's earlier write, delayed in the network past its

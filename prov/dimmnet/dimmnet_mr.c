@@ -72,8 +72,7 @@ void dnf_share_init(dn_node *n)
     dnf_share.ports = ports;
     dnf_share.off = DNF_EP_AREA_OFF + port * share;
     dnf_share.pool_off = (dnf_share.off + DNF_EPS * DNF_EP_AREA + 4095u) & ~4095ull;
-    dnf_share.pool_size = ports == 1 ? DNF_MR_POOL_SIZE
-                                     : dnf_share.off + share - dnf_share.pool_off;
+    dnf_share.pool_size = dnf_share.off + share - dnf_share.pool_off;   /* one port: all */
     dn_mr_entries(n, &dnf_share.mr_first, &dnf_share.mr_end);
 }
 
