@@ -22,6 +22,11 @@ uint32_t hal_node_id(void)
     return mmio_read32(REG(DN1_REG_NODE_ID));
 }
 
+uint32_t hal_host_ports(void)
+{
+    return mmio_read32(REG(DN1_REG_HOST_PORTS));
+}
+
 void hal_fw_ready(uint16_t version)
 {
     mmio_write32(REG(DN1_REG_FW_STATUS),

@@ -181,7 +181,9 @@ enum rx_action atomic_handle(struct rx_packet *p)
     struct source *s = &sources[slot];
     struct answer *a = &s->ans[h->seq & (DN1_ATOMIC_WINDOW - 1)];
 
-    if (session != s->session) {
+    /* Session 0 names no incarnation (a source never seen keeps 0): never
+     * taken, or a forged packet could start a conversation at seq 0. */
+    if (session != s->session || session == 0) {
         if (h->seq != 0 || session == 0) {
             fwstats_inc(DN1_FWST_ATOMIC_SEQUENCE);
             p->nack_reason = DN1_NACK_SEQUENCE;

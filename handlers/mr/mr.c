@@ -135,9 +135,11 @@ enum rx_action mr_sync_handle(struct rx_packet *p)
 {
     uint64_t key = p->hdr.raddr;
 
-    /* From this node's own host, any of its host ports (contract 1.27). */
+    /* From this node's own host, any port the board has (contract 1.28),
+     * asking for the ACK the host waits for and carrying nothing. */
     if (dn1_addr_node(p->hdr.src) != hal_node_id() || p->hdr.src >= DN1_ADDR_UNICAST_END ||
-        p->hdr.dst != hal_node_id() || key > 0xffffu) {
+        dn1_addr_port(p->hdr.src) >= hal_host_ports() || p->hdr.dst != hal_node_id() ||
+        p->hdr.flags != DN1_FLAG_ACK_REQ || p->hdr.len != 0 || key > 0xffffu) {
         p->nack_reason = DN1_NACK_BAD_CONTROL;
         return RX_NACK;
     }

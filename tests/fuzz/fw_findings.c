@@ -1,6 +1,6 @@
 /*
- * The four deviations an independent fuzzer found against docs/hardware.md
- * 1.19 (issue 28), replayed frame for frame on a fresh board that runs the
+ * The deviations an independent fuzzer found against docs/hardware.md
+ * (1.19, issue 28; 1.27, issue 36), replayed frame for frame on a fresh board that runs the
  * firmware: this program is the board's link peer and its host. The frames
  * are the fuzzer's own (whole link frames, CRCs included); each case says
  * what the contract promises for them.
@@ -15,7 +15,11 @@
 #include "../common/check.h"
 #include "../device/qtest_board.h"
 #include "dimmnet1/hostbus.h"
+#include "dimmnet1/atomic.h"
 #include "dimmnet1/link.h"
+#include "dimmnet1/memmap.h"
+#include "dimmnet1/message.h"
+#include "dimmnet1/mr.h"
 #include "dimmnet1/packet.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/regs.h"
@@ -255,11 +259,82 @@ static void t_poll_control_across_restart(void)
     qb_stop(&b);
 }
 
+/* N1 (contract 1.27, issue 36): SUM 5 on UINT64 at key 0x8001, VA
+ * 0x10002010, seq 0, session 0, from node 80, which this board has never
+ * heard from. Section 15 step 2: session 0 is NACKed SEQUENCE. */
+#define N1_ATOMIC_SESSION_0 "444e4c31000000500000000000000000014600000050000700200000a000009380010000" \
+                            "1000201000000000efd2f2550207000000000000002000000000000005000000000000" \
+                            "000000000000000000"
+#define N1_NIC_OFF  0x30000u
+
+static uint64_t hostmem_le64(uint32_t off)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        v |= (uint64_t)b.hostmem[off + i] << 8 * i;
+    }
+    return v;
+}
+
+static uint32_t fwstat(unsigned counter)
+{
+    return llcm_le32(DN1_LLCM_FWSTATS + 4u * (2 + counter));
+}
+
+static void t_atomic_session_zero(void)
+{
+    boot();
+    /* The key the frame names, registered over its target with R and W,
+     * so only the session can refuse it. */
+    llcm_put_le(DN1_MR_LLCM_OFF + DN1_MR_NIC_OFF, N1_NIC_OFF, 4);
+    llcm_put_le(DN1_MR_LLCM_OFF + DN1_MR_LEN_ACCESS,
+                0x1000u | DN1_MR_ACCESS_W | DN1_MR_ACCESS_R, 4);
+    llcm_put_le(DN1_MR_LLCM_OFF + DN1_MR_RVA_BASE, 0x8001ull << 48 | 0x10002000u, 8);
+    for (unsigned i = 0; i < 8; i++) {
+        b.hostmem[N1_NIC_OFF + 0x10 + i] = (uint8_t)(0x11 * (i + 1));
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    uint64_t before = hostmem_le64(N1_NIC_OFF + 0x10);
+
+    send_frame(N1_ATOMIC_SESSION_0, 0, 0);
+    expect_answer(0xa0000093, DN1_TYPE_NACK, DN1_NACK_SEQUENCE);
+    CHECK_EQ(hostmem_le64(N1_NIC_OFF + 0x10), before);
+    CHECK_EQ(fwstat(DN1_FWST_ATOMIC_APPLIED), 0);
+    CHECK_EQ(fwstat(DN1_FWST_ATOMIC_SEQUENCE), 1);
+
+    /* The same request with a session is taken: the old value comes back
+     * and the sum lands (the refusal above was the session's alone). */
+    uint8_t pl[DN1_ATOMIC_LEN] = { 2, 7 };
+    pl[DN1_ATOMIC_OFF_SESSION] = 1;
+    pl[DN1_ATOMIC_OFF_REPLY + 2] = 0x20;
+    pl[16] = 5;
+    struct dn1_hdr h = {
+        .version = DN1_PKT_VERSION, .type = DN1_TYPE_ATOMIC, .src = 80, .dst = NODE,
+        .len = DN1_ATOMIC_LEN, .tag = 0xa0000094, .raddr = 0x8001000010002010ull,
+    };
+    qb_link_send(&b, &h, pl);
+    struct dn1_hdr r;
+    uint8_t old[16];
+    CHECK_EQ(qb_link_recv(&b, &r, old, ANSWER_MS), 0);
+    CHECK_EQ(r.type, DN1_TYPE_READ_RSP);
+    CHECK_EQ(r.tag, 0xa0000094);
+    CHECK_EQ(r.len, 8);
+    uint64_t got = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        got |= (uint64_t)old[i] << 8 * i;
+    }
+    CHECK_EQ(got, before);
+    CHECK_EQ(hostmem_le64(N1_NIC_OFF + 0x10), before + 5);
+    CHECK_EQ(fwstat(DN1_FWST_ATOMIC_APPLIED), 1);
+    qb_stop(&b);
+}
+
 static const struct test_case cases[] = {
     { "sender_64", t_sender_64 },
     { "two_slots", t_two_slots },
     { "restart_ends_transfer", t_restart_ends_transfer },
     { "poll_control_across_restart", t_poll_control_across_restart },
+    { "atomic_session_zero", t_atomic_session_zero },
     { NULL, NULL },
 };
 

@@ -264,6 +264,13 @@ uint32_t hal_node_id(void)
     return fake_node_id;
 }
 
+uint32_t fake_host_ports = 1;
+
+uint32_t hal_host_ports(void)
+{
+    return fake_host_ports;
+}
+
 void hal_mmu_patlb_enable(int on)
 {
     fake_patlb_enabled = on != 0;

@@ -69,6 +69,7 @@ extern size_t fake_decision_count;
 
 /* hal/mmu.h: what the variant handler switched, and the PATLB it filled. */
 extern uint32_t fake_node_id;
+extern uint32_t fake_host_ports;    /* HOST_PORTS, 1 unless a test sets it */
 extern int fake_patlb_enabled, fake_rx_irq_enabled;
 extern uint64_t fake_patlb[64];     /* NIC page number | 1 << 63 when valid */
 extern uint32_t fake_rvatlb[64][4]; /* the RVATLB's words, as the processor stored them */

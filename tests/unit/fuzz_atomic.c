@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         enum { REFUSED_PATH, SEQUENCE, TAKEN, DUPLICATE, STALE } want;
         if (!path_ok) {
             want = REFUSED_PATH;
-        } else if (session != model[s].session && (seq != 0 || session == 0)) {
+        } else if (session == 0 || (session != model[s].session && seq != 0)) {
             want = SEQUENCE;
         } else {
             if (session != model[s].session) {

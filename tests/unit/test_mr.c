@@ -202,13 +202,31 @@ static void t_sync(void)
     CHECK_EQ(valid_entries(), 4);
 
     /* Another node's host port 1: refused; this node's (contract 1.27):
-     * taken. */
+     * taken, if the board has that port (1.28). */
     h.src = 4 | 1u << DN1_PORT_SHIFT;
     fake_rx_push(&h);
     dispatch_service();
     CHECK_EQ(fake_decisions[(k + 1) % FAKE_DECISIONS].nack_reason, DN1_NACK_BAD_CONTROL);
     CHECK_EQ(valid_entries(), 4);
     h.src = ME | 1u << DN1_PORT_SHIFT;
+    k++;
+    fake_rx_push(&h);                                   /* a board of one port */
+    dispatch_service();
+    CHECK_EQ(fake_decisions[(k + 1) % FAKE_DECISIONS].nack_reason, DN1_NACK_BAD_CONTROL);
+    CHECK_EQ(valid_entries(), 4);
+    /* Only with ACK_REQ alone (the host waits for it) and no payload. */
+    fake_host_ports = 2;
+    struct dn1_hdr odd[] = { h, h, h };
+    odd[0].flags = 0;
+    odd[1].flags = DN1_FLAG_ACK_REQ | DN1_FLAG_VA;
+    odd[2].len = 8;
+    for (unsigned i = 0; i < 3; i++) {
+        k++;
+        fake_rx_push(&odd[i]);
+        dispatch_service();
+        CHECK_EQ(fake_decisions[(k + 1) % FAKE_DECISIONS].nack_reason, DN1_NACK_BAD_CONTROL);
+    }
+    CHECK_EQ(valid_entries(), 4);
     k++;
     fake_rx_push(&h);
     dispatch_service();
@@ -219,6 +237,7 @@ static void t_sync(void)
     h.raddr = 0;
     fake_rx_push(&h);
     dispatch_service();
+    fake_host_ports = 1;
     CHECK_EQ(valid_entries(), 1);
     CHECK(fake_rvatlb[0][0] & DN1_TLB_V);
     /* A boot forgets whatever a predecessor filled in 32..63. */

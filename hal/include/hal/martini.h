@@ -8,6 +8,8 @@
 /* Check the chip ID and contract version; 0 if this firmware fits the chip. */
 int hal_martini_probe(void);
 uint32_t hal_node_id(void);
+/* Host ports the board serves (HOST_PORTS, 1..4). */
+uint32_t hal_host_ports(void);
 /* Tell the host the firmware is up: FW_STATUS = version << 16 | READY. */
 void hal_fw_ready(uint16_t version);
 /* Leave for a NIC restart the host asked for: READY cleared, after which
