@@ -262,11 +262,25 @@ static uint64_t answer_caps(uint64_t asked)
     return asked | DNF_SECONDARY_CAPS;
 }
 
+/* An application of API 1.4 or older knows only FI_MR_BASIC and
+ * FI_MR_SCALABLE; its FI_MR_UNSPEC (0) leaves the choice between them to
+ * the provider (fi_mr(3)). */
+static int old_mr_api(uint32_t version)
+{
+    return FI_VERSION_LT(version, FI_VERSION(1, 5));
+}
+
 /* mr_mode: of FI_MR_VIRT_ADDR, FI_MR_ALLOCATED and FI_MR_PROV_KEY what the
  * application allows (we can do without each; FI_MR_BASIC and
- * FI_MR_SCALABLE, the old modes, as asked); all three with no hints. */
-static int answer_mr_mode(const struct fi_info *hints)
+ * FI_MR_SCALABLE, the old modes, as asked); all three with no hints. An
+ * old API's FI_MR_UNSPEC: FI_MR_BASIC (the three, our keys, which the
+ * table can hold; SCALABLE would need any 64-bit key of the application). */
+static int answer_mr_mode(const struct fi_info *hints, uint32_t version)
 {
+    if (old_mr_api(version)) {
+        return hints && hints->domain_attr && hints->domain_attr->mr_mode == FI_MR_SCALABLE
+                   ? FI_MR_SCALABLE : FI_MR_BASIC;
+    }
     if (!hints || !hints->domain_attr) {
         return DNF_MR_MODES;
     }
@@ -292,8 +306,15 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     uint32_t self, nodes, src = UINT32_MAX, dst = UINT32_MAX;
     int have_self;
 
-    (void)version;
     if (!hints_fit(hints)) {
+        return -FI_ENODATA;
+    }
+    if (old_mr_api(version) && hints && hints->domain_attr &&
+        hints->domain_attr->mr_mode != FI_MR_UNSPEC &&
+        hints->domain_attr->mr_mode != FI_MR_BASIC &&
+        hints->domain_attr->mr_mode != FI_MR_SCALABLE) {
+        FI_INFO(&dnf_prov, FI_LOG_CORE, "mr_mode 0x%x: API %u.%u has only BASIC and SCALABLE\n",
+                hints->domain_attr->mr_mode, FI_MAJOR(version), FI_MINOR(version));
         return -FI_ENODATA;
     }
     have_self = !own_node(&self, &nodes);
@@ -386,7 +407,7 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->domain_attr->resource_mgmt = FI_RM_ENABLED;
     fi->domain_attr->av_type = hints && hints->domain_attr ? hints->domain_attr->av_type
                                                            : FI_AV_UNSPEC;
-    fi->domain_attr->mr_mode = answer_mr_mode(hints);
+    fi->domain_attr->mr_mode = answer_mr_mode(hints, version);
     fi->domain_attr->mr_key_size = 2;       /* an RVATLB context */
     fi->domain_attr->mr_cnt = DN_MR_ENTRIES;
     fi->domain_attr->mr_iov_limit = 1;

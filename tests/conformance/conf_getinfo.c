@@ -400,6 +400,33 @@ static void test_domain(void)
             fi_freeinfo(fi);
         }
     }
+    /* An application of API 1.0 (fabtests getinfo_mr_mode3): FI_MR_UNSPEC
+     * leaves the choice between BASIC and SCALABLE to us; the modes of
+     * 1.5 and later are not its to ask. */
+    static const struct { int ask, answer; } old_api[] = {
+        { FI_MR_UNSPEC, FI_MR_BASIC }, { FI_MR_BASIC, FI_MR_BASIC },
+        { FI_MR_SCALABLE, FI_MR_SCALABLE }, { FI_MR_PROV_KEY, -1 },
+        { FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY, -1 },
+    };
+    for (size_t i = 0; i < sizeof(old_api) / sizeof(old_api[0]); i++) {
+        struct fi_info *info = NULL;
+        h = hints_new();
+        h->caps = FI_RMA;
+        h->domain_attr->mr_mode = old_api[i].ask;
+        int rc = fi_getinfo(FI_VERSION(1, 0), NULL, NULL, 0, h, &info);
+        fi_freeinfo(h);
+        if (old_api[i].answer < 0) {
+            CHECK_MSG(rc == -FI_ENODATA, "API 1.0 mr_mode 0x%x: %d", old_api[i].ask, rc);
+        } else {
+            CHECK_MSG(rc == 0 && info, "API 1.0 mr_mode 0x%x: %d", old_api[i].ask, rc);
+            for (struct fi_info *f = info; f; f = f->next) {
+                CHECK_MSG(f->domain_attr->mr_mode == old_api[i].answer,
+                          "API 1.0 mr_mode 0x%x answered 0x%x", old_api[i].ask,
+                          f->domain_attr->mr_mode);
+            }
+        }
+        fi_freeinfo(info);
+    }
     h = hints_new();
     h->domain_attr->cq_data_size = 9;
     EXPECT(takes(h), -FI_ENODATA);
