@@ -418,18 +418,43 @@ struct dnf_waitfd {
 };
 extern atomic_int dnf_waiter_armed;
 void dnf_wait_disarm(void);
+void dnf_wait_rearm(void);
 int dnf_waitfd_open(struct dnf_waitfd *w);
 void dnf_waitfd_close(struct dnf_waitfd *w);
 int dnf_waitfd_try(struct dnf_waitfd *w);
 void dnf_waitfd_wake(struct dnf_waitfd *w);
 
+/*
+ * Threading (dimmnet_thread.c). FI_THREAD_DOMAIN, the default, leaves
+ * serialization to the application: an entry point costs one load (the
+ * waiter flag). Once a domain is opened FI_THREAD_SAFE (or FI_THREAD_FID,
+ * which we serve the same way) every entry point that uses the node, an
+ * endpoint, a CQ, a counter, an AV or a registration holds one process-wide
+ * recursive lock (the node and everything on it are one per process), taken
+ * by dnf_enter() and released when the entry's scope ends: an uncontended
+ * lock and unlock more a call.
+ */
+extern atomic_int dnf_thread_safe;
+int dnf_lock_take(void);
+void dnf_lock_release(int *held);
+void dnf_thread_safe_on(void);
+
 /* First thing in every call into the provider that uses the node or an
- * endpoint: take them back from the waiter thread if fi_trywait lent them. */
-static inline void dnf_enter(void)
+ * endpoint (after its declarations): under FI_THREAD_SAFE the provider's
+ * lock, held to the end of the caller's scope; then the node taken back
+ * from the waiter thread if fi_trywait lent it. */
+#define dnf_enter() \
+    int dnf_held_ __attribute__((cleanup(dnf_lock_release), unused)) = dnf_lock_take()
+
+/* One more object on @d: its count is shared with other threads' opens
+ * and closes. */
+#define dnf_domain_ref(d) do { dnf_enter(); (d)->refs++; } while (0)
+
+/* An idle turn of a polling loop (dn_idle), which uses the node too. */
+static inline void dnf_idle(dn_node *node)
 {
-    if (atomic_load_explicit(&dnf_waiter_armed, memory_order_acquire)) {
-        dnf_wait_disarm();
-    }
+    dnf_enter();
+    dn_idle(node);
 }
 
 struct dnf_cntr {

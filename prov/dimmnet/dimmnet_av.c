@@ -260,7 +260,7 @@ int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
     av->av.fid.context = context;
     av->av.fid.ops = &av_fi_ops;
     av->av.ops = &av_ops;
-    d->refs++;
+    dnf_domain_ref(d);     /* other threads may open and close too */
     *out = &av->av;
     return 0;
 }

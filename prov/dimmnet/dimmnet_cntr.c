@@ -40,7 +40,7 @@ static uint64_t cntr_read(struct fid_cntr *fc)
     cntr_progress(c);
     uint64_t v = atomic_load(&c->value);
     if (v == c->last_read && c->dom->ep) {
-        dn_idle(c->dom->node);
+        dnf_idle(c->dom->node);
     }
     c->last_read = v;
     return v;
@@ -109,7 +109,7 @@ static int cntr_wait(struct fid_cntr *fc, uint64_t threshold, int timeout)
         if (now_ms() >= deadline) {
             return -FI_ETIMEDOUT;
         }
-        dn_idle(c->dom->node);
+        dnf_idle(c->dom->node);
     }
 }
 
@@ -207,7 +207,7 @@ int dnf_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
     c->cntr.fid.context = context;
     c->cntr.fid.ops = &cntr_fi_ops;
     c->cntr.ops = &cntr_ops;
-    d->refs++;
+    dnf_domain_ref(d);     /* other threads may open and close too */
     *out = &c->cntr;
     return 0;
 }

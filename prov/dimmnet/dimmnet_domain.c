@@ -162,6 +162,10 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     struct dnf_domain *d;
     int rc;
 
+    if (info && info->domain_attr && (info->domain_attr->threading == FI_THREAD_SAFE ||
+                                      info->domain_attr->threading == FI_THREAD_FID)) {
+        dnf_thread_safe_on();  /* for the process's life: the node is one */
+    }
     dnf_enter();               /* a second domain uses the node too */
 
     if (info && info->domain_attr && info->domain_attr->name &&

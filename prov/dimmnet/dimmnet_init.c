@@ -164,11 +164,6 @@ static int hints_fit(const struct fi_info *h)
         REFUSE("domain caps 0x%llx beyond ours 0x%llx (no FI_SHARED_AV)\n",
                (unsigned long long)d->caps, (unsigned long long)DNF_DOMAIN_CAPS);
     }
-    /* FI_THREAD_SAFE and _FID are stronger than FI_THREAD_DOMAIN; the
-     * weaker _COMPLETION and _ENDPOINT are met by it. */
-    if (d->threading == FI_THREAD_SAFE || d->threading == FI_THREAD_FID) {
-        REFUSE("threading %d: only FI_THREAD_DOMAIN\n", (int)d->threading);
-    }
     if (d->control_progress == FI_PROGRESS_AUTO || d->data_progress == FI_PROGRESS_AUTO) {
         REFUSE("FI_PROGRESS_AUTO: progress is manual\n");
     }
@@ -401,7 +396,14 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     fi->ep_attr->rx_ctx_cnt = 1;
     fi->domain_attr->caps = fi->caps & DNF_DOMAIN_CAPS;
     fi->domain_attr->name = strdup(DNF_NAME);
-    fi->domain_attr->threading = FI_THREAD_DOMAIN;
+    /* FI_THREAD_DOMAIN unless more is asked: FI_THREAD_SAFE (and _FID,
+     * served the same way) take the provider's lock in every call
+     * (dimmnet.h, "Threading"); the weaker _COMPLETION and _ENDPOINT are
+     * met by _DOMAIN, which costs nothing. */
+    fi->domain_attr->threading = hints && hints->domain_attr &&
+                                 (hints->domain_attr->threading == FI_THREAD_SAFE ||
+                                  hints->domain_attr->threading == FI_THREAD_FID)
+                                     ? hints->domain_attr->threading : FI_THREAD_DOMAIN;
     fi->domain_attr->control_progress = FI_PROGRESS_MANUAL;
     fi->domain_attr->data_progress = FI_PROGRESS_MANUAL;
     fi->domain_attr->resource_mgmt = FI_RM_ENABLED;

@@ -1052,7 +1052,7 @@ void dnf_ep_drain(struct dnf_ep *ep)
     for (int i = 0; i < 1000 && (ep->tx_head || !dnf_rma_idle(ep)); i++) {
         dnf_progress(ep);
         if (ep->tx_head || !dnf_rma_idle(ep)) {
-            dn_idle(ep->dom->node);
+            dnf_idle(ep->dom->node);
         }
     }
     while (ep->rx_head) {

@@ -54,10 +54,21 @@ void dnf_waitfd_wake(struct dnf_waitfd *w)
     }
 }
 
+static atomic_int armed_fds;             /* objects armed and not yet signalled */
+
+/* w->armed set or cleared (wait_lock held). */
+static void waitfd_set_armed(struct dnf_waitfd *w, int on)
+{
+    if (w->armed != on) {
+        atomic_fetch_add(&armed_fds, on ? 1 : -1);
+    }
+    w->armed = on;
+}
+
 static void waitfd_signal(struct dnf_waitfd *w)
 {
     dnf_waitfd_wake(w);
-    w->armed = 0;
+    waitfd_set_armed(w, 0);
 }
 
 /* One turn (wait_lock held): progress on each endpoint an FD object
@@ -114,6 +125,23 @@ void dnf_wait_disarm(void)
     pthread_mutex_unlock(&wait_lock);
 }
 
+/* The last FI_THREAD_SAFE holder leaving (dimmnet_thread.c): the waiter
+ * runs again for the objects still armed, which another thread may be
+ * sleeping on. */
+void dnf_wait_rearm(void)
+{
+    if (!atomic_load_explicit(&armed_fds, memory_order_acquire) ||
+        atomic_load_explicit(&dnf_waiter_armed, memory_order_acquire)) {
+        return;
+    }
+    pthread_mutex_lock(&wait_lock);
+    if (atomic_load(&armed_fds) && waiter_running) {
+        atomic_store(&dnf_waiter_armed, 1);
+        pthread_cond_signal(&wait_cond);
+    }
+    pthread_mutex_unlock(&wait_lock);
+}
+
 int dnf_waitfd_open(struct dnf_waitfd *w)
 {
     w->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -137,6 +165,7 @@ void dnf_waitfd_close(struct dnf_waitfd *w)
     int join = 0;
 
     pthread_mutex_lock(&wait_lock);
+    waitfd_set_armed(w, 0);
     for (struct dnf_waitfd **p = &waitfds; *p; p = &(*p)->next) {
         if (*p == w) {
             *p = w->next;
@@ -189,7 +218,7 @@ int dnf_waitfd_try(struct dnf_waitfd *w)
         }
     }
     pthread_mutex_lock(&wait_lock);
-    w->armed = 1;
+    waitfd_set_armed(w, 1);
     if (!waiter_running) {
         if (pthread_create(&waiter, NULL, waiter_main, NULL)) {
             rc = -FI_ENOMEM;
@@ -201,7 +230,7 @@ int dnf_waitfd_try(struct dnf_waitfd *w)
         atomic_store(&dnf_waiter_armed, 1);
         pthread_cond_signal(&wait_cond);
     } else {
-        w->armed = 0;
+        waitfd_set_armed(w, 0);
     }
     pthread_mutex_unlock(&wait_lock);
     return rc;
