@@ -136,9 +136,15 @@ static void perform(const struct dn1_hdr *h, unsigned op, unsigned dt,
         a->status = DN1_NACK_BAD_ATOMIC;
         return;
     }
-    if (mr_lookup(DN1_RVA_CTX(h->raddr), va, size, &e) != 0 ||
-        !(e.access & DN1_MR_ACCESS_R) ||
-        (op != DN1_AOP_READ && !(e.access & DN1_MR_ACCESS_W))) {
+    uint32_t need = DN1_MR_ACCESS_R | (op != DN1_AOP_READ ? DN1_MR_ACCESS_W : 0);
+    int found = mr_lookup(DN1_RVA_CTX(h->raddr), va, size, &e) == 0;
+
+    if (!found && mr_paged(DN1_RVA_CTX(h->raddr), va, size, need)) {
+        mr_fault(DN1_RVA_CTX(h->raddr), va, size);
+        a->status = DN1_NACK_NOT_RESIDENT;      /* the seq is not taken */
+        return;
+    }
+    if (!found || (e.access & need) != need) {
         a->status = DN1_NACK_PROTECTION;
         return;
     }
@@ -207,6 +213,12 @@ enum rx_action atomic_handle(struct rx_packet *p)
         return answer(p, a, dn1_adt_size(dt), reply);
     }
     perform(h, op, dt, a);
+    if (a->status == DN1_NACK_NOT_RESIDENT) {
+        /* Not taken: the same seq is served once the host moved the
+         * target onto the card (section 15 step 3). */
+        p->nack_reason = DN1_NACK_NOT_RESIDENT;
+        return RX_NACK;
+    }
     s->next++;
     return answer(p, a, dn1_adt_size(dt), reply);
 }

@@ -21,6 +21,8 @@
 /* The key each entry 32..63 was filled for (0: none), and the next to use. */
 static uint16_t filled[DN1_MR_TLB_COUNT];
 static unsigned fill_next;
+/* Faults posted in the fault ring so far (goes on across starts). */
+static uint32_t faults;
 /* Where a key was found last (key mod 16): tried first, checked as any. */
 static uint8_t hint[16];
 
@@ -31,6 +33,7 @@ void mr_init(void)
         filled[i] = 0;
     }
     fill_next = 0;
+    faults = hal_llcm_read32(DN1_MR_FAULTS_OFF);
 }
 
 /* Entry @i if it is @key's and holds [va, va + n). The key word is read
@@ -74,6 +77,40 @@ int mr_lookup(uint16_t key, uint64_t va, uint32_t n, struct mr_entry *e)
     return -1;
 }
 
+int mr_paged(uint16_t key, uint64_t va, uint32_t n, uint32_t access)
+{
+    for (unsigned i = 0; i < DN1_MR_ENTRIES; i++) {
+        uint32_t off = DN1_MR_LLCM_OFF + DN1_MR_ENTRY * i;
+        uint32_t hi = hal_llcm_read32(off + DN1_MR_RVA_BASE + 4);
+
+        if (hi >> 16 != key) {
+            continue;
+        }
+        uint32_t la = hal_llcm_read32(off + DN1_MR_LEN_ACCESS);
+        uint64_t base = (uint64_t)(hi & 0xffffu) << 32 | hal_llcm_read32(off + DN1_MR_RVA_BASE);
+        uint32_t len = hal_llcm_read32(off + DN1_MR_NIC_OFF);
+
+        if ((la & ~(DN1_MR_ACCESS_W | DN1_MR_ACCESS_R)) == DN1_MR_NR &&
+            (la & access) == access && len != 0 && va >= base && va - base < len &&
+            n <= len - (va - base)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void mr_fault(uint16_t key, uint64_t va, uint32_t n)
+{
+    uint32_t rec = DN1_MR_FAULT_RING + DN1_MR_FAULT_SIZE * (faults % DN1_MR_FAULT_SLOTS);
+
+    hal_llcm_write32(rec, (uint32_t)va);
+    hal_llcm_write32(rec + 4, (uint32_t)key << 16 | (uint32_t)(va >> 32 & 0xffffu));
+    hal_llcm_write32(rec + 8, n);
+    hal_llcm_write32(rec + 12, 0);
+    hal_llcm_write32(DN1_MR_FAULTS_OFF, ++faults);      /* the record first */
+    fwstats_inc(DN1_FWST_MR_NOT_RESIDENT);
+}
+
 /* A registration key's miss (mr_miss_handle): refill or refuse. Out of
  * line, so that the test before it costs the paper's miss-continue
  * variants only a few instructions (both calls are tail calls). */
@@ -85,8 +122,15 @@ static enum rx_action __attribute__((noinline)) refill(struct rx_packet *p)
     uint64_t va = DN1_RVA_VA(p->hdr.raddr);
     struct mr_entry e;
 
-    if (mr_lookup(key, va, n ? n : 1, &e) != 0 ||
-        !(e.access & (read ? DN1_MR_ACCESS_R : DN1_MR_ACCESS_W))) {
+    uint32_t need = read ? DN1_MR_ACCESS_R : DN1_MR_ACCESS_W;
+    int found = mr_lookup(key, va, n ? n : 1, &e) == 0;
+
+    if (!found && mr_paged(key, va, n ? n : 1, need)) {
+        mr_fault(key, va, n ? n : 1);       /* the host moves it onto the card */
+        p->nack_reason = DN1_NACK_NOT_RESIDENT;
+        return RX_NACK;
+    }
+    if (!found || !(e.access & need)) {
         fwstats_inc(DN1_FWST_MR_REFUSED);
         p->nack_reason = DN1_NACK_PROTECTION;
         return RX_NACK;

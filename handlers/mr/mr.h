@@ -30,9 +30,19 @@ void mr_init(void);
 int mr_lookup(uint16_t key, uint64_t va, uint32_t n, struct mr_entry *e);
 
 /*
+ * Paged registrations (section 14): does an NR entry of @key hold the whole
+ * of [@va, @va + @n) with every bit of @access? Asked only once mr_lookup
+ * found no resident entry: NACK NOT_RESIDENT then, after mr_fault.
+ */
+int mr_paged(uint16_t key, uint64_t va, uint32_t n, uint32_t access);
+/* Post a fault in the fault ring (statistic mr_not_resident). */
+void mr_fault(uint16_t key, uint64_t va, uint32_t n);
+
+/*
  * RVATLB misses (dispatch_register_miss): a context with bit 15 set is a
  * registration key; a PUSH needs W, a READ_REQ R, over its whole byte
- * range. Refused: NACK PROTECTION. The missed page wholly inside and
+ * range. Held only by a paged registration: NACK NOT_RESIDENT (a fault
+ * posted). Refused: NACK PROTECTION. The missed page wholly inside and
  * mapped page to page: an RVATLB entry filled, RETRY; else CONTINUE at
  * the NIC address. Everything else goes to variant_miss_handle.
  */

@@ -194,6 +194,9 @@ int dn_atomic_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason)
         }
     } else if (reason == DN1_NACK_SEQUENCE) {
         r->seq_nacked = 1;      /* an earlier one is missing there */
+    } else if (reason == DN1_NACK_NOT_RESIDENT) {
+        /* Its target is being moved onto the card by the target's host:
+         * sent again at its backoff, as an unanswered one is. */
     } else {
         finish(n, r, DN_ENACK, reason);
     }

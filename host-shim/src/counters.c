@@ -115,6 +115,7 @@ static const char *const fw_stat_names[DN1_FWST_COUNT] = {
     [DN1_FWST_MSG_INCARNATIONS] = "msg_incarnations",
     [DN1_FWST_NACK_INCARNATION] = "nack_incarnation",
     [DN1_FWST_MSG_COLD_STARTS] = "msg_cold_starts",
+    [DN1_FWST_MR_NOT_RESIDENT] = "mr_not_resident",
 };
 
 unsigned dn_fw_stat_count(void)

@@ -58,6 +58,63 @@ int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
     return DN_OK;
 }
 
+/* Paged (contract 1.28): the registration's whole range, not on the card;
+ * nic_off holds its length, NR set, length bits 0. */
+int dn_mr_set_paged(dn_node *n, unsigned idx, uint16_t key, uint64_t va, uint64_t len,
+                    unsigned access)
+{
+    if (!n || idx >= DN_MR_ENTRIES || !mine(n, idx) || !(key & DN1_MR_KEY_BIT) ||
+        access == 0 || (access & ~(DN_MR_REMOTE_WRITE | DN_MR_REMOTE_READ)) ||
+        va > DN1_RVA_VA(~0ull) || (len && len - 1 > DN1_RVA_VA(~0ull) - va)) {
+        return DN_EINVAL;
+    }
+    if (len == 0 || len > UINT32_MAX) {
+        return DN_ERANGE;
+    }
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    if (__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48 != 0) {
+        return DN_EBUSY;
+    }
+    dn_st32(n, ENTRY(idx) + DN1_MR_NIC_OFF, (uint32_t)len);
+    dn_st32(n, ENTRY(idx) + DN1_MR_LEN_ACCESS, DN1_MR_NR |
+            (access & DN_MR_REMOTE_WRITE ? DN1_MR_ACCESS_W : 0) |
+            (access & DN_MR_REMOTE_READ ? DN1_MR_ACCESS_R : 0));
+    dn_host_charge(n, DN_HOST_STORE, 1);
+    __atomic_store_n(rva_base(n, idx), (uint64_t)key << 48 | va, __ATOMIC_RELEASE);
+    return DN_OK;
+}
+
+/* The fault ring: records since *seen, newest DN1_MR_FAULT_SLOTS at most
+ * (older ones were overwritten: their initiators retry and fault again).
+ * A count below *seen is a ring a new board started: read from 0. */
+int dn_mr_faults(dn_node *n, uint32_t *seen, dn_mr_fault *f, unsigned max)
+{
+    if (!n || !seen || (!f && max)) {
+        return DN_EINVAL;
+    }
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    uint32_t count = __atomic_load_n((volatile uint32_t *)(n->llcm + DN1_MR_FAULTS_OFF),
+                                     __ATOMIC_ACQUIRE);
+    uint32_t from = *seen, got = 0;
+
+    if ((int32_t)(count - from) < 0) {
+        from = 0;
+    }
+    if (count - from > DN1_MR_FAULT_SLOTS) {
+        from = count - DN1_MR_FAULT_SLOTS;
+    }
+    for (; from != count && got < max; from++, got++) {
+        uint32_t rec = DN1_MR_FAULT_RING + DN1_MR_FAULT_SIZE * (from % DN1_MR_FAULT_SLOTS);
+        uint32_t lo = dn_ld32(n, rec), hi = dn_ld32(n, rec + 4);
+
+        f[got].key = (uint16_t)(hi >> 16);
+        f[got].va = (uint64_t)(hi & 0xffffu) << 32 | lo;
+        f[got].len = dn_ld32(n, rec + 8);
+    }
+    *seen = from;
+    return (int)got;
+}
+
 /* Through the switch and back, behind every packet that came before: the
  * firmware forgets @key's RVATLB entries (0: all of them). The packet or
  * its ACK may be lost on the way: sent again (harmless, the firmware just

@@ -37,6 +37,7 @@ static const char *reason_name(uint8_t r)
         [DN1_NACK_NO_BUFFER] = "NO_BUFFER", [DN1_NACK_SEQUENCE] = "SEQUENCE",
         [DN1_NACK_BAD_MESSAGE] = "BAD_MESSAGE", [DN1_NACK_BAD_PATH] = "BAD_PATH",
         [DN1_NACK_INCARNATION] = "INCARNATION",
+        [DN1_NACK_NOT_RESIDENT] = "NOT_RESIDENT",
     };
     return r < sizeof(names) / sizeof(names[0]) && names[r] ? names[r] : "none";
 }

@@ -104,7 +104,9 @@
 #define DN1_FWST_MSG_INCARNATIONS 42 /* conversations started by a newer incarnation */
 #define DN1_FWST_NACK_INCARNATION 43 /* packets of no conversation in force: NACKed */
 #define DN1_FWST_MSG_COLD_STARTS  44 /* RESTART notices: cold starts under a host's setup */
-#define DN1_FWST_COUNT            45
+/* Paged registrations (section 14). */
+#define DN1_FWST_MR_NOT_RESIDENT  45 /* misses and atomics NACKed NOT_RESIDENT (a fault posted) */
+#define DN1_FWST_COUNT            46
 
 /*
  * Message control block (LLCM, NIC-reserved part): the receiving host sets

@@ -31,6 +31,31 @@
 #define DN1_MR_ACCESS_W      0x40000000u   /* remote writes and atomics */
 #define DN1_MR_ACCESS_R      0x20000000u   /* remote reads and atomics (they return the old value) */
 
+/*
+ * Paged registrations (contract 1.28): an entry with NR (bit 28) and
+ * length bits 24..0 zero names a registration that is not on the card
+ * as a whole: nic_off holds its length in bytes (1 .. 2^32 - 1). The
+ * host moves pieces of it onto the card as entries of their own (same
+ * key, resident); an access that only the NR entry holds is NACKed
+ * NOT_RESIDENT and posted in the fault ring, from which the host learns
+ * what to move.
+ */
+#define DN1_MR_NR            0x10000000u
+
+/* The fault ring (LLCM, NIC-reserved part, written by firmware): a count
+ * of faults posted so far (u32; a firmware start goes on from the value
+ * it finds), then DN1_MR_FAULT_SLOTS records, fault i in slot i mod
+ * slots: u64 key << 48 | VA, u32 bytes, u32 0. Written record first,
+ * count last; a record DN1_MR_FAULT_SLOTS behind is overwritten (the
+ * refused initiator retries, and its next refusal posts it again). */
+#define DN1_MR_FAULTS_OFF    0x1f40u
+#define DN1_MR_FAULT_RING    0x1f48u
+#define DN1_MR_FAULT_SLOTS   8u
+#define DN1_MR_FAULT_SIZE    16u
+_Static_assert(DN1_MR_FAULTS_OFF >= DN1_MR_LLCM_OFF + 32u * 16u &&
+               DN1_MR_FAULT_RING + DN1_MR_FAULT_SLOTS * DN1_MR_FAULT_SIZE <= 0x2000u,
+               "fault ring after the table, in the NIC-reserved part");
+
 /* Registration keys (RVATLB contexts the firmware fills from this table)
  * have bit 15 set; contexts without it keep the variant handler (section 12). */
 #define DN1_MR_KEY_BIT       0x8000u

@@ -114,6 +114,9 @@ static inline unsigned dn1_addr_port(uint16_t addr)
                                        malformed packet (firmware, docs/hardware.md section 15) */
 #define DN1_NACK_INCARNATION    18u /* message: the packet's incarnation is not the conversation
                                        in force: the sender starts a new one (section 10) */
+#define DN1_NACK_NOT_RESIDENT   19u /* registered, but that part is not on the card now: the
+                                       host was told (fault ring) and moves it there; retry
+                                       after a backoff (section 14, "Paged registrations") */
 
 /*
  * May a host or the firmware originate a packet of @type? Not type 0, and not

@@ -214,6 +214,17 @@ _Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 1
 #define DNF_RMA_SLOTS        16u
 #define DNF_RMA_TRIES        8u
 #define DNF_RMA_REFUSALS     1000u         /* refused at once in a row: it fails */
+/* A piece into a paged registration NACKed NOT_RESIDENT waits for the
+ * target's host to move the pages onto the card (its progress does),
+ * then goes again: after a pause from a 64th of the resend time doubling
+ * to an eighth, at most this many times (about a minute wall-clock):
+ * then the operation fails (FI_EIO), never waits for ever. */
+#define DNF_RMA_PAGE_WAITS   2000u
+/* A paged registration moves onto the card in pieces of this many bytes
+ * of its remote addresses (aligned there); RMA pieces never cross such a
+ * boundary of the target address, so one piece of the target holds each
+ * access (dimmnet_mr.c). */
+#define DNF_MR_EXTENT        (1u << 20)
 enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 
 /* Atomics (dimmnet_atomic.c): elements an operation, and the endpoint's
@@ -400,6 +411,10 @@ struct dnf_mr {
     uint64_t nic_off;            /* buf in receive memory; UINT64_MAX: not there */
     struct dnf_alias *alias;     /* pages moved onto the card for it */
     int event;                   /* RMA to it is announced (FI_RMA_EVENT) */
+    int paged;                   /* not on the card as a whole: entry is its NR entry,
+                                  * pieces moved there on demand (dimmnet_mr.c) */
+    struct dnf_mr *parent;       /* a piece of a paged registration (internal) */
+    uint64_t used;               /* a piece's clock when moved there (oldest goes first) */
     struct dnf_cntr *cntr_remote[2];   /* fi_mr_bind's: [0] FI_REMOTE_WRITE,
                                         * [1] FI_REMOTE_READ */
 };
@@ -523,6 +538,8 @@ struct dnf_rma_piece {
     uint64_t sent_us;
     size_t ahead;                /* bytes of other pieces in flight when sent */
     unsigned refused;            /* sends refused at once in a row (room, link) */
+    unsigned page_waits;         /* NACKed NOT_RESIDENT so far (paged target) */
+    int paused;                  /* waiting to be sent again after NOT_RESIDENT */
     dn_xfer x;
 };
 
@@ -755,6 +772,7 @@ struct dnf_ep {
         uint64_t inject_errors;              /* injected sends that failed (no entry) */
         uint64_t rma_ops, rma_resends, rma_refused;   /* RMA: done; pieces sent again; NACKed */
         uint64_t rma_packets_resent;  /* packets of them: only the unanswered ones */
+        uint64_t rma_not_resident;    /* pieces NACKed NOT_RESIDENT (a paged target) */
         uint64_t atomics;                    /* atomic operations done */
         uint64_t zcopy_sent, zcopy_recv;     /* zero-copy rendezvous */
         uint64_t zcopy_rdma;                 /* ... whose source the NIC read (RDMA) */
@@ -849,6 +867,10 @@ int dnf_mr_rndv_take_src(struct dnf_domain *dom, const void *buf, size_t len,
 void dnf_mr_rndv_give(struct dnf_domain *dom, void *handle);
 /* The domain closes: kept pages go back to ordinary memory. */
 void dnf_mr_cache_flush(struct dnf_domain *dom);
+/* Paged registrations: move onto the card what the NIC was refused (the
+ * fault ring); one load a turn, and only while such registrations live. */
+void dnf_mr_page_service(struct dnf_domain *dom);
+extern uint64_t dnf_mr_paged_in, dnf_mr_paged_out;    /* bytes moved, node-wide */
 /* dimmnet_rma.c */
 /* Write @len bytes of @src (at receive memory @local, or UINT64_MAX) to raw
  * receive memory address @raddr of @node, for send @t (t->zc_busy). */

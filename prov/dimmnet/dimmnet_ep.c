@@ -27,7 +27,8 @@ static int ep_close(struct fid *fid)
                 "mailbox-rewrites=%llu mailbox-full=%llu landed=%llu zones=%llu "
                 "landing-rewrites=%llu inject-errors=%llu rma=%llu rma-resends=%llu "
                 "rma-refused=%llu zcopy-sent=%llu zcopy-received=%llu "
-                "rma-packets-resent=%llu zcopy-rdma=%llu eager-long=%llu\n",
+                "rma-packets-resent=%llu zcopy-rdma=%llu eager-long=%llu "
+                "rma-not-resident=%llu paged-in=%llu paged-out=%llu\n",
                 dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
                 (unsigned long long)s->advertised, (unsigned long long)s->taken,
                 (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
@@ -39,7 +40,9 @@ static int ep_close(struct fid *fid)
                 (unsigned long long)s->rma_resends, (unsigned long long)s->rma_refused,
                 (unsigned long long)s->zcopy_sent, (unsigned long long)s->zcopy_recv,
                 (unsigned long long)s->rma_packets_resent,
-                (unsigned long long)s->zcopy_rdma, (unsigned long long)s->eager_long);
+                (unsigned long long)s->zcopy_rdma, (unsigned long long)s->eager_long,
+                (unsigned long long)s->rma_not_resident, (unsigned long long)dnf_mr_paged_in,
+                (unsigned long long)dnf_mr_paged_out);
     }
     dnf_cntr_unbind(ep);
     if (ep->av) {

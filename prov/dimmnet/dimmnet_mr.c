@@ -19,6 +19,19 @@
  * buffer only), and a run that fails is forgotten, never moved back over
  * what now lives there; moving back checks /proc/self/maps first.
  *
+ * Paged registrations (docs/hardware.md section 14, "Paged
+ * registrations"): a registration for remote access that does not fit
+ * what is left of the pool (or is larger than an entry can say, 16 MiB)
+ * is not refused: its table entry says NR, its pages stay where they are,
+ * and a remote access to it is NACKed NOT_RESIDENT and posted in the
+ * node's fault ring. Our progress reads the ring (dnf_mr_page_service)
+ * and moves the 1 MiB pieces asked for (DNF_MR_EXTENT of the remote
+ * addresses, on their grid, which the initiator's RMA pieces never cross)
+ * onto the card as internal registrations of their own (same key,
+ * resident entries), the oldest pieces moved back when the pool or the
+ * table runs short; the initiator sends again after a pause. What only
+ * the host touches never needs the card.
+ *
  * Keys: with FI_MR_PROV_KEY the provider's (0x8000-0xffff, the table's
  * contexts); otherwise the application's requested_key below 0x8000,
  * carried as 0x8000 | key. Addresses: the buffer's own (FI_MR_VIRT_ADDR)
@@ -29,12 +42,14 @@
 #include <string.h>
 #include "dimmnet.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/mr.h"
 #include "dimmnet1/packet.h"
 
 #define MR_PAGE          (1u << DN1_PAGE_SHIFT)
 #define MR_CLEAR_MS      10000
 #define MR_MAX_LEN       (16u << 20)      /* the table's length field */
 #define RCACHE_MAX       16               /* receive buffers kept on the card */
+#define PAGED_MAX_LEN    UINT32_MAX       /* an NR entry's length field */
 
 /* Pages moved onto the card: [addr, addr + len) at receive memory @off. */
 struct dnf_alias {
@@ -87,6 +102,10 @@ static unsigned entry_free(void)
 }
 static uint32_t next_key;
 static uint64_t rcache_clock;
+static atomic_int paged_open;            /* paged registrations open */
+static uint32_t fault_seen;              /* the fault ring read so far */
+static uint64_t extent_clock;
+uint64_t dnf_mr_paged_in, dnf_mr_paged_out;
 
 /* First fit of @pages contiguous pool pages: their receive memory offset,
  * or UINT64_MAX. */
@@ -642,6 +661,182 @@ int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire, int 
     return 0;
 }
 
+/* ---- paged registrations -------------------------------------------------- */
+
+static void mr_unlink(struct dnf_mr *m)
+{
+    for (struct dnf_mr **p = &mr_all; *p; p = &(*p)->next) {
+        if (*p == m) {
+            *p = m->next;
+            break;
+        }
+    }
+}
+
+/* Piece @c off the card: out of the table and the NIC's translations
+ * first, then its pages moved back (or its share of a run dropped). */
+static void piece_drop(dn_node *n, struct dnf_mr *c)
+{
+    int st = dn_mr_clear(n, (unsigned)c->entry, MR_CLEAR_MS);
+
+    if (st != DN_OK) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "piece of registration %#x not withdrawn from the "
+                "NIC: %s\n", c->wire, dn_strerror(st));
+        c->alias->kept = 1;     /* its pool pages stay taken */
+    }
+    mr_entry[c->entry] = NULL;
+    mr_unlink(c);
+    dnf_mr_paged_out += c->len;
+    alias_drop(n, c->alias);
+    free(c);
+}
+
+/* Move back the oldest piece of any paged registration: 0 when none. */
+static int piece_evict(dn_node *n)
+{
+    struct dnf_mr *v = NULL;
+
+    for (struct dnf_mr *m = mr_all; m; m = m->next) {
+        if (m->parent && (!v || m->used < v->used)) {
+            v = m;
+        }
+    }
+    if (!v) {
+        return 0;
+    }
+    piece_drop(n, v);
+    return 1;
+}
+
+/* Bytes [off, off + len) of paged registration @m onto the card: the
+ * DNF_MR_EXTENT pieces of its remote addresses they touch (one, as the
+ * initiator cuts its pieces; two for an access that crosses), widened to
+ * whole pages, as one piece with an entry of its own. Pieces of @m whose
+ * pages those share (neighbours, where the remote addresses are off the
+ * page grid) go back first, so that runs never merge and grow. Nothing
+ * when a piece holds the bytes already (a fault posted twice). */
+static void page_in(dn_node *n, struct dnf_mr *m, uint64_t off, uint64_t len)
+{
+    uint8_t *s = m->buf + off, *e = s + len;
+    uint64_t r0 = (m->base + off) & ~(uint64_t)(DNF_MR_EXTENT - 1);
+    uint64_t r1 = (m->base + off + len + DNF_MR_EXTENT - 1) & ~(uint64_t)(DNF_MR_EXTENT - 1);
+    uint8_t *lo = r0 <= m->base ? m->buf : m->buf + (r0 - m->base);
+    uint8_t *hi = r1 - m->base >= m->len ? m->buf + m->len : m->buf + (r1 - m->base);
+    struct dnf_alias *a;
+    struct dnf_mr *c;
+    unsigned idx;
+    int rc;
+
+    for (c = mr_all; c; c = c->next) {
+        if (c->parent == m && s >= c->buf && e <= c->buf + c->len) {
+            return;
+        }
+    }
+    for (struct dnf_mr **p = &mr_all; *p;) {
+        struct dnf_mr *x = *p;
+
+        if (x->parent == m && page_lo(x->buf) < page_hi(lo, (size_t)(hi - lo)) &&
+            page_hi(x->buf, x->len) > page_lo(lo)) {
+            piece_drop(n, x);
+            p = &mr_all;        /* the list changed under us */
+        } else {
+            p = &x->next;
+        }
+    }
+    while ((rc = alias_take_checked(n, lo, (size_t)(hi - lo), 0, 0, &a)) == -FI_ENOSPC &&
+           piece_evict(n)) {
+    }
+    if (rc) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "%zu bytes of registration %#x could not be moved "
+                "onto the card: %d\n", (size_t)(hi - lo), m->wire, rc);
+        return;
+    }
+    while ((idx = entry_free()) == dnf_share.mr_end && piece_evict(n)) {
+    }
+    if (idx == dnf_share.mr_end || !(c = calloc(1, sizeof(*c)))) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "no table entry for a piece of registration %#x\n",
+                m->wire);
+        alias_drop(n, a);
+        return;
+    }
+    c->parent = m;
+    c->dom = m->dom;
+    c->buf = lo;
+    c->len = (size_t)(hi - lo);
+    c->access = m->access;
+    c->base = m->base + (uint64_t)(lo - m->buf);
+    c->wire = m->wire;
+    c->alias = a;
+    c->nic_off = a->off + (uint64_t)(lo - a->addr);
+    c->used = ++extent_clock;
+    int st = dn_mr_set(n, idx, c->wire, c->base, (uint32_t)c->nic_off, (uint32_t)c->len,
+                       mr_access_bits(c->access));
+    if (st != DN_OK) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "piece of registration %#x: %s\n", m->wire,
+                dn_strerror(st));
+        alias_drop(n, a);
+        free(c);
+        return;
+    }
+    c->entry = (int)idx;
+    mr_entry[idx] = c;
+    c->next = mr_all;
+    mr_all = c;
+    dnf_mr_paged_in += c->len;
+}
+
+void dnf_mr_page_service(struct dnf_domain *dom)
+{
+    dn_mr_fault f[DN1_MR_FAULT_SLOTS];
+
+    if (!atomic_load_explicit(&paged_open, memory_order_relaxed)) {
+        return;
+    }
+    pthread_mutex_lock(&mr_lock);
+    int k = dn_mr_faults(dom->node, &fault_seen, f, DN1_MR_FAULT_SLOTS);
+    for (int i = 0; i < k; i++) {
+        for (struct dnf_mr *m = mr_all; m; m = m->next) {
+            if (m->paged && m->wire == f[i].key && m->entry >= 0) {
+                uint64_t off = f[i].va - m->base;
+
+                if (f[i].va >= m->base && off < m->len) {
+                    page_in(dom->node, m, off, f[i].len < m->len - off ? f[i].len
+                                                                       : m->len - off);
+                }
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&mr_lock);
+}
+
+/* @m (remote access, its fields set, mr_lock held) as a paged
+ * registration: its NR entry; the oldest piece of another moved back if
+ * the table is full. */
+static int paged_register(dn_node *n, struct dnf_mr *m)
+{
+    unsigned idx;
+
+    while ((idx = entry_free()) == dnf_share.mr_end && piece_evict(n)) {
+    }
+    if (idx == dnf_share.mr_end) {
+        FI_WARN(&dnf_prov, FI_LOG_MR, "all %u registrations for remote access in use\n",
+                dnf_share.mr_end - dnf_share.mr_first);
+        return -FI_ENOSPC;
+    }
+    int st = dn_mr_set_paged(n, idx, m->wire, m->base, m->len, mr_access_bits(m->access));
+    if (st != DN_OK) {
+        return -dnf_errno(st);
+    }
+    FI_INFO(&dnf_prov, FI_LOG_MR, "registration %#x of %zu bytes paged: moved onto the "
+            "card as the NIC asks\n", m->wire, m->len);
+    m->paged = 1;
+    m->entry = (int)idx;
+    mr_entry[idx] = m;
+    atomic_fetch_add(&paged_open, 1);
+    return 0;
+}
+
 static int mr_close(struct fid *fid)
 {
     struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
@@ -663,11 +858,17 @@ static int mr_close(struct fid *fid)
         }
         mr_entry[m->entry] = NULL;
     }
-    for (struct dnf_mr **p = &mr_all; *p; p = &(*p)->next) {
-        if (*p == m) {
-            *p = m->next;
-            break;
+    mr_unlink(m);
+    if (m->paged) {             /* no new faults now: its pieces go too */
+        for (struct dnf_mr **p = &mr_all; *p;) {
+            if ((*p)->parent == m) {
+                piece_drop(n, *p);
+                p = &mr_all;
+            } else {
+                p = &(*p)->next;
+            }
         }
+        atomic_fetch_sub(&paged_open, 1);
     }
     if (m->alias) {
         alias_drop(n, m->alias);
@@ -733,7 +934,7 @@ void dnf_mr_event(struct dnf_domain *dom, uint16_t wire, int read)
 {
     pthread_mutex_lock(&mr_lock);
     for (struct dnf_mr *m = mr_all; m; m = m->next) {
-        if (m->wire == wire && m->entry >= 0 && m->dom == dom) {
+        if (m->wire == wire && m->entry >= 0 && m->dom == dom && !m->parent) {
             dnf_cntr_bump(m->cntr_remote[read != 0], 0);
             break;
         }
@@ -766,9 +967,9 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
         (access & ~(uint64_t)MR_ACCESS)) {
         return -FI_EINVAL;
     }
-    if (remote && (!len || len > MR_MAX_LEN)) {
+    if (remote && (!len || len > PAGED_MAX_LEN)) {
         FI_WARN(&dnf_prov, FI_LOG_MR, "remote access to %zu bytes: 1 to %u only\n",
-                len, MR_MAX_LEN);
+                len, PAGED_MAX_LEN);
         return -FI_EINVAL;
     }
     if (!(m = calloc(1, sizeof(*m)))) {
@@ -827,8 +1028,17 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
             /* Moved onto the card (or a share of pages moved already,
              * which then stay while this registration lives; runs the
              * receive cache kept are checked first, or moved back for
-             * room). */
-            if ((rc = alias_take_checked(dom->node, buf, len, 0, 0, &m->alias))) {
+             * room). What does not fit is paged: moved there a piece at
+             * a time as the NIC asks for it. */
+            rc = len <= MR_MAX_LEN
+                     ? alias_take_checked(dom->node, buf, len, 0, 0, &m->alias) : -FI_ENOSPC;
+            if (rc == -FI_ENOSPC && !(rc = paged_register(dom->node, m))) {
+                m->nic_off = UINT64_MAX;
+                m->next = mr_all;
+                mr_all = m;
+                goto out;
+            }
+            if (rc) {
                 goto out;
             }
             m->nic_off = m->alias->off + (uint64_t)(buf - m->alias->addr);

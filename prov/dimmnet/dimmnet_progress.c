@@ -645,6 +645,7 @@ void dnf_progress(struct dnf_ep *ep)
     if (!ep->enabled) {
         return;
     }
+    dnf_mr_page_service(ep->dom);
     if (!ep->messaging) {
         dnf_rma_progress(ep);
         dnf_atomic_progress(ep);

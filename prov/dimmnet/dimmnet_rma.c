@@ -75,7 +75,10 @@ static int piece_send(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot
  * is no try (its transfer would answer DN_OK for what went, short). */
 static void piece_go(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot)
 {
-    int rc, again = pc->refused || pc->tries++;   /* a refused send's retry is no try */
+    /* A refused send's retry is no try, nor one after NOT_RESIDENT. */
+    int rc, again = pc->refused || pc->paused || pc->tries++;
+
+    pc->paused = 0;
 
     ep->stats.rma_resends += again != 0;
     pc->ahead = 0;
@@ -112,6 +115,14 @@ static void piece_test(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slo
     uint64_t more = (pc->ahead + pc->len) / (ep->dom->modeled ? 50u : 10u);
     int rc;
 
+    if (pc->paused) {
+        /* The target's host is moving its pages onto the card. */
+        unsigned sh = pc->page_waits < 4 ? pc->page_waits : 3;
+        if (dnf_now_us(ep->dom) - pc->sent_us >= (dnf_resend_us(ep->dom, 0) / 64) << sh) {
+            piece_go(ep, pc, slot);
+        }
+        return;
+    }
     if (pc->refused) {
         /* Again after a pause (an eighth of the resend time), whole. */
         if (dnf_now_us(ep->dom) - pc->sent_us >= dnf_resend_us(ep->dom, 0) / 8) {
@@ -151,6 +162,14 @@ static void piece_test(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slo
 
         dnf_copy(ep->dom, op->dst + pc->off,
                  mem + DNF_RMA_STAGE_OFF(ep->slot) + (size_t)slot * DNF_RMA_PIECE, pc->len);
+    }
+    if (rc == DN_ENACK && pc->x.nack_reason == DN1_NACK_NOT_RESIDENT &&
+        pc->page_waits < DNF_RMA_PAGE_WAITS) {
+        pc->page_waits++;
+        pc->paused = 1;
+        pc->sent_us = dnf_now_us(ep->dom);
+        ep->stats.rma_not_resident++;
+        return;
     }
     if (rc == DN_ENACK) {
         ep->stats.rma_refused++;
@@ -253,8 +272,14 @@ void dnf_rma_progress(struct dnf_ep *ep)
             pc->off = op->issued;
             pc->len = op->len - op->issued < DNF_RMA_PIECE ? op->len - op->issued
                                                            : DNF_RMA_PIECE;
+            /* Within one DNF_MR_EXTENT of the target's addresses: a
+             * paged target holds it in one piece. */
+            size_t room = DNF_MR_EXTENT - ((op->addr + op->issued) & (DNF_MR_EXTENT - 1));
+            pc->len = pc->len < room ? pc->len : room;
             pc->tries = 0;
             pc->refused = 0;
+            pc->page_waits = 0;
+            pc->paused = 0;
             op->issued += pc->len;
             piece_go(ep, pc, slot);
         }

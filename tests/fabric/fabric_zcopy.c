@@ -24,8 +24,8 @@
  *      must land in the new memory, not in the cache's old pages), and 3 MiB
  *      registered while the cache holds most of the pool (cached runs
  *      moved back for room, not -FI_ENOSPC), written at its end; then 2 MiB
- *      more refused (-FI_ENOSPC) with its memory left as it was, and taken
- *      once the 3 MiB are closed;
+ *      more registered paged (no room beside it) with its memory left as it
+ *      was, and taken onto the card once the 3 MiB are closed;
  *   8. both ways at once, 1 MiB and then twice 4 MiB from the same buffers'
  *      starts, each receive pre-posted (advertised): the receive buffer's
  *      cached run grows from 257 to 1,025 pages (old and new do not fit in
@@ -201,8 +201,10 @@ static void registrations(uint8_t **map)
     if (rc == 0) {
         CHECK_MSG(same(big + BIGLEN - REGLEN, REGLEN, 201), "node 1: the write at the "
                   "3 MiB registration's end did not land");
-        /* More than the pool has left beside it: refused, and the memory
-         * stays the application's, as it was (readable, writable). */
+        /* More than the pool has left beside it: registered paged (its
+         * pages stay where they are, moved onto the card only as the NIC
+         * asks, docs/hardware.md section 14), so its memory stays the
+         * application's, as it was (readable, writable). */
         uint8_t *more = mmap(NULL, 2u << 20, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         struct fid_mr *mr2 = NULL;
@@ -210,14 +212,18 @@ static void registrations(uint8_t **map)
         CHECK(more != MAP_FAILED);
         fill(more, 2u << 20, 202);
         rc = fi_mr_reg(domain, more, 2u << 20, FI_REMOTE_WRITE, 0, 9, 0, &mr2, NULL);
-        CHECK_MSG(rc == -FI_ENOSPC, "node 1: 2 MiB beside a 3 MiB registration: %s",
+        CHECK_MSG(rc == 0, "node 1: 2 MiB beside a 3 MiB registration (paged): %s",
                   fi_strerror(-rc));
-        CHECK_MSG(same(more, 2u << 20, 202), "node 1: a refused registration changed "
+        CHECK_MSG(same(more, 2u << 20, 202), "node 1: a paged registration changed "
                   "its memory");
         fill(more, 2u << 20, 203);
         CHECK(same(more, 2u << 20, 203));
+        if (mr2) {
+            TRY(fi_close(&mr2->fid));
+        }
+        CHECK(same(more, 2u << 20, 203));
         TRY(fi_close(&mr->fid));
-        /* With the pool free again it goes. */
+        /* With the pool free again it goes onto the card whole. */
         TRY(fi_mr_reg(domain, more, 2u << 20, FI_REMOTE_WRITE, 0, 9, 0, &mr2, NULL));
         CHECK(same(more, 2u << 20, 203));
         TRY(fi_close(&mr2->fid));

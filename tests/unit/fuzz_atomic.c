@@ -183,8 +183,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             }
             break;
-        case DUPLICATE:
         case TAKEN:
+            /* A target only a paged registration holds (an NR entry the
+             * host rewrite made): refused NOT_RESIDENT, the seq not taken. */
+            if (d.action == RX_NACK && d.nack_reason == DN1_NACK_NOT_RESIDENT && !sent) {
+                model[s].next--;
+                break;
+            }
+            /* fall through */
+        case DUPLICATE:
             if (!(d.action == RX_DONE && sent) &&
                 !(d.action == RX_NACK && (d.nack_reason == DN1_NACK_PROTECTION ||
                                           d.nack_reason == DN1_NACK_BAD_ATOMIC))) {

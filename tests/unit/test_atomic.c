@@ -397,8 +397,50 @@ static void t_ports(void)
     CHECK_EQ(mem(NIC, 8), before + 5);
 }
 
+/* A target only a paged registration holds (contract 1.28): NACK
+ * NOT_RESIDENT, a fault posted, the seq not taken; once a piece holds it,
+ * the same seq is applied, once. */
+static void t_paged(void)
+{
+    struct fake_send *rsp;
+    uint64_t e = DN1_RADDR_LLCM + DN1_MR_LLCM_OFF + DN1_MR_ENTRY * 3;
+    uint32_t faults = fake_nic_get_u32(DN1_RADDR_LLCM + DN1_MR_FAULTS_OFF);
+
+    /* Paged: VA2 .. VA2 + 1 MiB, key KEY too. */
+    fake_nic_put_u32(e + DN1_MR_NIC_OFF, 0x100000);
+    fake_nic_put_u32(e + DN1_MR_LEN_ACCESS, DN1_MR_NR | RW);
+    fake_hostmem_put_u64(e, (uint64_t)KEY << 48 | (VA + 0x100000));
+    struct req r = { .src = 4, .seq = 0, .session = 9, .op = DN1_AOP_SUM,
+                     .dt = DN1_ADT_UINT64, .rva = DN1_RVA(KEY, VA + 0x100000 + 0x40), .v = 5 };
+    struct fake_decision d = serve(&r, &rsp);
+    CHECK_EQ(d.action, RX_NACK);
+    CHECK_EQ(d.nack_reason, DN1_NACK_NOT_RESIDENT);
+    CHECK(!rsp);
+    CHECK_EQ(fake_nic_get_u32(DN1_RADDR_LLCM + DN1_MR_FAULTS_OFF), faults + 1);
+    d = serve(&r, &rsp);                            /* again: not taken meanwhile */
+    CHECK_EQ(d.nack_reason, DN1_NACK_NOT_RESIDENT);
+    r.seq = 1;                                      /* the next: a gap */
+    CHECK_EQ(serve(&r, &rsp).nack_reason, DN1_NACK_SEQUENCE);
+    /* A piece on the card at NIC 0x6000: seq 0 applied, once. */
+    put_le(&fake_hostmem[0x6040], 100, 8);
+    reg(4, KEY, VA + 0x100000, 0x6000, 0x1000, RW);
+    r.seq = 0;
+    d = serve(&r, &rsp);
+    CHECK_EQ(d.action, RX_DONE);
+    CHECK(rsp && get_le(rsp->payload, 8) == 100);
+    CHECK_EQ(mem(0x6040, 8), 105);
+    CHECK(serve(&r, &rsp).action == RX_DONE && rsp && get_le(rsp->payload, 8) == 100);
+    CHECK_EQ(mem(0x6040, 8), 105);                  /* a duplicate: not again */
+    r.seq = 1;
+    CHECK_EQ(serve(&r, &rsp).action, RX_DONE);
+    CHECK_EQ(mem(0x6040, 8), 110);
+    fake_hostmem_put_u64(e, 0);
+    reg(4, 0, 0, 0, 0, 0);
+}
+
 static const struct test_case cases[] = {
     { "ops", t_ops },
+    { "paged", t_paged },
     { "exactly_once", t_exactly_once },
     { "refusals", t_refusals },
     { "lossy_storm", t_lossy_storm },

@@ -262,8 +262,81 @@ static void t_round_robin(void)
     }
 }
 
+/* A paged entry (NR, nic_off its length) of @len bytes from @va. */
+static void reg_paged(unsigned i, uint16_t key, uint64_t va, uint32_t len, uint32_t access)
+{
+    reg(i, key, va, len, 0, DN1_MR_NR | access);
+}
+
+static uint32_t llcm32(uint32_t off)
+{
+    return fake_nic_get_u32(DN1_RADDR_LLCM + off);
+}
+
+/* Paged registrations (contract 1.28): an access only an NR entry holds
+ * is NACKed NOT_RESIDENT and posted in the fault ring (record, then the
+ * count); a resident piece with the same key serves what it holds whole;
+ * what neither holds, or without the access, is PROTECTION. */
+static void t_paged(void)
+{
+    uint32_t faults = llcm32(DN1_MR_FAULTS_OFF), nr = fwstats_get(DN1_FWST_MR_NOT_RESIDENT);
+    uint32_t refused = fwstats_get(DN1_FWST_MR_REFUSED);
+    struct fake_decision d;
+
+    reg_paged(6, KEYA, VA, 0x100000, RW);
+    reg_paged(9, KEYB, VA, 0x100000, DN1_MR_ACCESS_R);
+    d = miss(DN1_TYPE_PUSH, KEYA, VA + 0x2010, 64);
+    CHECK_EQ(d.action, RX_NACK);
+    CHECK_EQ(d.nack_reason, DN1_NACK_NOT_RESIDENT);
+    CHECK_EQ(llcm32(DN1_MR_FAULTS_OFF), faults + 1);
+    uint32_t rec = DN1_MR_FAULT_RING + DN1_MR_FAULT_SIZE * (faults % DN1_MR_FAULT_SLOTS);
+    CHECK_EQ(llcm32(rec), (uint32_t)(VA + 0x2010));
+    CHECK_EQ(llcm32(rec + 4), (uint32_t)KEYA << 16 | (uint32_t)(VA >> 32));
+    CHECK_EQ(llcm32(rec + 8), 64);
+    CHECK_EQ(fwstats_get(DN1_FWST_MR_NOT_RESIDENT), nr + 1);
+    CHECK_EQ(valid_entries(), 0);
+    /* Reads of a read-only paged one: NOT_RESIDENT; writes: PROTECTION. */
+    d = miss(DN1_TYPE_READ_REQ, KEYB, VA + 0x5000, 4096);
+    CHECK_EQ(d.nack_reason, DN1_NACK_NOT_RESIDENT);
+    d = miss(DN1_TYPE_PUSH, KEYB, VA + 0x5000, 8);
+    CHECK_EQ(d.nack_reason, DN1_NACK_PROTECTION);
+    /* Past its end, or running over it: PROTECTION, nothing posted. */
+    faults = llcm32(DN1_MR_FAULTS_OFF);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x100000, 8).nack_reason, DN1_NACK_PROTECTION);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0xffff0, 64).nack_reason, DN1_NACK_PROTECTION);
+    CHECK_EQ(llcm32(DN1_MR_FAULTS_OFF), faults);
+    CHECK_EQ(fwstats_get(DN1_FWST_MR_REFUSED), refused + 3);
+    /* A piece moved onto the card: served (filled, RETRY); an access
+     * running past the piece is NOT_RESIDENT again. */
+    reg(7, KEYA, VA + 0x1000, 0x8000, 0x2000, RW);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x2010, 64).action, RX_RETRY);
+    CHECK(valid_entries() > 0);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x2ff0, 64).nack_reason, DN1_NACK_NOT_RESIDENT);
+    /* The ring wraps: the newest 8 records, the count goes on, and a new
+     * start of the firmware goes on from it. */
+    faults = llcm32(DN1_MR_FAULTS_OFF);
+    for (unsigned i = 0; i < 10; i++) {
+        CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x10000 + 0x100 * i, 8).nack_reason,
+                 DN1_NACK_NOT_RESIDENT);
+    }
+    CHECK_EQ(llcm32(DN1_MR_FAULTS_OFF), faults + 10);
+    rec = DN1_MR_FAULT_RING + DN1_MR_FAULT_SIZE * ((faults + 9) % DN1_MR_FAULT_SLOTS);
+    CHECK_EQ(llcm32(rec), (uint32_t)(VA + 0x10000 + 0x900));
+    mr_init();
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x20000, 8).nack_reason, DN1_NACK_NOT_RESIDENT);
+    CHECK_EQ(llcm32(DN1_MR_FAULTS_OFF), faults + 11);
+    /* An NR entry with length bits set, or length 0, holds nothing. */
+    reg(6, KEYA, VA, 0x100000, 0x1000, DN1_MR_NR | RW);
+    reg(9, KEYA, VA, 0, 0, DN1_MR_NR | RW);
+    CHECK_EQ(miss(DN1_TYPE_PUSH, KEYA, VA + 0x30000, 8).nack_reason, DN1_NACK_PROTECTION);
+    reg(6, 0, 0, 0, 0, 0);
+    reg(7, 0, 0, 0, 0, 0);
+    reg(9, 0, 0, 0, 0, 0);
+}
+
 static const struct test_case cases[] = {
     { "fill", t_fill },
+    { "paged", t_paged },
     { "fill_ahead", t_fill_ahead },
     { "continue", t_continue },
     { "refusals", t_refusals },

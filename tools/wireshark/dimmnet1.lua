@@ -19,7 +19,7 @@ local reasons = {
     [7] = "BUFFER_FULL", [8] = "TOO_LONG", [9] = "NO_BUFFER", [10] = "SEQUENCE",
     [11] = "BAD_MESSAGE", [12] = "BAD_PATH", [13] = "BARRIER_SETUP",
     [14] = "BARRIER_MEMBER", [15] = "BARRIER_EPOCH", [16] = "BAD_CONTROL",
-    [17] = "BAD_ATOMIC", [18] = "INCARNATION",
+    [17] = "BAD_ATOMIC", [18] = "INCARNATION", [19] = "NOT_RESIDENT",
 }
 
 local f = p.fields

@@ -417,6 +417,27 @@ int dn_mr_reset(dn_node *n, int timeout_ms);
 int dn_mr_entries(const dn_node *n, unsigned *first, unsigned *end);
 
 /*
+ * Paged registrations (docs/hardware.md section 14, contract 1.28): a
+ * registration not on the card as a whole, of @len bytes (1 .. 2^32 - 1)
+ * from VA @va. dn_mr_set_paged writes its entry (flag NR); pieces of it
+ * moved onto the card get resident entries of their own with the same key
+ * (dn_mr_set). A remote access that only the paged entry holds is NACKed
+ * NOT_RESIDENT (the initiator retries) and posted in the node's fault
+ * ring: dn_mr_faults copies the faults posted since *@seen (at most @max,
+ * the newest DN1_MR_FAULT_SLOTS at most) into @f, advances *@seen and
+ * returns how many, so that the host can move what was asked for onto the
+ * card. Errors as dn_mr_set's (DN_ERANGE: length 0 or over 2^32 - 1).
+ */
+typedef struct {
+    uint16_t key;
+    uint64_t va;                /* the refused access's first byte */
+    uint32_t len;               /* and its length */
+} dn_mr_fault;
+int dn_mr_set_paged(dn_node *n, unsigned idx, uint16_t key, uint64_t va, uint64_t len,
+                    unsigned access);
+int dn_mr_faults(dn_node *n, uint32_t *seen, dn_mr_fault *f, unsigned max);
+
+/*
  * ---- Remote atomics (docs/hardware.md section 15) ----
  *
  * dn_atomic_post: @op (DN1_AOP_*, dimmnet1/atomic.h: libfabric's enum
