@@ -59,7 +59,8 @@ struct dnf_alias {
     uint64_t off;
     int refs;
     int kept;                    /* a registration on it not withdrawn: the pool
-                                  * pages stay taken (the NIC may still write them) */
+                                  * pages stay taken (the NIC may still write them);
+                                  * 2: until the owed sync goes through */
     int cached;                  /* the receive cache holds a reference */
     int busy;                    /* zero-copy receives into it under way */
     int received;                /* the cache took it for a receive, not only a send */
@@ -103,6 +104,12 @@ static unsigned entry_free(void)
 static uint32_t next_key;
 static uint64_t rcache_clock;
 static atomic_int paged_open;            /* paged registrations open */
+/* A close whose MR_SYNC found no link (a board without a switch): the
+ * entry is off and no packet can come, but translations the NIC filled
+ * before stay until a sync goes through. Their pool pages are marked
+ * POOL_OWED until one does (sync_owed), never reused before. */
+static int sync_owed;
+#define POOL_OWED 2
 static uint32_t fault_seen;              /* the fault ring read so far */
 static uint64_t extent_clock;
 uint64_t dnf_mr_paged_in, dnf_mr_paged_out;
@@ -345,6 +352,9 @@ static void alias_drop(dn_node *n, struct dnf_alias *a)
     }
     if (!a->kept) {
         pool_free(a->off, a->len);
+    } else if (a->kept == 2) {      /* they wait for the owed sync */
+        memset(pool_used + (a->off - dnf_share.pool_off) / MR_PAGE, POOL_OWED,
+               a->len / MR_PAGE);
     }
     free(a);
 }
@@ -679,7 +689,10 @@ static void piece_drop(dn_node *n, struct dnf_mr *c)
 {
     int st = dn_mr_clear(n, (unsigned)c->entry, MR_CLEAR_MS);
 
-    if (st != DN_OK) {
+    if (st == DN_ELINKDOWN) {
+        sync_owed = 1;          /* as in mr_close */
+        c->alias->kept = 2;
+    } else if (st != DN_OK) {
         FI_WARN(&dnf_prov, FI_LOG_MR, "piece of registration %#x not withdrawn from the "
                 "NIC: %s\n", c->wire, dn_strerror(st));
         c->alias->kept = 1;     /* its pool pages stay taken */
@@ -837,6 +850,22 @@ static int paged_register(dn_node *n, struct dnf_mr *m)
     return 0;
 }
 
+/* The owed sync (mr_lock held): once the NIC has forgotten every
+ * translation (a free entry of ours cleared: MR_SYNC of every key), the
+ * pages waiting for it are free. */
+static void sync_retry(dn_node *n)
+{
+    unsigned idx = entry_free();
+
+    if (!sync_owed || idx == dnf_share.mr_end || dn_mr_clear(n, idx, MR_CLEAR_MS) != DN_OK) {
+        return;
+    }
+    for (size_t i = 0; i < dnf_share.pool_size / MR_PAGE; i++) {
+        pool_used[i] = pool_used[i] == POOL_OWED ? 0 : pool_used[i];
+    }
+    sync_owed = 0;
+}
+
 static int mr_close(struct fid *fid)
 {
     struct dnf_mr *m = container_of(fid, struct dnf_mr, mr.fid);
@@ -845,10 +874,18 @@ static int mr_close(struct fid *fid)
 
     dnf_enter();
     pthread_mutex_lock(&mr_lock);
+    sync_retry(n);
     if (m->entry >= 0) {
         /* Off in the table and out of the RVATLB before the memory goes. */
         int st = dn_mr_clear(n, (unsigned)m->entry, MR_CLEAR_MS);
-        if (st != DN_OK) {
+        if (st == DN_ELINKDOWN) {
+            /* No link: nothing can reach the entry, which is off; the
+             * sync is owed, and the pages wait for it. */
+            sync_owed = 1;
+            if (m->alias) {
+                m->alias->kept = 2;
+            }
+        } else if (st != DN_OK) {
             FI_WARN(&dnf_prov, FI_LOG_MR, "registration %#x not withdrawn from the "
                     "NIC: %s\n", m->wire, dn_strerror(st));
             rc = -dnf_errno(st);
@@ -989,6 +1026,7 @@ static int mr_register(struct dnf_domain *dom, uint8_t *buf, size_t len, uint64_
     }
 
     pthread_mutex_lock(&mr_lock);
+    sync_retry(dom->node);
     if (dom->mr_mode & FI_MR_PROV_KEY) {
         /* The node's incarnation of this process (7 bits) above a count
          * (7 bits): no key of the node's 127 processes before matches one
