@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dimmnet.h"
+#include "dimmnet1/shared_mem.h"
 
 static void dnf_cleanup(void)
 {
@@ -108,6 +109,23 @@ static int xattr_fit(const char *what, uint64_t caps, uint64_t mine, uint64_t ot
     return 1;
 }
 
+/* Registration-table entries this process may use: its host port's share
+ * of the node's (contract 1.27; DIMMNET_PORT of DIMMNET_HOST_PORTS, set by
+ * the launcher), as the shim's dn_mr_entries gives once the node is open. */
+static size_t mr_share(void)
+{
+    const char *p = getenv("DIMMNET_PORT"), *np = getenv("DIMMNET_HOST_PORTS");
+    unsigned port = p ? (unsigned)atoi(p) : 0, ports = np ? (unsigned)atoi(np) : 1;
+
+    unsigned first, end;
+
+    if (ports < 1 || ports > DN1_HOST_PORTS_MAX || port >= ports) {
+        return DN_MR_ENTRIES;
+    }
+    dn1_port_share(DN_MR_ENTRIES, ports, port, &first, &end);
+    return end - first;
+}
+
 static int hints_fit(const struct fi_info *h)
 {
     if (!h) {
@@ -179,7 +197,7 @@ static int hints_fit(const struct fi_info *h)
     }
     if (d->ep_cnt > 1 || d->tx_ctx_cnt > 1 || d->rx_ctx_cnt > 1 || d->max_ep_tx_ctx > 1 ||
         d->max_ep_rx_ctx > 1 || d->max_ep_stx_ctx || d->max_ep_srx_ctx ||
-        d->cntr_cnt > DNF_CNTR_CNT || d->mr_cnt > DN_MR_ENTRIES || d->auth_key_size) {
+        d->cntr_cnt > DNF_CNTR_CNT || d->mr_cnt > mr_share() || d->auth_key_size) {
         REFUSE("domain counts beyond one endpoint, %u counters, %u registrations for "
                "remote access, no auth keys\n", DNF_CNTR_CNT, DN_MR_ENTRIES);
     }
@@ -411,7 +429,7 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
                                                            : FI_AV_UNSPEC;
     fi->domain_attr->mr_mode = answer_mr_mode(hints, version);
     fi->domain_attr->mr_key_size = 2;       /* an RVATLB context */
-    fi->domain_attr->mr_cnt = DN_MR_ENTRIES;
+    fi->domain_attr->mr_cnt = mr_share();
     fi->domain_attr->mr_iov_limit = 1;
     fi->domain_attr->cntr_cnt = DNF_CNTR_CNT;
     fi->domain_attr->cq_cnt = 2;

@@ -388,6 +388,21 @@ static void test_domain(void)
     h = hints_new();
     h->domain_attr->mr_cnt = 33;                         /* the table's 32 */
     EXPECT(takes(h), -FI_ENODATA);
+    /* A process on host port 1 of 3 (the launcher's DIMMNET_PORT and
+     * DIMMNET_HOST_PORTS): its share of the table, entries 10..20. */
+    setenv("DIMMNET_HOST_PORTS", "3", 1);
+    setenv("DIMMNET_PORT", "1", 1);
+    h = hints_new();
+    EXPECT(gi(NULL, NULL, 0, h, &fi), 0);
+    if (fi) {
+        CHECK_EQ(fi->domain_attr->mr_cnt, 11);
+        fi_freeinfo(fi);
+    }
+    h = hints_new();
+    h->domain_attr->mr_cnt = 12;
+    EXPECT(takes(h), -FI_ENODATA);
+    unsetenv("DIMMNET_PORT");
+    unsetenv("DIMMNET_HOST_PORTS");
     /* mr_mode: what the hints allow of the three we can use, or the old
      * modes as asked. */
     static const struct { int ask, answer; } mr[] = {
