@@ -55,6 +55,30 @@ expect_in "$work/out" "refused: built for another CPU port \(r3000, this board r
 [ $? = 1 ] || fail "write of a bad image did not exit 1"
 expect_in "$work/out" "refused: not a DIMMnet-1 firmware image" write-bad
 
+scenario "build ids say what an image is: commit, a mark for changes, the code's CRC-32"
+"$tool" check "$good" >"$work/out" 2>&1 || fail "check good image: $(cat "$work/out")"
+expect_in "$work/out" "build [0-9a-z]{7}[-+][0-9a-f]{8} \[commit [0-9a-z]{7}, (clean|modified) tree, contents [0-9a-f]{8}\] \(4kc\)" build-id
+good_digest=$(sed -n 's/.* build [0-9a-z]\{7\}[-+]\([0-9a-f]\{8\}\) .*/\1/p' "$work/out")
+# The same code under another stem: the same digest; other code: another.
+"$tool" pack --cpu 4kc --build abc1234+ --digest "$fwdir/martini-fw.elf" "$work/d1.img" ||
+    fail "pack --digest"
+"$tool" check "$work/d1.img" >"$work/out" 2>&1 || fail "check d1: $(cat "$work/out")"
+expect_in "$work/out" "build abc1234\+$good_digest \[commit abc1234, modified tree, contents $good_digest\]" digest-same-code
+"$tool" pack --cpu 4kc --build abc1234- --digest "$fwdir/martini-probe.elf" "$work/d2.img" ||
+    fail "pack --digest probe"
+"$tool" check "$work/d2.img" >"$work/out" 2>&1 || fail "check d2: $(cat "$work/out")"
+expect_in "$work/out" "build abc1234-[0-9a-f]{8} \[commit abc1234, clean tree" digest-other-code
+grep -q "abc1234-$good_digest" "$work/out" && fail "two codes, one digest"
+# An id that names other contents than the image's: said so.
+"$tool" pack --cpu 4kc --build abc1234-00000000 "$fwdir/martini-fw.elf" "$work/d3.img" ||
+    fail "pack with a 16-character id"
+"$tool" check "$work/d3.img" >"$work/out" 2>&1
+expect_in "$work/out" "contents 00000000: the code differs from them" digest-mismatch
+"$tool" pack --cpu 4kc --build 123456789 --digest "$fwdir/martini-fw.elf" "$work/d4.img" \
+    >"$work/out" 2>&1
+[ $? = 2 ] || fail "pack --digest with a 9-character stem: not a usage error"
+expect_in "$work/out" "--digest: build id longer than 8 characters" digest-too-long
+
 scenario "-bios refuses a bad image at once, with the reason"
 timeout 60 "$qemu" -M dimmnet1 -bios "$work/flipped.img" -nodefaults -display none \
     -monitor none >"$work/out" 2>&1

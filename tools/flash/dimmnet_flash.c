@@ -2,7 +2,7 @@
  * dimmnet-flash: make, check and flash DIMMnet-1 firmware images
  * (docs/firmware.md, "Images and flash").
  *
- *   dimmnet-flash pack --cpu 4kc|r3000 [--version X.Y.Z] [--build ID]
+ *   dimmnet-flash pack --cpu 4kc|r3000 [--version X.Y.Z] [--build ID] [--digest]
  *                      [--size-report FILE] ELF IMAGE
  *   dimmnet-flash check [--cpu 4kc|r3000] IMAGE...
  *   dimmnet-flash create --loader LOADER.bin [--cpu 4kc|r3000] FLASH IMAGE [IMAGE2]
@@ -11,6 +11,11 @@
  *   dimmnet-flash restart [--hard] [--timeout SEC]
  *
  * pack: an image from a linked firmware ELF, and its size report.
+ *   --digest appends to the build id (8 characters at most then) the eight
+ *   hex digits of the code's CRC-32, so that two images of different
+ *   contents never carry the same id. The project's build packs with
+ *   --build COMMIT- (7 characters of the commit, '-' a clean tree) or
+ *   COMMIT+ (uncommitted changes, or no git) and --digest (build_note).
  * check: is each file an image this board (or --cpu) can boot; exit 1 if not.
  * create: a flash file for the board (-drive if=pflash): the boot loader in
  *   block 0, IMAGE committed in slot 0 (generation 1), IMAGE2 if given in
@@ -43,7 +48,7 @@ static const char *prog = "dimmnet-flash";
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: %s pack --cpu 4kc|r3000 [--version X.Y.Z] [--build ID]\n"
+            "usage: %s pack --cpu 4kc|r3000 [--version X.Y.Z] [--build ID] [--digest]\n"
             "                        [--size-report FILE] ELF IMAGE\n"
             "       %s check [--cpu 4kc|r3000] IMAGE...\n"
             "       %s create --loader LOADER.bin [--cpu 4kc|r3000] FLASH IMAGE [IMAGE2]\n"
@@ -171,10 +176,33 @@ static uint8_t *load_image(const char *path, uint16_t cpu, size_t *len,
     return img;
 }
 
+/* What a build id of the project's build says (COMMIT, '-' clean or '+'
+ * modified, the code's CRC-32 in hex: dimmnet-flash pack --digest), as
+ * " [commit C, clean tree|modified tree, contents D]", with "contents
+ * differ" when @crc (the image's code CRC, or NULL: unknown) is not D; ""
+ * for any other id. */
+static const char *build_note(const char *build, const uint32_t *crc, char *out, size_t n)
+{
+    unsigned d;
+    char tail;
+
+    out[0] = 0;
+    if (strlen(build) != 16 || (build[7] != '-' && build[7] != '+') ||
+        sscanf(build + 8, "%8x%c", &d, &tail) != 1 || strspn(build + 8, "0123456789abcdef") != 8) {
+        return out;
+    }
+    snprintf(out, n, " [commit %.7s, %s tree, contents %.8s%s]", build,
+             build[7] == '-' ? "clean" : "modified", build + 8,
+             crc && *crc != d ? ": the code differs from them" : "");
+    return out;
+}
+
 static int cmd_pack(int argc, char **argv)
 {
     struct dn1_pack_opts o = { .cpu = 0, .version = 0, .build = "" };
     const char *report = NULL;
+    static char digested[DN1_IMG_BUILD_LEN + 1];
+    int digest = 0;
     struct dn1_packed out;
     char why[128], vs[16];
     uint8_t *elf;
@@ -200,6 +228,9 @@ static int cmd_pack(int argc, char **argv)
                         DN1_IMG_BUILD_LEN);
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--digest")) {
+            digest = 1;
+            i--;                /* a flag without a value */
         } else if (!strcmp(argv[i], "--size-report")) {
             report = argv[i + 1];
         } else {
@@ -208,6 +239,11 @@ static int cmd_pack(int argc, char **argv)
     }
     if (argc - i != 2 || !o.cpu) {
         return usage();
+    }
+    if (digest && strlen(o.build) > DN1_IMG_BUILD_LEN - 8) {
+        fprintf(stderr, "%s: --digest: build id longer than %u characters\n", prog,
+                DN1_IMG_BUILD_LEN - 8);
+        return 2;
     }
     if (!(elf = read_file(argv[i], &len))) {
         return 1;
@@ -218,6 +254,14 @@ static int cmd_pack(int argc, char **argv)
         return 1;
     }
     free(elf);
+    if (digest) {               /* the id names the contents too */
+        snprintf(digested, sizeof(digested), "%s%08x", o.build,
+                 (unsigned)dn1_get_be32(out.image + DN1_IMG_OFF_CRC));
+        o.build = digested;
+        dn1_img_header_put(out.image, o.cpu, dn1_get_be32(out.image + DN1_IMG_OFF_LOAD),
+                           dn1_get_be32(out.image + DN1_IMG_OFF_ENTRY),
+                           dn1_get_be32(out.image + DN1_IMG_OFF_SIZE), o.version, o.build);
+    }
     /* What the loader would refuse is not written at all. */
     {
         struct dn1_img_info info;
@@ -283,9 +327,12 @@ static int cmd_check(int argc, char **argv)
             bad = 1;
             continue;
         }
+        char note[96];
+
         version_str(info.version, vs, sizeof(vs));
-        printf("%s: valid: firmware %s build %s (%s), %u code bytes at 0x%08x, "
+        printf("%s: valid: firmware %s build %s%s (%s), %u code bytes at 0x%08x, "
                "entry 0x%08x\n", argv[i], vs, info.build[0] ? info.build : "-",
+               build_note(info.build, &info.crc, note, sizeof(note)),
                dn1_img_cpu_name(info.cpu), info.size, info.load, info.entry);
         free(img);
     }
@@ -411,8 +458,11 @@ static int cmd_info(int argc, char **argv)
         if (!fs.committed) {
             printf("node %u: slot %u: %s\n", dn_node_id(n), s, fs.why);
         } else {
-            printf("node %u: slot %u: generation %u, firmware %s build %s, %s\n",
+            char note[96];
+
+            printf("node %u: slot %u: generation %u, firmware %s build %s%s, %s\n",
                    dn_node_id(n), s, fs.generation, vs, fs.build[0] ? fs.build : "-",
+                   build_note(fs.build, NULL, note, sizeof(note)),
                    fs.image_ok ? "valid" : fs.why);
         }
     }
