@@ -32,30 +32,45 @@ static volatile uint64_t *rva_base(dn_node *n, unsigned idx)
     return (volatile uint64_t *)(n->llcm + ENTRY(idx) + DN1_MR_RVA_BASE);
 }
 
+/* The arguments every entry takes: this port's index, a registration key,
+ * some access and nothing else, a VA range inside an RVA's 48 bits. */
+static int entry_args_ok(const dn_node *n, unsigned idx, uint16_t key, uint64_t va,
+                         uint64_t len, unsigned access)
+{
+    return n && idx < DN_MR_ENTRIES && mine(n, idx) && (key & DN1_MR_KEY_BIT) &&
+           access != 0 && !(access & ~(DN_MR_REMOTE_WRITE | DN_MR_REMOTE_READ)) &&
+           va <= DN1_RVA_VA(~0ull) && !(len && len - 1 > DN1_RVA_VA(~0ull) - va);
+}
+
+/* Entry @idx written: nic_off and len_access first, then the key, in one
+ * store: the firmware never sees half an entry. */
+static int entry_put(dn_node *n, unsigned idx, uint16_t key, uint64_t va, uint32_t nic_off,
+                     uint32_t len_bits, unsigned access)
+{
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    if (__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48 != 0) {
+        return DN_EBUSY;    /* the firmware may be using it: clear it first */
+    }
+    dn_st32(n, ENTRY(idx) + DN1_MR_NIC_OFF, nic_off);
+    dn_st32(n, ENTRY(idx) + DN1_MR_LEN_ACCESS, len_bits |
+            (access & DN_MR_REMOTE_WRITE ? DN1_MR_ACCESS_W : 0) |
+            (access & DN_MR_REMOTE_READ ? DN1_MR_ACCESS_R : 0));
+    dn_host_charge(n, DN_HOST_STORE, 1);
+    __atomic_store_n(rva_base(n, idx), (uint64_t)key << 48 | va, __ATOMIC_RELEASE);
+    return DN_OK;
+}
+
 int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
               uint32_t nic_off, uint32_t len, unsigned access)
 {
-    if (!n || idx >= DN_MR_ENTRIES || !mine(n, idx) || !(key & DN1_MR_KEY_BIT) ||
-        access == 0 || (access & ~(DN_MR_REMOTE_WRITE | DN_MR_REMOTE_READ)) ||
-        va > DN1_RVA_VA(~0ull) || (len && len - 1 > DN1_RVA_VA(~0ull) - va)) {
+    if (!entry_args_ok(n, idx, key, va, len, access)) {
         return DN_EINVAL;
     }
     if (len == 0 || len > DN1_MR_LEN_MAX || nic_off > n->hostmem_size ||
         len > n->hostmem_size - nic_off) {
         return DN_ERANGE;
     }
-    dn_host_charge(n, DN_HOST_LOAD, 1);
-    if (__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48 != 0) {
-        return DN_EBUSY;    /* the firmware may be using it: clear it first */
-    }
-    dn_st32(n, ENTRY(idx) + DN1_MR_NIC_OFF, nic_off);
-    dn_st32(n, ENTRY(idx) + DN1_MR_LEN_ACCESS, len |
-            (access & DN_MR_REMOTE_WRITE ? DN1_MR_ACCESS_W : 0) |
-            (access & DN_MR_REMOTE_READ ? DN1_MR_ACCESS_R : 0));
-    /* The key last, in one store: the firmware never sees half an entry. */
-    dn_host_charge(n, DN_HOST_STORE, 1);
-    __atomic_store_n(rva_base(n, idx), (uint64_t)key << 48 | va, __ATOMIC_RELEASE);
-    return DN_OK;
+    return entry_put(n, idx, key, va, nic_off, len, access);
 }
 
 /* Paged (contract 1.28): the registration's whole range, not on the card;
@@ -63,25 +78,13 @@ int dn_mr_set(dn_node *n, unsigned idx, uint16_t key, uint64_t va,
 int dn_mr_set_paged(dn_node *n, unsigned idx, uint16_t key, uint64_t va, uint64_t len,
                     unsigned access)
 {
-    if (!n || idx >= DN_MR_ENTRIES || !mine(n, idx) || !(key & DN1_MR_KEY_BIT) ||
-        access == 0 || (access & ~(DN_MR_REMOTE_WRITE | DN_MR_REMOTE_READ)) ||
-        va > DN1_RVA_VA(~0ull) || (len && len - 1 > DN1_RVA_VA(~0ull) - va)) {
+    if (!entry_args_ok(n, idx, key, va, len, access)) {
         return DN_EINVAL;
     }
     if (len == 0 || len > UINT32_MAX) {
         return DN_ERANGE;
     }
-    dn_host_charge(n, DN_HOST_LOAD, 1);
-    if (__atomic_load_n(rva_base(n, idx), __ATOMIC_ACQUIRE) >> 48 != 0) {
-        return DN_EBUSY;
-    }
-    dn_st32(n, ENTRY(idx) + DN1_MR_NIC_OFF, (uint32_t)len);
-    dn_st32(n, ENTRY(idx) + DN1_MR_LEN_ACCESS, DN1_MR_NR |
-            (access & DN_MR_REMOTE_WRITE ? DN1_MR_ACCESS_W : 0) |
-            (access & DN_MR_REMOTE_READ ? DN1_MR_ACCESS_R : 0));
-    dn_host_charge(n, DN_HOST_STORE, 1);
-    __atomic_store_n(rva_base(n, idx), (uint64_t)key << 48 | va, __ATOMIC_RELEASE);
-    return DN_OK;
+    return entry_put(n, idx, key, va, (uint32_t)len, DN1_MR_NR, access);
 }
 
 /* The fault ring: records since *seen, newest DN1_MR_FAULT_SLOTS at most

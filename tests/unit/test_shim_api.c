@@ -79,6 +79,11 @@ static void t_calls_without_node(void)
     CHECK_EQ(dn_indirect_slot_set(NULL, 0, 0), DN_EINVAL);
     CHECK_EQ(dn_wait(NULL, &x, 0), DN_EINVAL);
     CHECK_EQ(dn_reg_read(NULL, 0, &v), DN_EINVAL);
+    CHECK_EQ(dn_mr_set(NULL, 0, 0x8001, 0x1000, 0, 4096, DN_MR_REMOTE_WRITE), DN_EINVAL);
+    CHECK_EQ(dn_mr_set_paged(NULL, 0, 0x8001, 0x1000, 1ull << 30, DN_MR_REMOTE_WRITE),
+             DN_EINVAL);
+    dn_mr_fault f;
+    CHECK_EQ(dn_mr_faults(NULL, &v, &f, 1), DN_EINVAL);
     CHECK(dn_hostmem(NULL, NULL) == NULL);
     dn_close(NULL);
 }
