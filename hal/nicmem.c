@@ -1,8 +1,10 @@
 /* NIC address space reads and writes for handlers (see hal/nicmem.h). */
 #include "hal/nicmem.h"
 #include "hal/byteorder.h"
+#include "hal/martini.h"
 #include "hal/mmio.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/shared_mem.h"
 
 /*
  * Processor address of @len bytes at NIC address @addr, or 0 if they are
@@ -77,6 +79,18 @@ int hal_nic_write_u32(uint64_t addr, uint32_t value)
     }
     mmio_write32(pa, swap ? hal_swap32(value) : value);
     return 0;
+}
+
+int hal_nic_may_write(uint64_t addr, uint32_t len)
+{
+    return dn1_raddr_writable(addr, len) &&
+           !(addr >= DN1_RADDR_LLCM &&
+             dn1_llcm_port_cq_hit(addr - DN1_RADDR_LLCM, len, hal_host_ports()));
+}
+
+int hal_nic_may_read(uint64_t addr, uint32_t len)
+{
+    return dn1_raddr_readable(addr, len);
 }
 
 #define HOSTMEM_WORD(off) (DN1_HOSTMEM_BASE + ((off) & (DN1_HOSTMEM_SIZE - 4u)))

@@ -163,8 +163,12 @@ enum rx_action soft_indirect_handle(struct rx_packet *p)
         h->dst >= DN1_MCAST_BASE) {
         return refuse(p, DN1_NACK_BAD_PATH);
     }
+    /* The slot's words are the firmware's to write (its done count): only
+     * where the hardware would take a remote write (not the NIC-reserved
+     * part, not a host port's completion queue). */
     if (off < DN1_LLCM_NIC_RESERVED || (off & (DN1_SOFT_SLOT_ALIGN - 1)) ||
         off > DN1_LLCM_SIZE - sizeof(struct dn1_soft_slot) ||
+        !hal_nic_may_write(DN1_RADDR_LLCM + off, sizeof(struct dn1_soft_slot)) ||
         hal_nic_read_u64(SLOT(off, target), &target) ||
         hal_nic_read_u32(SLOT(off, capacity), &capacity)) {
         return refuse(p, DN1_NACK_BAD_POINTER);

@@ -111,6 +111,23 @@ static inline uint32_t dn1_llcm_port_block(unsigned p)
     return p == 0 ? 0 : DN1_LLCM_PORT_BASE + (p - 1) * DN1_LLCM_PORT_STRIDE;
 }
 
+/* Do the @len bytes at LLCM offset @off touch the completion-queue part of
+ * a host port's block above 0 on a board of @ports? Remote writes there are
+ * refused (the board), and so is a handler's own write a packet asks for
+ * (hal_nic_may_write). */
+static inline int dn1_llcm_port_cq_hit(unsigned long long off, unsigned long len,
+                                       unsigned ports)
+{
+    for (unsigned p = 1; p < ports; p++) {
+        unsigned long long q = dn1_llcm_port_block(p);
+
+        if (off < q + DN1_LLCM_PORT_CQ_SIZE && off + len > q) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Port @p's share [*first, *end) of @count things (windows, descriptors,
  * registration entries) on a board with @ports ports. */
 static inline void dn1_port_share(unsigned count, unsigned ports, unsigned p,

@@ -1,6 +1,7 @@
 /* FAKE HAL implementation (see fake_hal.h). */
 #include <string.h>
 #include "fake_hal.h"
+#include "dimmnet1/shared_mem.h"
 #include "dispatch.h"
 #include "hal/nicmem.h"
 #include "hal/sram.h"
@@ -75,6 +76,19 @@ int hal_nic_read_u32(uint64_t addr, uint32_t *value)
 }
 
 void (*fake_nic_write_check)(uint64_t addr);
+
+/* The HAL's own rule (hal/nicmem.c) over the fake's HOST_PORTS. */
+int hal_nic_may_write(uint64_t addr, uint32_t len)
+{
+    return dn1_raddr_writable(addr, len) &&
+           !(addr >= DN1_RADDR_LLCM &&
+             dn1_llcm_port_cq_hit(addr - DN1_RADDR_LLCM, len, fake_host_ports));
+}
+
+int hal_nic_may_read(uint64_t addr, uint32_t len)
+{
+    return dn1_raddr_readable(addr, len);
+}
 
 int hal_nic_write_u32(uint64_t addr, uint32_t value)
 {

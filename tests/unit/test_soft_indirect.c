@@ -5,7 +5,9 @@
 #include "fwstats.h"
 #include "soft_indirect/soft_indirect.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/shared_mem.h"
 #include "dimmnet1/soft_indirect.h"
+#include "hal/nicmem.h"
 
 #define SLOT_OFF  (DN1_LLCM_NIC_RESERVED + 0x100u)
 #define SLOT      (DN1_RADDR_LLCM + SLOT_OFF)
@@ -246,8 +248,43 @@ static void t_refusals(void)
     CHECK_EQ(done(), 0);
 }
 
+/* A slot in host port 1's completion-queue block (LLCM 0xc000): on a board
+ * of one port that is user memory and served; on a board of two the
+ * hardware refuses remote writes there, so the firmware must not write its
+ * done count there either (hal_nic_may_write): BAD_POINTER, nothing
+ * written (issue 39 item 4). The port's atomic area after it is served. */
+static void t_port_blocks(void)
+{
+    const uint32_t cq = DN1_LLCM_PORT_BASE, atomic_area = cq + DN1_LLCM_PORT_CQ_SIZE;
+    size_t acks;
+
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t slot = DN1_RADDR_LLCM + (k ? atomic_area : cq);
+        fake_nic_put_u32(slot, TARGET);
+        fake_nic_put_u32(slot + 4, 0);
+        fake_nic_put_u32(slot + 8, CAPACITY);
+        fake_nic_put_u32(slot + 12, 5);
+    }
+    CHECK_EQ(serve(pkt_from(2, cq, 16, 0, 16, 1), &acks), RX_WRITE);
+    CHECK_EQ(fake_nic_get_u32(DN1_RADDR_LLCM + cq + 12), 6);
+    fake_host_ports = 2;
+    CHECK_EQ(serve(pkt_from(3, cq, 16, 0, 16, 1), &acks), RX_NACK);
+    CHECK_EQ(fake_decisions[(fake_decision_count - 1) % FAKE_DECISIONS].nack_reason,
+             DN1_NACK_BAD_POINTER);
+    CHECK_EQ(acks, 0);
+    CHECK_EQ(fake_nic_get_u32(DN1_RADDR_LLCM + cq + 12), 6);
+    CHECK_EQ(serve(pkt_from(3, atomic_area, 16, 0, 16, 2), &acks), RX_WRITE);
+    CHECK_EQ(fake_nic_get_u32(DN1_RADDR_LLCM + atomic_area + 12), 6);
+    CHECK(!hal_nic_may_write(DN1_RADDR_LLCM + cq + DN1_LLCM_PORT_CQ_SIZE - 4, 8));
+    CHECK(hal_nic_may_read(DN1_RADDR_LLCM + cq, 8));
+    CHECK(!hal_nic_may_write(DN1_RADDR_LLCM + 0x1100, 4));      /* NIC-reserved */
+    CHECK(hal_nic_may_write(0, 8));                             /* receive memory */
+    fake_host_ports = 1;
+}
+
 static const struct test_case cases[] = {
     { "transfer", t_transfer },
+    { "port_blocks", t_port_blocks },
     { "fseq", t_fseq },
     { "no_fseq_any_order", t_no_fseq_any_order },
     { "any_sender", t_any_sender },

@@ -70,14 +70,8 @@ static void martini_place(MartiniState *s, uint64_t a, MartiniPiece *p)
  * of a host port above 0 (in the LLCM user area, contract 1.27)? */
 static bool martini_port_cq_hit(MartiniState *s, uint64_t a, uint32_t len)
 {
-    for (unsigned p = 1; p < s->host_ports; p++) {
-        uint64_t q = DN1_RADDR_LLCM + dn1_llcm_port_block(p);
-
-        if (a < q + DN1_LLCM_PORT_CQ_SIZE && a + len > q) {
-            return true;
-        }
-    }
-    return false;
+    return a >= DN1_RADDR_LLCM &&
+           dn1_llcm_port_cq_hit(a - DN1_RADDR_LLCM, len, s->host_ports);
 }
 
 MartiniXlate martini_xlate(MartiniState *s, uint8_t flags, uint64_t raddr,

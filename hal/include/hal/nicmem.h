@@ -22,8 +22,23 @@ int hal_nic_read_u64(uint64_t addr, uint64_t *value);
 int hal_nic_read_u32(uint64_t addr, uint32_t *value);
 
 /* Write a little-endian 32-bit word at @addr (4-aligned, inside host receive
- * memory or LLCM); -1 and nothing written otherwise. */
+ * memory or LLCM); -1 and nothing written otherwise. It writes where the
+ * firmware may (the NIC-reserved part of LLCM too), so a handler that
+ * writes an address a packet named checks hal_nic_may_write first. */
 int hal_nic_write_u32(uint64_t addr, uint32_t value);
+
+/*
+ * Would the hardware take a remote write of the @len bytes at NIC address
+ * @addr (hal_nic_may_write), or a remote read (hal_nic_may_read)? Exactly
+ * its own checks: host receive memory, the LLCM user area but for the
+ * completion-queue part of a host port's block above 0 (docs/hardware.md
+ * sections 2 and 7); reads anywhere in either memory. A handler that does
+ * the work itself, at an address a packet named (or a slot a packet named
+ * points at), must not do more than the hardware would: docs/firmware.md,
+ * "Handlers that write by themselves". 1 yes, 0 no.
+ */
+int hal_nic_may_write(uint64_t addr, uint32_t len);
+int hal_nic_may_read(uint64_t addr, uint32_t len);
 
 /*
  * The firmware's own fixed places in LLCM (statistics, message control,
