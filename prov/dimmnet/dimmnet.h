@@ -450,9 +450,27 @@ void dnf_waitfd_wake(struct dnf_waitfd *w);
  * lock and unlock more a call.
  */
 extern atomic_int dnf_thread_safe;
-int dnf_lock_take(void);
-void dnf_lock_release(int *held);
+int dnf_lock_take_slow(void);
+void dnf_lock_release_slow(void);
 void dnf_thread_safe_on(void);
+
+/* The common case inline: neither thread safety nor an armed waiter, two
+ * loads; else dimmnet_thread.c. */
+static inline int dnf_lock_take(void)
+{
+    if (!atomic_load_explicit(&dnf_thread_safe, memory_order_acquire) &&
+        !atomic_load_explicit(&dnf_waiter_armed, memory_order_acquire)) {
+        return 0;
+    }
+    return dnf_lock_take_slow();
+}
+
+static inline void dnf_lock_release(int *held)
+{
+    if (*held) {
+        dnf_lock_release_slow();
+    }
+}
 
 /* First thing in every call into the provider that uses the node or an
  * endpoint (after its declarations): under FI_THREAD_SAFE the provider's

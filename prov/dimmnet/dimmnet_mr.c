@@ -74,6 +74,7 @@ static struct dnf_mr *mr_entry[DN_MR_ENTRIES];
 static struct dnf_mr *mr_all;              /* every open registration */
 static struct dnf_alias *aliases;
 static uint8_t pool_used[DNF_MR_POOL_SIZE / MR_PAGE];   /* the first pool_size's */
+#define POOL_OWED 2                     /* pool_used: waits for the owed sync */
 struct dnf_share dnf_share = {
     .ports = 1, .off = DNF_EP_AREA_OFF, .pool_off = DNF_MR_POOL_OFF,
     .pool_size = DNF_MR_POOL_SIZE, .mr_end = DN_MR_ENTRIES,
@@ -109,7 +110,6 @@ static atomic_int paged_open;            /* paged registrations open */
  * before stay until a sync goes through. Their pool pages are marked
  * POOL_OWED until one does (sync_owed), never reused before. */
 static int sync_owed;
-#define POOL_OWED 2
 static uint32_t fault_seen;              /* the fault ring read so far */
 static uint64_t extent_clock;
 uint64_t dnf_mr_paged_in, dnf_mr_paged_out;
@@ -133,6 +133,18 @@ static uint64_t pool_alloc(size_t pages)
 static void pool_free(uint64_t off, size_t len)
 {
     memset(pool_used + (off - dnf_share.pool_off) / MR_PAGE, 0, len / MR_PAGE);
+}
+
+/* The pool pages of a run that goes: free, or, if a registration on it was
+ * not withdrawn from the NIC, kept taken (kept 1) or kept until the owed
+ * sync goes through (kept 2, POOL_OWED). */
+static void pool_release(uint64_t off, size_t len, int kept)
+{
+    if (!kept) {
+        pool_free(off, len);
+    } else if (kept == 2) {
+        memset(pool_used + (off - dnf_share.pool_off) / MR_PAGE, POOL_OWED, len / MR_PAGE);
+    }
 }
 
 /* Does [buf, buf + len) lie in the provider's own view of receive memory?
@@ -318,9 +330,7 @@ static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **o
         na->received |= a->received;
         na->used = a->used > na->used ? a->used : na->used;
         *p = a->next;
-        if (!a->kept) {
-            pool_free(a->off, a->len);
-        }
+        pool_release(a->off, a->len, a->kept);
         free(a);
     }
     na->next = aliases;
@@ -350,12 +360,7 @@ static void alias_drop(dn_node *n, struct dnf_alias *a)
                 (void *)a->addr);
         return;     /* they stay on the card, and their pool pages taken */
     }
-    if (!a->kept) {
-        pool_free(a->off, a->len);
-    } else if (a->kept == 2) {      /* they wait for the owed sync */
-        memset(pool_used + (a->off - dnf_share.pool_off) / MR_PAGE, POOL_OWED,
-               a->len / MR_PAGE);
-    }
+    pool_release(a->off, a->len, a->kept);
     free(a);
 }
 
@@ -402,9 +407,7 @@ static struct dnf_alias *alias_split(struct dnf_alias *a, uint8_t *lo, uint8_t *
 static void alias_forget(struct dnf_alias *a)
 {
     alias_unlink(a);
-    if (!a->kept) {
-        pool_free(a->off, a->len);
-    }
+    pool_release(a->off, a->len, a->kept);
     free(a);
 }
 
@@ -855,9 +858,10 @@ static int paged_register(dn_node *n, struct dnf_mr *m)
  * pages waiting for it are free. */
 static void sync_retry(dn_node *n)
 {
-    unsigned idx = entry_free();
+    unsigned idx;
 
-    if (!sync_owed || idx == dnf_share.mr_end || dn_mr_clear(n, idx, MR_CLEAR_MS) != DN_OK) {
+    if (!sync_owed || (idx = entry_free()) == dnf_share.mr_end ||
+        dn_mr_clear(n, idx, MR_CLEAR_MS) != DN_OK) {
         return;
     }
     for (size_t i = 0; i < dnf_share.pool_size / MR_PAGE; i++) {

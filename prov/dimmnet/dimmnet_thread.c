@@ -36,7 +36,7 @@ void dnf_thread_safe_on(void)
     atomic_store_explicit(&dnf_thread_safe, 1, memory_order_release);
 }
 
-int dnf_lock_take(void)
+int dnf_lock_take_slow(void)
 {
     int held = 0;
 
@@ -51,11 +51,8 @@ int dnf_lock_take(void)
     return held;
 }
 
-void dnf_lock_release(int *held)
+void dnf_lock_release_slow(void)
 {
-    if (!*held) {
-        return;
-    }
     if (--depth == 0) {
         dnf_wait_rearm();
     }
