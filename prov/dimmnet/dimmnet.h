@@ -441,9 +441,10 @@ void dnf_waitfd_wake(struct dnf_waitfd *w);
 
 /*
  * Threading (dimmnet_thread.c). FI_THREAD_DOMAIN, the default, leaves
- * serialization to the application: an entry point costs one load (the
- * waiter flag). Once a domain is opened FI_THREAD_SAFE (or FI_THREAD_FID,
- * which we serve the same way) every entry point that uses the node, an
+ * serialization to the application: an entry point costs two loads (the
+ * thread-safety flag, the waiter flag). Once a domain is opened
+ * FI_THREAD_SAFE (or FI_THREAD_FID, which we serve the same way) every
+ * entry point that uses the node, an
  * endpoint, a CQ, a counter, an AV or a registration holds one process-wide
  * recursive lock (the node and everything on it are one per process), taken
  * by dnf_enter() and released when the entry's scope ends: an uncontended
