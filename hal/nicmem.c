@@ -83,9 +83,7 @@ int hal_nic_write_u32(uint64_t addr, uint32_t value)
 
 int hal_nic_may_write(uint64_t addr, uint32_t len)
 {
-    return dn1_raddr_writable(addr, len) &&
-           !(addr >= DN1_RADDR_LLCM &&
-             dn1_llcm_port_cq_hit(addr - DN1_RADDR_LLCM, len, hal_host_ports()));
+    return dn1_raddr_remote_writable(addr, len, hal_host_ports());
 }
 
 int hal_nic_may_read(uint64_t addr, uint32_t len)

@@ -7,6 +7,7 @@
 #define DIMMNET1_SHARED_MEM_H
 
 #include <stdint.h>
+#include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
 
 /* ---- BOTF window memory: 16 windows; the shim uses two alternately (the
@@ -126,6 +127,17 @@ static inline int dn1_llcm_port_cq_hit(unsigned long long off, unsigned long len
         }
     }
     return 0;
+}
+
+/* Would a board of @ports take a remote write of the @len bytes at NIC
+ * address @raddr? One writable memory, not a port's completion queue: the
+ * HAL's hal_nic_may_write, and its fake's. */
+static inline int dn1_raddr_remote_writable(unsigned long long raddr, unsigned long len,
+                                            unsigned ports)
+{
+    return dn1_raddr_writable(raddr, len) &&
+           !(raddr >= DN1_RADDR_LLCM &&
+             dn1_llcm_port_cq_hit(raddr - DN1_RADDR_LLCM, len, ports));
 }
 
 /* Port @p's share [*first, *end) of @count things (windows, descriptors,

@@ -80,9 +80,7 @@ void (*fake_nic_write_check)(uint64_t addr);
 /* The HAL's own rule (hal/nicmem.c) over the fake's HOST_PORTS. */
 int hal_nic_may_write(uint64_t addr, uint32_t len)
 {
-    return dn1_raddr_writable(addr, len) &&
-           !(addr >= DN1_RADDR_LLCM &&
-             dn1_llcm_port_cq_hit(addr - DN1_RADDR_LLCM, len, fake_host_ports));
+    return dn1_raddr_remote_writable(addr, len, fake_host_ports);
 }
 
 int hal_nic_may_read(uint64_t addr, uint32_t len)
