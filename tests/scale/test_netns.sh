@@ -132,10 +132,10 @@ gone() {
         "${hostopts[@]}" --timeout 120 -- sleep 100 >"$work/gone-$kind.out" 2>&1 &
     lp=$!
     for _ in $(seq 600); do
-        # Every board ready (not only started): a board lost while it
-        # boots is "exited during start", another message.
-        [ "$(grep -l '^ready' "$tmp"/dimmnet1-run.*/node*.console 2>/dev/null | wc -l)" = 8 ] &&
-            [ "$(ls "$tmp"/dimmnet1-run.*/node*.hostbus 2>/dev/null | wc -l)" = 8 ] && break
+        # Every board past its launcher's start (node*.up, not only its
+        # console's "ready"): a board lost before the launcher has seen it
+        # ready "exited during start", another message.
+        [ "$(ls "$tmp"/dimmnet1-run.*/node*.up 2>/dev/null | wc -l)" = 8 ] && break
         sleep 0.1
     done
     for d in "$tmp"/dimmnet1-run.*; do ids+=("${d##*/dimmnet1-run.}"); done
