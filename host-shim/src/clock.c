@@ -66,7 +66,8 @@ int dn_idle(dn_node *n)
      * message notice): sleep a little instead of yielding again, so that
      * the boards' own processes get the CPU. */
     uint32_t sig = *dn_llcm32(n, n->llcm_port + DN1_LLCM_CQ_PRODUCED) +
-                   *dn_llcm32(n, DN1_LLCM_MSG_CTRL + offsetof(struct dn1_msg_ctrl, nq_produced));
+                   *dn_llcm32(n, dn1_llcm_msg_ctrl(n->port) +
+                                          offsetof(struct dn1_msg_ctrl, nq_produced));
     if (sig != n->idle_sig) {
         n->idle_sig = sig;
         n->idle_turns = 0;

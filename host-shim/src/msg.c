@@ -42,20 +42,29 @@ void dn_msg_config_default(dn_node *n, struct dn_msg_config *cfg)
 {
     const char *env = getenv("DIMMNET_NODES");
     unsigned nodes = env ? (unsigned)strtoul(env, NULL, 10) : 0;
+    unsigned port = n ? n->port : 0, ports = n ? n->ports : 1;
+    unsigned share = dn1_msg_share(ports);
 
-    if (nodes == 0 || nodes > DN1_MSG_SENDERS) {
-        nodes = DN1_MSG_SENDERS;
+    /* Every port of every board a sender (boards alike: node * ports + port). */
+    if (nodes == 0 || nodes > dn1_msg_nodes(ports)) {
+        nodes = dn1_msg_nodes(ports);
     }
-    uint32_t each = (DN1_HOSTMEM_SIZE / 2) / nodes;
+    unsigned senders = nodes * ports <= share ? nodes * ports : share;
+    /* The upper half of receive memory holds the system buffers, a part
+     * of it a port; the notice queue is at LLCM 0xc000 with one port,
+     * where the ports' blocks are with several: then 4 KiB a port from
+     * the user area's start. */
+    uint32_t part = (DN1_HOSTMEM_SIZE / 2) / ports & ~(DN1_MSG_ALIGN - 1);
+    uint32_t each = part / senders;
     if (each > (1u << 20)) {
         each = 1u << 20;
     }
     *cfg = (struct dn_msg_config){
-        .sysbuf_off = DN1_HOSTMEM_SIZE / 2,
+        .sysbuf_off = DN1_HOSTMEM_SIZE / 2 + port * part,
         .sysbuf_bytes = each & ~(DN1_MSG_ALIGN - 1),
-        .senders = nodes,
-        .nq_off = 0xc000,
-        .nq_entries = 512,
+        .senders = senders,
+        .nq_off = ports > 1 ? DN1_LLCM_USER_BASE + 0x1000u * port : 0xc000,
+        .nq_entries = ports > 1 ? 0x1000u / sizeof(struct dn1_msg_notice) : 512,
         .retry = 6,
         .rnr_retry = 7,
         .min_rnr_timer = 12,
@@ -65,11 +74,11 @@ void dn_msg_config_default(dn_node *n, struct dn_msg_config *cfg)
     };
 }
 
-static int config_valid(const struct dn_msg_config *c)
+static int config_valid(const dn_node *n, const struct dn_msg_config *c)
 {
     uint64_t bufs = (uint64_t)c->sysbuf_bytes * c->senders;
 
-    return c->senders >= 1 && c->senders <= DN1_MSG_SENDERS &&
+    return c->senders >= 1 && c->senders <= dn1_msg_share(n->ports) &&
            (c->sysbuf_off % DN1_MSG_ALIGN) == 0 &&
            (c->sysbuf_bytes % DN1_MSG_ALIGN) == 0 &&
            c->sysbuf_off <= DN1_HOSTMEM_SIZE &&
@@ -92,14 +101,14 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     struct dn_msg_config def;
     struct dn_msg_state *m;
 
-    if (!n || n->msg || n->port) {
-        return DN_EINVAL;       /* host ports above 0: one-sided only */
+    if (!n || n->msg) {
+        return DN_EINVAL;
     }
     if (!cfg) {
         dn_msg_config_default(n, &def);
         cfg = &def;
     }
-    if (!config_valid(cfg)) {
+    if (!config_valid(n, cfg)) {
         return DN_EINVAL;
     }
     m = calloc(1, sizeof(*m));
@@ -113,7 +122,7 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
      * node took before (the count is kept in the NIC's LLCM, which
      * outlives the process), so receivers refuse what an earlier process
      * left in the network. */
-    uint32_t ctrl = DN1_LLCM_MSG_CTRL;
+    uint32_t ctrl = MSG_CTRL(n);
     uint8_t inc = (uint8_t)(__atomic_load_n(
         dn_llcm32(n, ctrl + offsetof(struct dn1_msg_ctrl, incarnation)), __ATOMIC_ACQUIRE) + 1);
     dn_msg_inc_taken(n, inc ? inc : 1);
@@ -128,8 +137,9 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     dn_msg_setup_senders(n);
     /* Senders beyond ours: no setup (a stale one from an earlier process
      * would take messages whose notices we would not free). */
-    for (unsigned s = cfg->senders; s < DN1_MSG_SENDERS; s++) {
-        volatile uint32_t *gens = dn_llcm32(n, MSG_SLOT(s) + offsetof(struct dn1_msg_slot, setup_gen));
+    unsigned share = dn1_msg_share(n->ports);
+    for (unsigned s = cfg->senders; s < share; s++) {
+        volatile uint32_t *gens = dn_llcm32(n, MSG_SLOT(n, s) + offsetof(struct dn1_msg_slot, setup_gen));
         __atomic_store_n(gens, __atomic_load_n(gens, __ATOMIC_ACQUIRE) & 0xffff0000u,
                          __ATOMIC_RELEASE);
     }
@@ -138,8 +148,8 @@ int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg)
     /* Set-up's uncached accesses: a load and a store for every slot, four
      * more stores for each of ours, six for the control block, and the
      * incarnation's load. */
-    dn_host_charge(n, DN_HOST_LOAD, 2 + DN1_MSG_SENDERS);
-    dn_host_charge(n, DN_HOST_STORE, 6 + DN1_MSG_SENDERS + 3u * cfg->senders);
+    dn_host_charge(n, DN_HOST_LOAD, 2 + share);
+    dn_host_charge(n, DN_HOST_STORE, 6 + share + 3u * cfg->senders);
     return DN_OK;
 }
 
@@ -150,7 +160,7 @@ void dn_msg_setup_senders(dn_node *n)
     const struct dn_msg_config *cfg = &n->msg->cfg;
 
     for (unsigned s = 0; s < cfg->senders; s++) {
-        uint32_t slot = MSG_SLOT(s);
+        uint32_t slot = MSG_SLOT(n, s);
         volatile uint32_t *gens = dn_llcm32(n, slot + offsetof(struct dn1_msg_slot, setup_gen));
         uint32_t g = __atomic_load_n(gens, __ATOMIC_ACQUIRE);
         uint16_t setup_gen = (uint16_t)(g + 1) ? (uint16_t)(g + 1) : 1;
@@ -173,7 +183,7 @@ void dn_msg_inc_taken(dn_node *n, uint8_t inc)
 
     if (m->inc == 0 || (int8_t)(inc - m->inc) > 0) {
         m->inc = inc;
-        __atomic_store_n(dn_llcm32(n, DN1_LLCM_MSG_CTRL +
+        __atomic_store_n(dn_llcm32(n, MSG_CTRL(n) +
                                    offsetof(struct dn1_msg_ctrl, incarnation)),
                          inc, __ATOMIC_RELEASE);
     }
@@ -229,8 +239,10 @@ int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
     struct dn_msg_req *r;
     int rc;
 
-    if (!n || !n->msg || !req || dst >= DN1_MCAST_BASE || (!buf && len)) {
-        return DN_EINVAL;
+    int to = n ? msg_sender_no(n, dst) : -1;
+
+    if (!n || !n->msg || !req || to < 0 || (!buf && len)) {
+        return DN_EINVAL;       /* not an address that can take messages */
     }
     if (len >= DN1_HOSTMEM_SIZE) {
         return DN_ERANGE;       /* the envelope and receive memory bound it */
@@ -249,7 +261,7 @@ int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
     r->st.src = dst;
     r->st.tag = tag;
     r->st.len = len;
-    rc = dn_msg_send_queue(n, r, dst);
+    rc = dn_msg_send_queue(n, r, (unsigned)to);
     if (rc != DN_OK) {
         free(r);
         return rc;
@@ -264,15 +276,17 @@ int dn_msg_irecv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
 {
     struct dn_msg_req *r;
 
+    int from = n && src >= 0 ? msg_sender_no(n, (unsigned)src) : src;
+
     if (!n || !n->msg || !req || (!buf && cap) || src < DN_ANY_SOURCE ||
-        src >= (int)DN1_MSG_SENDERS || tag < DN_ANY_TAG || tag > UINT32_MAX) {
+        (src >= 0 && from < 0) || tag < DN_ANY_TAG || tag > UINT32_MAX) {
         return DN_EINVAL;
     }
     if (!(r = calloc(1, sizeof(*r)))) {
         return DN_ENOMEM;
     }
     dn_self(n, DN_SELF_XFER_INSNS);
-    r->src = src;
+    r->src = from;              /* its sender number, or DN_ANY_SOURCE */
     r->tag = tag;
     r->rbuf = buf;
     r->cap = cap;

@@ -126,6 +126,20 @@ void dn_msg_inc_taken(dn_node *n, uint8_t inc);
 /* Every sender's system buffer anew (dn_msg_init, and after a cold start). */
 void dn_msg_setup_senders(dn_node *n);
 
-#define MSG_SLOT(src)  (DN1_LLCM_MSG_SLOTS + (uint32_t)sizeof(struct dn1_msg_slot) * (src))
+/* Host ports (contract 1.29): each port receives on its own control block
+ * and share of slots. Inside the message layer a peer is its sender number
+ * (dn1_msg_sender: node * ports + port; the node id with one port), on
+ * the wire and in the API its address (node | port << 12). */
+#define MSG_CTRL(n)      dn1_llcm_msg_ctrl((n)->port)
+#define MSG_SLOT(n, s)   dn1_llcm_msg_slot((n)->port, (n)->ports, (s))
+static inline unsigned msg_addr(const dn_node *n, unsigned s)
+{
+    return dn1_msg_sender_addr(s, n->ports);
+}
+
+static inline int msg_sender_no(const dn_node *n, unsigned addr)
+{
+    return dn1_msg_sender(addr, n->ports);
+}
 
 #endif

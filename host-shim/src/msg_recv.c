@@ -42,7 +42,7 @@ static void release(dn_node *n, unsigned src, uint64_t id)
     memmove(s->allocs, s->allocs + k, (s->nallocs - k) * sizeof(*s->allocs));
     s->nallocs -= k;
     s->allocs_head += k;
-    dn_st32(n, MSG_SLOT(src) + offsetof(struct dn1_msg_slot, freed), s->freed);
+    dn_st32(n, MSG_SLOT(n, src) + offsetof(struct dn1_msg_slot, freed), s->freed);
 }
 
 static uint64_t track(dn_node *n, unsigned src, uint32_t span)
@@ -70,7 +70,7 @@ static void complete(dn_node *n, struct dn_msg_req *r, unsigned src, uint32_t ta
     if (k && r->rbuf != data) {
         dn_copy(n, r->rbuf, data, k);   /* equal: it landed in place */
     }
-    r->st.src = src;
+    r->st.src = msg_addr(n, src);       /* its address, as the caller names it */
     r->st.tag = tag;
     r->st.len = len;
     r->st.error = len > r->cap ? DN_ETRUNC : DN_OK;
@@ -224,7 +224,7 @@ static void cold_start(dn_node *n)
 void dn_msg_recv_progress(dn_node *n)
 {
     struct dn_msg_state *m = n->msg;
-    uint32_t ctrl = DN1_LLCM_MSG_CTRL;
+    uint32_t ctrl = MSG_CTRL(n);
     uint32_t produced = dn_ld32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_produced));
 
     if (produced == m->nq_consumed) {
@@ -241,27 +241,30 @@ void dn_msg_recv_progress(dn_node *n)
             cold_start(n);
             continue;
         }
-        if (no.src >= m->cfg.senders || no.addr > DN1_HOSTMEM_SIZE ||
+        /* The notice names the sender's address; its slot is its number. */
+        unsigned from = (unsigned)msg_sender_no(n, no.src);
+        if (from >= m->cfg.senders || no.addr > DN1_HOSTMEM_SIZE ||
             no.len > DN1_HOSTMEM_SIZE - no.addr ||
-            no.setup_gen != m->senders[no.src].setup_gen) {
+            no.setup_gen != m->senders[from].setup_gen) {
             m->stats.notice_errors++;   /* never expected: not ours to free */
             continue;
         }
-        struct msg_sender *s = &m->senders[no.src];
+        struct msg_sender *s = &m->senders[from];
         if (no.msg_no != s->expect_no) {
             m->stats.notice_errors++;   /* a gap or a repeat: the firmware broke */
         }
         s->expect_no = no.msg_no + 1;
         uint64_t alloc = no.flags & DN1_NOTICE_USER ? NO_ALLOC
-                                                    : track(n, no.src, no.span);
-        arrive(n, no.src, no.utag, n->hostmem + no.addr, no.len, alloc);
+                                                    : track(n, from, no.span);
+        arrive(n, from, no.utag, n->hostmem + no.addr, no.len, alloc);
     }
     dn_st32(n, ctrl + offsetof(struct dn1_msg_ctrl, nq_consumed), m->nq_consumed);
 }
 
-int dn_msg_post_buffer(dn_node *n, unsigned src, uint32_t off, uint32_t len)
+int dn_msg_post_buffer(dn_node *n, unsigned src_addr, uint32_t off, uint32_t len)
 {
     struct dn_msg_state *m;
+    unsigned src = n ? (unsigned)msg_sender_no(n, src_addr) : 0;
 
     if (!n || !(m = n->msg) || src >= m->cfg.senders) {
         return DN_EINVAL;
@@ -270,7 +273,7 @@ int dn_msg_post_buffer(dn_node *n, unsigned src, uint32_t off, uint32_t len)
         return DN_ERANGE;
     }
     struct msg_sender *s = &m->senders[src];
-    uint32_t slot = MSG_SLOT(src);
+    uint32_t slot = MSG_SLOT(n, src);
     uint16_t taken = (uint16_t)dn_ld32(n, slot + offsetof(struct dn1_msg_slot, post_taken));
 
     if (taken != s->post_gen) {

@@ -112,27 +112,45 @@ static void pop_done(struct msg_peer *p)
     }
 }
 
+/* Sender number @s as a person reads it: "node 3", or "node 3 port 1"
+ * on boards of several host ports. */
+static const char *peer_text(const dn_node *n, unsigned s, char buf[32])
+{
+    unsigned a = msg_addr(n, s);
+
+    if (n->ports > 1) {
+        snprintf(buf, 32, "node %u port %u", dn1_addr_node((uint16_t)a),
+                 dn1_addr_port((uint16_t)a));
+    } else {
+        snprintf(buf, 32, "node %u", a);
+    }
+    return buf;
+}
+
 /* The peer is broken: this send and everything queued after it fail. */
 static void peer_fail(dn_node *n, struct msg_peer *p, unsigned dst, int err,
                       unsigned count)
 {
     struct dn_msg_req *head = p->queue;
+    char who[32];
+
+    peer_text(n, dst, who);
 
     p->failed = 1;
     p->fail_error = err;
     if (head && err != DN_ENACK && err != DN_ERETRY) {
         snprintf(p->fail_text, sizeof(p->fail_text),
-                 "message to node %u (tag %u, %zu bytes): the NIC refused a "
-                 "packet's send: %s", dst, head->st.tag, head->len,
+                 "message to %s (tag %u, %zu bytes): the NIC refused a "
+                 "packet's send: %s", who, head->st.tag, head->len,
                  dn_strerror(err));
     } else if (head && err == DN_ENACK) {
         snprintf(p->fail_text, sizeof(p->fail_text),
-                 "message to node %u (tag %u, %zu bytes) refused: NACK %s",
-                 dst, head->st.tag, head->len, reason_name(p->last_reason));
+                 "message to %s (tag %u, %zu bytes) refused: NACK %s",
+                 who, head->st.tag, head->len, reason_name(p->last_reason));
     } else if (head) {
         snprintf(p->fail_text, sizeof(p->fail_text),
-                 "message to node %u (tag %u, %zu bytes) not accepted after %u "
-                 "retries; last NACK %s", dst, head->st.tag, head->len, count,
+                 "message to %s (tag %u, %zu bytes) not accepted after %u "
+                 "retries; last NACK %s", who, head->st.tag, head->len, count,
                  reason_name(p->last_reason));
     }
     for (struct dn_msg_req *r = head; r; r = r->next) {
@@ -141,8 +159,8 @@ static void peer_fail(dn_node *n, struct msg_peer *p, unsigned dst, int err,
             finish(n, r, err, r == head ? p->fail_text : NULL);
             if (r != head) {
                 snprintf(r->st.text, sizeof(r->st.text),
-                         "message to node %u (tag %u) not sent: an earlier one "
-                         "failed (%.70s)", dst, r->st.tag, p->fail_text);
+                         "message to %s (tag %u) not sent: an earlier one "
+                         "failed (%.70s)", who, r->st.tag, p->fail_text);
             }
         }
     }
@@ -154,14 +172,16 @@ static void peer_fail(dn_node *n, struct msg_peer *p, unsigned dst, int err,
 int dn_msg_send_queue(dn_node *n, struct dn_msg_req *r, unsigned dst)
 {
     struct msg_peer *p = peer_get(n, dst);
+    char who[32];
 
     if (!p) {
         return DN_ENOMEM;
     }
     if (p->failed) {
         finish(n, r, p->fail_error, NULL);
-        snprintf(r->st.text, sizeof(r->st.text), "message to node %u (tag %u) "
-                 "not sent: the connection failed earlier (%.70s)", dst, r->st.tag,
+        snprintf(r->st.text, sizeof(r->st.text), "message to %s (tag %u) "
+                 "not sent: the connection failed earlier (%.70s)",
+                 peer_text(n, dst, who), r->st.tag,
                  p->fail_text);
         return DN_OK;
     }
@@ -246,10 +266,10 @@ static void transmit(dn_node *n, struct msg_peer *p, unsigned dst, uint64_t *now
         }
         uint64_t env = DN1_MSG_RADDR_INC(k->m->st.tag, p->inc, k->m->len);
         int rc = k->m->rdma
-            ? dn_rdma_packet(n, DN1_TYPE_MESSAGE, dst, env,
+            ? dn_rdma_packet(n, DN1_TYPE_MESSAGE, msg_addr(n, dst), env,
                              (uint64_t)(k->m->buf - n->hostmem) + k->xoff, k->xoff,
                              k->len, tag, (uint16_t)p->nxt)
-            : dn_botf_packet_posted(n, DN1_TYPE_MESSAGE, 0, dst, env, k->xoff,
+            : dn_botf_packet_posted(n, DN1_TYPE_MESSAGE, 0, msg_addr(n, dst), env, k->xoff,
                                     k->m->buf + k->xoff, k->len, tag,
                                     (uint16_t)p->nxt);
         if (rc == DN_ELINKDOWN || rc == DN_EBUSY || rc == DN_ETIMEDOUT) {
@@ -338,12 +358,14 @@ static void restart_conversation(dn_node *n, struct msg_peer *p, uint64_t seq,
 }
 
 void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
-                      uint16_t from)
+                      uint16_t from_addr)
 {
     struct dn_msg_state *m = n->msg;
     struct msg_peer *p;
     uint64_t seq, now;
     uint16_t round = MSG_TAG_ROUND(tag);
+    /* The answer comes from the port the packet went to (contract 1.29). */
+    unsigned from = (unsigned)msg_sender_no(n, from_addr);
 
     if (!m || from >= m->npeers || !(p = &m->peers[from])->win || p->failed ||
         MSG_TAG_INC(tag) != p->inc) {
@@ -402,11 +424,12 @@ void dn_msg_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason,
  * down). Any other refusal cannot be cured by sending again: the
  * conversation fails with that error, as a NACK that no retry helps.
  */
-void dn_msg_on_post_error(dn_node *n, unsigned dst, uint32_t tag, int err)
+void dn_msg_on_post_error(dn_node *n, unsigned dst_addr, uint32_t tag, int err)
 {
     struct dn_msg_state *m = n->msg;
     struct msg_peer *p;
     uint16_t round = MSG_TAG_ROUND(tag);
+    unsigned dst = (unsigned)msg_sender_no(n, dst_addr);
 
     if (!m || dst >= m->npeers || !(p = &m->peers[dst])->win || p->failed ||
         round != p->round || MSG_TAG_INC(tag) != p->inc) {

@@ -37,6 +37,41 @@
 /* Senders a receiver can set up: node ids 0 .. DN1_MSG_SENDERS - 1. */
 #define DN1_MSG_SENDERS          64u
 
+/*
+ * Host ports (contract 1.29, docs/hardware.md section 10, "Host ports"): on
+ * a board of K host ports every port receives messages on its own: control
+ * block at dn1_llcm_msg_ctrl(p), a share of DN1_MSG_SENDERS / K slots (port
+ * p's from slot p * share). Every board of a cluster has the same K; the
+ * sender at address node | port << 12 (packet.h) is sender node * K + port
+ * of every share, so nodes below DN1_MSG_SENDERS / K^2 can send (K 1: every
+ * node below 64, as before ports; K 2: 16 nodes, 4: 4 nodes).
+ */
+#define DN1_MSG_PORT_SHIFT       12u      /* DN1_PORT_SHIFT (packet.h) */
+static inline unsigned dn1_msg_share(unsigned ports)
+{
+    return DN1_MSG_SENDERS / ports;
+}
+
+static inline unsigned dn1_msg_nodes(unsigned ports)
+{
+    return DN1_MSG_SENDERS / (ports * ports);
+}
+
+/* The sender number of address @addr on boards of @ports, or -1 if that
+ * address cannot send messages. */
+static inline int dn1_msg_sender(unsigned addr, unsigned ports)
+{
+    unsigned node = addr & ((1u << DN1_MSG_PORT_SHIFT) - 1), port = addr >> DN1_MSG_PORT_SHIFT;
+
+    return port < ports && node < dn1_msg_nodes(ports) ? (int)(node * ports + port) : -1;
+}
+
+/* ... and back: the address of sender @s. */
+static inline unsigned dn1_msg_sender_addr(unsigned s, unsigned ports)
+{
+    return s / ports | (s % ports) << DN1_MSG_PORT_SHIFT;
+}
+
 /* Chip SRAM (the firmware's): what the message handler leaves for the next
  * firmware across a host-asked NIC restart (docs/hardware.md section 10). */
 #define DN1_MSG_SRAM_HANDOVER      0xc000u
@@ -127,6 +162,11 @@ struct dn1_msg_ctrl {
     uint32_t reserved[2];
 };
 #define DN1_MSG_NQ_MAX           1024u
+/* Receiving port @p's control block (32 bytes each, port 0's the one above). */
+static inline uint32_t dn1_llcm_msg_ctrl(unsigned p)
+{
+    return DN1_LLCM_MSG_CTRL + 32u * p;
+}
 
 /*
  * Receive slot of sender s at DN1_LLCM_MSG_SLOTS + 32 s (LLCM, NIC-reserved
@@ -151,6 +191,11 @@ struct dn1_msg_slot {
     uint32_t delivered;     /* messages delivered since the setup */
 };
 #define DN1_LLCM_MSG_SLOTS_END   (DN1_LLCM_MSG_SLOTS + DN1_MSG_SENDERS * 32u)
+/* Receiving port @p's slot of sender @s (< dn1_msg_share(@ports)). */
+static inline uint32_t dn1_llcm_msg_slot(unsigned p, unsigned ports, unsigned s)
+{
+    return DN1_LLCM_MSG_SLOTS + 32u * (p * dn1_msg_share(ports) + s);
+}
 
 /* Ring entries are 8-aligned; one that would run past the end starts over
  * at the buffer's start, the skipped tail counted in its span. */

@@ -70,7 +70,9 @@ static void martini_reply_after(MartiniState *s, const struct dn1_hdr *h,
         .version = DN1_PKT_VERSION,
         .type = type,
         .reason = reason,
-        .src = s->node_id,
+        /* From the port asked (contract 1.29): a sender talking to two
+         * ports of one node tells their answers apart. */
+        .src = s->node_id | (h->dst & ~DN1_ADDR_NODE_MASK),
         .dst = h->src,
         .seq = h->seq,
         .tag = h->tag,
@@ -245,7 +247,8 @@ static MartiniWriteResult martini_read_serve(MartiniState *s,
     uint8_t rsp[DN1_PKT_MAX_SIZE];
     struct dn1_hdr r = {
         .version = DN1_PKT_VERSION, .type = DN1_TYPE_READ_RSP,
-        .src = s->node_id, .dst = h->src, .len = h->xoff, .seq = h->seq,
+        .src = s->node_id | (h->dst & ~DN1_ADDR_NODE_MASK), .dst = h->src,
+        .len = h->xoff, .seq = h->seq,
         .tag = h->tag,
     };
     uint8_t flags = translate ? h->flags : h->flags & ~DN1_FLAG_VA;

@@ -522,6 +522,12 @@ int dn_atomic(dn_node *n, unsigned dst, uint64_t rva, unsigned op,
  * destination, message and count, and so does everything queued to that
  * peer after it. Other NACKs fail it at once (DN_ENACK); so does a host bus
  * that broke (DN_EIO: the board went away; never a SIGPIPE). Progress happens inside these calls (and dn_msg_progress).
+ *
+ * Peers are addresses (contract 1.29): node | port << 12, the node id for
+ * port 0. Every host port of a board sends and receives messages on its
+ * own; every board of a run must have the same number K of host ports,
+ * and nodes below 64 / K^2 can take part (dn1_msg_nodes: all 64 with one
+ * port, 16 with two, 4 with four). Other addresses: DN_EINVAL.
  */
 #define DN_ANY_SOURCE  (-1)
 #define DN_ANY_TAG     (-1)
@@ -529,7 +535,8 @@ int dn_atomic(dn_node *n, unsigned dst, uint64_t rva, unsigned op,
 struct dn_msg_config {
     uint32_t sysbuf_off;     /* system buffers start here in receive memory */
     uint32_t sysbuf_bytes;   /* per sender (multiple of 8) */
-    unsigned senders;        /* set up for senders 0 .. senders-1 (<= 64) */
+    unsigned senders;        /* set up for senders 0 .. senders-1 (<= 64 / K): sender
+                                node * K + port (dn1_msg_sender) */
     uint32_t nq_off;         /* notice queue: offset in LLCM (user area, 32-aligned) */
     uint32_t nq_entries;     /* a power of two, <= 1024 */
     unsigned retry;          /* 0..7 (7: forever): resends after a gap or a timeout */
@@ -541,14 +548,16 @@ struct dn_msg_config {
 };
 
 /* Defaults for this node: the upper half of receive memory split among
- * DIMMNET_NODES senders (1 MiB each at most), 512 notices at LLCM 0xc000,
+ * DIMMNET_NODES senders (1 MiB each at most), 512 notices at LLCM 0xc000;
+ * on a board of K > 1 host ports, port p's part of it (a Kth) among
+ * DIMMNET_NODES * K senders, 128 notices at LLCM 0x2000 + 0x1000 p;
  * retry 6, rnr_retry 7, min_rnr_timer 12 (0.64 ms), timeout 200 ms of wall
  * clock, window 256. On a board that keeps modeled time (--timing,
  * --deterministic) the timeout (200 us) and the RNR backoff run on the
  * board's clock (dn_clock), which runs far slower than the wall clock. */
 void dn_msg_config_default(dn_node *n, struct dn_msg_config *cfg);
 
-/* Set up message exchange (cfg NULL: defaults). Once per node. */
+/* Set up message exchange (cfg NULL: defaults). Once per node and port. */
 int dn_msg_init(dn_node *n, const struct dn_msg_config *cfg);
 
 /* InfiniBand's min_rnr_timer table: code 0..31 to ns (0: 655.36 ms). */
@@ -557,7 +566,7 @@ uint64_t dn_msg_rnr_ns(unsigned code);
 typedef struct dn_msg_req dn_msg_req;
 
 struct dn_msg_status {
-    unsigned src;            /* receive: the sender; send: the destination */
+    unsigned src;            /* receive: the sender's address; send: the destination */
     uint32_t tag;
     size_t len;              /* receive: the message's length (even if truncated) */
     int error;               /* DN_OK, DN_ETRUNC, DN_ERETRY, DN_ENACK ... */
