@@ -10,14 +10,16 @@
  *    aligned LLCM word, the pointer below 4 GiB, pointer + offset without
  *    a carry: CONTINUE at pointer + offset. 39 instructions from the vector
  *    to eret on the 4Kc.
- *  - Message exchange (message_handle, then message_written): a packet in
- *    the middle of a message already placed (not its first, not its last),
- *    in f_seq order and of the conversation in force (the envelope's low
- *    word, incarnation and length, compared whole), continuing at base +
- *    offset; once the hardware has
- *    written it, the sender's state moves on and its slot word is
- *    published, as message_written() does for such a packet (the slot's
- *    `delivered` is unchanged by it and not rewritten).
+ *  - Message exchange (message_handle, then message_written), on a board
+ *    of one host port only (message_fast_senders: it indexes the table by
+ *    src and reads port 0's control block): a packet in the middle of a
+ *    message already placed (not its first, not its last), in f_seq order
+ *    and of the conversation in force (the envelope's low word,
+ *    incarnation and length, compared whole), continuing at base +
+ *    offset; once the hardware has written it, the sender's state moves
+ *    on and its slot word is published, as message_written() does for
+ *    such a packet (the slot's `delivered` is unchanged by it and not
+ *    rewritten).
  *
  * Both count DN1_FWST_DISPATCHED as the dispatcher would, and read LLCM
  * through its host-order view (docs/hardware.md section 2): no byte swaps.
@@ -83,19 +85,19 @@ cpu_exc_fast:
     sw      $t2, -12($sp)
     sw      $t3, -16($sp)
     lw      $k0, FP_RX_HDR0($k1)
-    HAZARD
+    lui     $t3, %hi(message_fast_senders)  /* in the load delay (R3000) */
     andi    $t0, $k0, FP_MSG_FLAGS_MASK
     xori    $t0, $t0, FP_MSG_FLAGS_WANT
     bnez    $t0, 8f                     /* OTF, VA or no ACK: C refuses */
     lw      $k0, FP_RX_HDR1($k1)
-    HAZARD
+    lw      $t3, %lo(message_fast_senders)($t3) /* 64 if one port, else 0 */
     srl     $t1, $k0, 16                /* src */
     srl     $k0, $k0, 8
     andi    $k0, $k0, 0xff
     xori    $k0, $k0, 0xff
     beqz    $k0, 8f                     /* dst >= 0xff00: a group */
-    sltiu   $t0, $t1, FP_MSG_SENDERS
-    beqz    $t0, 8f
+    sltu    $t0, $t1, $t3
+    beqz    $t0, 8f                     /* not a sender, or K > 1: C */
     lui     $t2, FP_LLCM_HOST_ORDER_HI
     lw      $k0, FP_MSG_CTRL_ENABLE($t2)
     lui     $t0, FP_MSG_ENABLE_HI

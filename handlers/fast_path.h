@@ -30,10 +30,10 @@
 #define FP_MSG_VERSION_TYPE     0x0141
 #define FP_MSG_FLAGS_MASK       0x0700  /* (OTF | VA | ACK_REQ) << 8 */
 #define FP_MSG_FLAGS_WANT       0x0100  /* ACK_REQ << 8 */
-#define FP_MSG_SENDERS          64
+#define FP_MSG_SENDERS          64      /* message_fast_senders with one host port */
 #define FP_MSG_ENABLE_HI        0x3147  /* "MSG1" */
 #define FP_MSG_ENABLE_LO        0x534d
-#define FP_MSG_CTRL_ENABLE      0x1200  /* LLCM offset */
+#define FP_MSG_CTRL_ENABLE      0x1200  /* LLCM offset (port 0's control block) */
 #define FP_MSG_SLOTS            0x1300  /* LLCM offset; 32 bytes a sender */
 #define FP_MSG_SLOT_SHIFT       5
 #define FP_MSG_SLOT_GENS        20      /* setup_gen | post_gen << 16 */

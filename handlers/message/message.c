@@ -13,19 +13,23 @@
 #include "message.h"
 #include "fast_path.h"
 #include "fwstats.h"
+#include "hal/martini.h"
 #include "hal/nicmem.h"
 #include "hal/sram.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
+#include "dimmnet1/shared_mem.h"
 
-/* LLCM offsets (hal_llcm_read32/write32: the firmware's fixed places). */
-#define CTRL(field)       (DN1_LLCM_MSG_CTRL + offsetof(struct dn1_msg_ctrl, field))
-#define SLOT(src, field)  (DN1_LLCM_MSG_SLOTS + sizeof(struct dn1_msg_slot) * (src) + \
+/* LLCM offsets (hal_llcm_read32/write32: the firmware's fixed places).
+ * Receiving port p's control block; the slot of table entry g = p * share
+ * + sender, which is port p's slot of that sender (dn1_llcm_msg_slot). */
+#define CTRL(p, field)    (dn1_llcm_msg_ctrl(p) + offsetof(struct dn1_msg_ctrl, field))
+#define SLOT(g, field)    (DN1_LLCM_MSG_SLOTS + sizeof(struct dn1_msg_slot) * (g) + \
                            offsetof(struct dn1_msg_slot, field))
 /* The u16 pairs as the 32-bit words they share (little-endian). */
-#define SLOT_GENS(src)    SLOT(src, setup_gen)     /* setup_gen | post_gen << 16 */
-#define SLOT_FW(src)      SLOT(src, post_taken)    /* post_taken | next_seq << 16 */
+#define SLOT_GENS(g)      SLOT(g, setup_gen)       /* setup_gen | post_gen << 16 */
+#define SLOT_FW(g)        SLOT(g, post_taken)      /* post_taken | next_seq << 16 */
 #define NOTICE_WORDS      (sizeof(struct dn1_msg_notice) / 4)
 
 /* The fields up to `base` are shared with the assembly fast path for the
@@ -49,8 +53,17 @@ struct sender {
     uint32_t prev_pos;          /* ... its place: what abandoning it restores */
 } __attribute__((aligned(1 << FP_SENDER_SHIFT)));
 
-/* Global for fast_path.S only. */
+/* Global for fast_path.S only. Entry g = receiving port * share + sender
+ * number (dn1_msg_sender): with one port, the sender's address. */
 struct sender message_senders[DN1_MSG_SENDERS];
+
+/* The board's host ports K (read once: it never changes while the board
+ * runs) and each port's share of the table. */
+static unsigned msg_ports = 1, msg_share = DN1_MSG_SENDERS;
+
+/* For fast_path.S: it takes packets from addresses below this. It indexes
+ * the table by src and knows port 0 only, so 0 (none) unless K = 1. */
+uint32_t message_fast_senders;
 
 _Static_assert(sizeof(struct sender) == 1u << FP_SENDER_SHIFT &&
                offsetof(struct sender, setup_gen) == FP_S_SETUP_GEN &&
@@ -80,12 +93,13 @@ _Static_assert((DN1_PKT_VERSION << 8 | DN1_TYPE_MESSAGE) == FP_MSG_VERSION_TYPE 
                DN1_REG_RX_HDR1 == FP_RX_HDR1 && DN1_REG_RX_HDR2 == FP_RX_HDR2 &&
                DN1_REG_RX_CMD_RESULT == FP_RX_CMD_RESULT &&
                DN1_RX_RESULT_OK == 0, "message packet and registers");
-static uint32_t nq_produced;
+static uint32_t nq_produced[DN1_HOST_PORTS_MAX];     /* per receiving port */
 
 /* What the packet being continued commits once it is written. */
 static struct {
     struct sender *s;
-    uint16_t src;
+    uint16_t src;           /* the sender's address, for the notice */
+    uint8_t port, g;        /* the receiving port; the table entry */
     uint8_t first, last, user;
     uint16_t post_gen;
     uint32_t base, span, pos;
@@ -99,23 +113,27 @@ static enum rx_action refuse(struct rx_packet *p, uint8_t reason, unsigned stat)
     return RX_NACK;
 }
 
-static void publish(unsigned src, const struct sender *s)
+static void publish(unsigned g, const struct sender *s)
 {
-    hal_llcm_write32(SLOT_FW(src), s->post_taken | (uint32_t)s->next_seq << 16);
-    hal_llcm_write32(SLOT(src, delivered), s->delivered);
+    hal_llcm_write32(SLOT_FW(g), s->post_taken | (uint32_t)s->next_seq << 16);
+    hal_llcm_write32(SLOT(g, delivered), s->delivered);
 }
 
 /*
  * The handover record in chip SRAM (docs/hardware.md section 10): magic,
- * layout, notice count, the sender table word for word, CRC-32 of all
- * before it. The layout names this struct sender: firmware whose table
- * differs finds no record of its own and starts over.
+ * layout, K, the notice count of each port, the sender table word for word,
+ * CRC-32 of all before it. The layout names this struct sender: firmware
+ * whose table differs finds no record of its own and starts over; so does
+ * one under another K, whose table entries name other senders.
  */
 #define HO(off)            (DN1_MSG_SRAM_HANDOVER + (off))
-#define HO_LAYOUT          (2u << 24 | (uint32_t)sizeof(struct sender) << 8 | \
+#define HO_LAYOUT          (3u << 24 | (uint32_t)sizeof(struct sender) << 8 | \
                             DN1_MSG_SENDERS)
+#define HO_PORTS           8
+#define HO_NQ(p)           (12 + 4 * (p))
+#define HO_TABLE           HO_NQ(DN1_HOST_PORTS_MAX)
 #define HO_WORDS           (sizeof(message_senders) / 4)
-#define HO_CRC_OFF         (12 + 4 * HO_WORDS)
+#define HO_CRC_OFF         (HO_TABLE + 4 * HO_WORDS)
 _Static_assert(HO_CRC_OFF + 4 <= DN1_MSG_SRAM_HANDOVER_SIZE, "handover record");
 
 static uint32_t crc_word(uint32_t crc, uint32_t w)
@@ -126,10 +144,16 @@ static uint32_t crc_word(uint32_t crc, uint32_t w)
     return dn1_crc32_update(crc, b, 4);
 }
 
-/* The CRC of the record's first three words, before the sender table. */
-static uint32_t crc_head(uint32_t nq)
+/* The CRC of the record's words before the sender table. */
+static uint32_t crc_head(uint32_t ports, const uint32_t nq[DN1_HOST_PORTS_MAX])
 {
-    return crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC), HO_LAYOUT), nq);
+    uint32_t crc = crc_word(crc_word(crc_word(0, DN1_MSG_HANDOVER_MAGIC), HO_LAYOUT),
+                            ports);
+
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        crc = crc_word(crc, nq[p]);
+    }
+    return crc;
 }
 
 /*
@@ -137,39 +161,43 @@ static uint32_t crc_head(uint32_t nq)
  * "Restarts"): the setups in force when it came (cold_gens) lead nowhere,
  * since where the ring stood is lost, so their senders are refused
  * NO_BUFFER until the host sets up again; the host learns of it from a
- * RESTART notice, which waits for room in its queue if need be.
+ * RESTART notice, which waits for room in its queue if need be. Each
+ * receiving port has its own host, so all of it is per port.
  */
 static uint16_t cold_gens[DN1_MSG_SENDERS];
-static uint8_t restart_notice_due;
-static uint32_t notice_slot_free(void);
+static uint8_t restart_notice_due[DN1_HOST_PORTS_MAX];
+static uint32_t notice_slot_free(unsigned port);
 
-static void post_restart_notice(void)
+static void post_restart_notice(unsigned port)
 {
-    uint32_t at = notice_slot_free();
+    uint32_t at = notice_slot_free(port);
 
-    if (!restart_notice_due || !at) {
+    if (!restart_notice_due[port] || !at) {
         return;
     }
     for (unsigned i = 0; i < NOTICE_WORDS; i++) {
         hal_llcm_write32(at + 4 * i, i == 0 ? DN1_NOTICE_NO_SENDER |
                                      (uint32_t)DN1_NOTICE_RESTART << 16
-                                   : i == 6 ? nq_produced : 0);
+                                   : i == 6 ? nq_produced[port] : 0);
     }
-    hal_llcm_write32(CTRL(nq_produced), ++nq_produced);
-    restart_notice_due = 0;
+    hal_llcm_write32(CTRL(port, nq_produced), ++nq_produced[port]);
+    restart_notice_due[port] = 0;
     fwstats_inc(DN1_FWST_MSG_COLD_STARTS);
 }
 
 void message_save(void)
 {
     const uint32_t *w = (const uint32_t *)(const void *)message_senders;
-    uint32_t crc = crc_head(nq_produced);
+    uint32_t crc = crc_head(msg_ports, nq_produced);
 
     /* A cold start the host has not set up after yet is not handed over:
      * the next firmware starts cold too, and tells the host again. */
-    int cold = restart_notice_due;
-    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
-        cold |= cold_gens[src] != 0;
+    int cold = 0;
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        cold |= restart_notice_due[p];
+    }
+    for (unsigned g = 0; g < DN1_MSG_SENDERS; g++) {
+        cold |= cold_gens[g] != 0;
     }
     if (cold) {
         hal_sram_write32(HO(0), 0);
@@ -177,9 +205,12 @@ void message_save(void)
     }
 
     hal_sram_write32(HO(4), HO_LAYOUT);
-    hal_sram_write32(HO(8), nq_produced);
+    hal_sram_write32(HO(HO_PORTS), msg_ports);
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        hal_sram_write32(HO(HO_NQ(p)), nq_produced[p]);
+    }
     for (unsigned i = 0; i < HO_WORDS; i++) {
-        hal_sram_write32(HO(12 + 4 * i), w[i]);
+        hal_sram_write32(HO(HO_TABLE + 4 * i), w[i]);
         crc = crc_word(crc, w[i]);
     }
     hal_sram_write32(HO(HO_CRC_OFF), crc);
@@ -192,74 +223,95 @@ void message_save(void)
 static int resume(void)
 {
     uint32_t *w = (uint32_t *)(void *)message_senders;
-    uint32_t nq, crc;
+    uint32_t nq[DN1_HOST_PORTS_MAX], ports, crc;
 
     if (hal_sram_read32(HO(0)) != DN1_MSG_HANDOVER_MAGIC ||
         hal_sram_read32(HO(4)) != HO_LAYOUT) {
         return 0;
     }
     hal_sram_write32(HO(0), 0);
-    nq = hal_sram_read32(HO(8));
-    crc = crc_head(nq);
+    ports = hal_sram_read32(HO(HO_PORTS));
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        nq[p] = hal_sram_read32(HO(HO_NQ(p)));
+    }
+    crc = crc_head(ports, nq);
     for (unsigned i = 0; i < HO_WORDS; i++) {
-        w[i] = hal_sram_read32(HO(12 + 4 * i));
+        w[i] = hal_sram_read32(HO(HO_TABLE + 4 * i));
         crc = crc_word(crc, w[i]);
     }
-    if (crc != hal_sram_read32(HO(HO_CRC_OFF))) {
+    if (crc != hal_sram_read32(HO(HO_CRC_OFF)) || ports != msg_ports) {
         return 0;
     }
-    nq_produced = nq;
-    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
-        publish(src, &message_senders[src]);
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        nq_produced[p] = nq[p];
+    }
+    for (unsigned g = 0; g < DN1_MSG_SENDERS; g++) {
+        publish(g, &message_senders[g]);
     }
     return 1;
 }
 
 int message_init(void)
 {
-    restart_notice_due = 0;
-    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
-        cold_gens[src] = 0;
+    unsigned k = hal_host_ports();
+    uint8_t host[DN1_HOST_PORTS_MAX] = { 0 };
+
+    /* HOST_PORTS is 1..4: anything else is taken as the one port of old. */
+    msg_ports = k - 1 < DN1_HOST_PORTS_MAX ? k : 1;
+    msg_share = dn1_msg_share(msg_ports);
+    message_fast_senders = msg_ports == 1 ? FP_MSG_SENDERS : 0;
+    for (unsigned p = 0; p < DN1_HOST_PORTS_MAX; p++) {
+        restart_notice_due[p] = 0;
+        nq_produced[p] = 0;
+    }
+    for (unsigned g = 0; g < DN1_MSG_SENDERS; g++) {
+        cold_gens[g] = 0;
     }
     if (resume()) {
         return 1;
     }
-    /* The host's notice count goes on where the firmware before left it
-     * (its notices stay the host's to take), if it makes sense. */
-    uint32_t consumed = hal_llcm_read32(CTRL(nq_consumed));
-    uint32_t produced = hal_llcm_read32(CTRL(nq_produced));
-    int host = hal_llcm_read32(CTRL(enable)) == DN1_MSG_ENABLE &&
-               produced - consumed <= hal_llcm_read32(CTRL(nq_entries));
+    /* Each port's host's notice count goes on where the firmware before
+     * left it (its notices stay the host's to take), if it makes sense. */
+    for (unsigned p = 0; p < msg_ports; p++) {
+        uint32_t consumed = hal_llcm_read32(CTRL(p, nq_consumed));
+        uint32_t produced = hal_llcm_read32(CTRL(p, nq_produced));
 
-    for (unsigned src = 0; src < DN1_MSG_SENDERS; src++) {
-        uint32_t gens = hal_llcm_read32(SLOT_GENS(src));
+        host[p] = hal_llcm_read32(CTRL(p, enable)) == DN1_MSG_ENABLE &&
+                  produced - consumed <= hal_llcm_read32(CTRL(p, nq_entries));
+        nq_produced[p] = host[p] ? produced : 0;
+    }
+    for (unsigned g = 0; g < DN1_MSG_SENDERS; g++) {
+        uint32_t gens = hal_llcm_read32(SLOT_GENS(g));
+        unsigned p = g / msg_share;
 
         /* A post left from before this boot is not ours to take. */
-        message_senders[src] = (struct sender){ .post_taken = (uint16_t)(gens >> 16) };
-        cold_gens[src] = host ? (uint16_t)gens : 0;
-        publish(src, &message_senders[src]);
+        message_senders[g] = (struct sender){ .post_taken = (uint16_t)(gens >> 16) };
+        cold_gens[g] = p < msg_ports && host[p] ? (uint16_t)gens : 0;
+        publish(g, &message_senders[g]);
     }
-    nq_produced = host ? produced : 0;
-    hal_llcm_write32(CTRL(nq_produced), nq_produced);
-    restart_notice_due = (uint8_t)host;
-    post_restart_notice();
+    for (unsigned p = 0; p < msg_ports; p++) {
+        hal_llcm_write32(CTRL(p, nq_produced), nq_produced[p]);
+        restart_notice_due[p] = host[p];
+        post_restart_notice(p);
+    }
     return 0;
 }
 
-/* Take over the host's (re)setup of @src's system buffer: an empty ring, a
- * partial message dropped, and the conversation closed: the sender must
- * start a newer incarnation (the new host may not be the one it spoke to). */
-static int adopt(struct sender *s, unsigned src, uint16_t gen)
+/* Take over the host's (re)setup of entry @g's system buffer (a sender of
+ * @port): an empty ring, a partial message dropped, and the conversation
+ * closed: the sender must start a newer incarnation (the new host may not
+ * be the one it spoke to). */
+static int adopt(struct sender *s, unsigned port, unsigned g, uint16_t gen)
 {
-    if (gen == cold_gens[src]) {
-        post_restart_notice();          /* a setup from before a cold start */
+    if (gen == cold_gens[g]) {
+        post_restart_notice(port);      /* a setup from before a cold start */
         return -1;
     }
-    cold_gens[src] = 0;
+    cold_gens[g] = 0;
 
-    uint32_t off = hal_llcm_read32(SLOT(src, sysbuf_off));
-    uint32_t size = hal_llcm_read32(SLOT(src, sysbuf_size));
-    uint32_t freed = hal_llcm_read32(SLOT(src, freed));
+    uint32_t off = hal_llcm_read32(SLOT(g, sysbuf_off));
+    uint32_t size = hal_llcm_read32(SLOT(g, sysbuf_size));
+    uint32_t freed = hal_llcm_read32(SLOT(g, freed));
 
     if (((off | size) & (DN1_MSG_ALIGN - 1)) != 0 ||
         off > DN1_HOSTMEM_SIZE || size > DN1_HOSTMEM_SIZE - off) {
@@ -274,11 +326,11 @@ static int adopt(struct sender *s, unsigned src, uint16_t gen)
         .inc = s->inc, .known = s->known,
     };
     fwstats_inc(DN1_FWST_MSG_SETUPS);
-    publish(src, s);
+    publish(g, s);
     return 0;
 }
 
-/* @src's conversation ends, taken over by incarnation @inc. A message it
+/* @s's conversation ends, taken over by incarnation @inc. A message it
  * left half-received is dropped and its place handed back (it is the
  * newest ring entry, or the post last taken), so nothing leaks; with no
  * message in progress the fast path takes nothing of an ended one. */
@@ -299,31 +351,32 @@ static void end_conversation(struct sender *s, uint8_t inc)
     s->open = 0;
 }
 
-/* A newer incarnation of @src starts its conversation: f_seq 0. */
-static void start_incarnation(struct sender *s, unsigned src, uint8_t inc)
+/* A newer incarnation of entry @g's sender starts its conversation: f_seq 0. */
+static void start_incarnation(struct sender *s, unsigned g, uint8_t inc)
 {
     end_conversation(s, inc);
     s->open = 1;
     s->next_seq = 0;
     fwstats_inc(DN1_FWST_MSG_INCARNATIONS);
-    publish(src, s);
+    publish(g, s);
 }
 
-/* The notice queue, if the host set it up sanely and it has room: the LLCM
- * offset of the next notice (never 0: above the NIC's reserved part), else 0. */
-static uint32_t notice_slot_free(void)
+/* @port's notice queue, if its host set it up sanely and it has room: the
+ * LLCM offset of the next notice (never 0: above the NIC's reserved part),
+ * else 0. */
+static uint32_t notice_slot_free(unsigned port)
 {
-    uint32_t off = hal_llcm_read32(CTRL(nq_off));
-    uint32_t entries = hal_llcm_read32(CTRL(nq_entries));
-    uint32_t consumed = hal_llcm_read32(CTRL(nq_consumed));
+    uint32_t off = hal_llcm_read32(CTRL(port, nq_off));
+    uint32_t entries = hal_llcm_read32(CTRL(port, nq_entries));
+    uint32_t consumed = hal_llcm_read32(CTRL(port, nq_consumed));
 
     if (entries == 0 || entries > DN1_MSG_NQ_MAX || (entries & (entries - 1)) ||
         (off & 31u) || off < DN1_LLCM_NIC_RESERVED ||
         off > DN1_LLCM_SIZE - entries * sizeof(struct dn1_msg_notice) ||
-        nq_produced - consumed >= entries) {
+        nq_produced[port] - consumed >= entries) {
         return 0;
     }
-    return off + (nq_produced & (entries - 1)) * sizeof(struct dn1_msg_notice);
+    return off + (nq_produced[port] & (entries - 1)) * sizeof(struct dn1_msg_notice);
 }
 
 /*
@@ -334,19 +387,19 @@ static uint32_t notice_slot_free(void)
  * at the beginning, the skipped tail counted in its span.
  */
 static enum rx_action place(struct rx_packet *p, struct sender *s,
-                            unsigned src, uint32_t mlen, uint16_t post_gen)
+                            unsigned g, uint32_t mlen, uint16_t post_gen)
 {
     uint32_t freed, used, need, pad;
 
     if (post_gen != s->post_taken) {
-        uint32_t post_off = hal_llcm_read32(SLOT(src, post_off));
-        uint32_t post_len = hal_llcm_read32(SLOT(src, post_len));
+        uint32_t post_off = hal_llcm_read32(SLOT(g, post_off));
+        uint32_t post_len = hal_llcm_read32(SLOT(g, post_len));
 
         if (post_off > DN1_HOSTMEM_SIZE || post_len > DN1_HOSTMEM_SIZE - post_off) {
             /* A post outside receive memory is refused once and dropped,
              * so it cannot wedge the sender; the retry takes the ring. */
             s->post_taken = post_gen;
-            publish(src, s);
+            publish(g, s);
             return refuse(p, DN1_NACK_BAD_POINTER, DN1_FWST_NACK_BAD_POINTER);
         }
         if (post_len >= mlen) {
@@ -361,7 +414,7 @@ static enum rx_action place(struct rx_packet *p, struct sender *s,
     if (mlen > s->sysbuf_size) {
         return refuse(p, DN1_NACK_TOO_LONG, DN1_FWST_NACK_TOO_LONG);
     }
-    freed = hal_llcm_read32(SLOT(src, freed));
+    freed = hal_llcm_read32(SLOT(g, freed));
     used = s->alloc - freed;
     if (used > s->sysbuf_size) {
         used = s->sysbuf_size;          /* nonsense from the host: full */
@@ -384,19 +437,21 @@ static enum rx_action place(struct rx_packet *p, struct sender *s,
     return RX_CONTINUE;
 }
 
-static void post_notice(unsigned src, const struct sender *s)
+/* In @port's queue; its src is the sender's address, from which the host
+ * finds the slot. */
+static void post_notice(unsigned port, unsigned src, const struct sender *s)
 {
     uint32_t w[NOTICE_WORDS] = {
         src | (uint32_t)(s->user ? DN1_NOTICE_USER : 0) << 16,
-        s->utag, DN1_MSG_LEN(s->env), s->base, s->span, s->delivered, nq_produced,
-        s->setup_gen,
+        s->utag, DN1_MSG_LEN(s->env), s->base, s->span, s->delivered,
+        nq_produced[port], s->setup_gen,
     };
 
     for (unsigned i = 0; i < NOTICE_WORDS; i++) {
         hal_llcm_write32(pending.notice + 4 * i, w[i]);
     }
     /* The notice is whole before the host can see it. */
-    hal_llcm_write32(CTRL(nq_produced), ++nq_produced);
+    hal_llcm_write32(CTRL(port, nq_produced), ++nq_produced[port]);
 }
 
 /* The hardware wrote the packet (step 7): commit what the handler chose. */
@@ -425,7 +480,7 @@ static void message_written(const struct rx_packet *p)
     s->next_seq++;
     fwstats_inc(DN1_FWST_MSG_PACKETS);
     if (pending.last) {
-        post_notice(pending.src, s);
+        post_notice(pending.port, pending.src, s);
         s->active = 0;
         s->delivered++;
         fwstats_inc(DN1_FWST_MSG_DELIVERED);
@@ -433,13 +488,15 @@ static void message_written(const struct rx_packet *p)
             fwstats_inc(DN1_FWST_MSG_USER);
         }
     }
-    publish(pending.src, s);
+    publish(pending.g, s);
 }
 
 enum rx_action message_handle(struct rx_packet *p)
 {
     const struct dn1_hdr *h = &p->hdr;
     uint32_t mlen = DN1_MSG_LEN(h->raddr), gens;
+    unsigned port = dn1_addr_port(h->dst), g;
+    int sender;
     struct sender *s;
     int16_t ahead;
     uint8_t inc;
@@ -449,13 +506,18 @@ enum rx_action message_handle(struct rx_packet *p)
         h->dst >= DN1_MCAST_BASE) {
         return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
     }
-    /* Step 3: the sender's slot, set up by the host. */
-    if (h->src >= DN1_MSG_SENDERS || hal_llcm_read32(CTRL(enable)) != DN1_MSG_ENABLE ||
-        (uint16_t)(gens = hal_llcm_read32(SLOT_GENS(h->src))) == 0) {
+    /* Step 3: the sender's slot in the receiving port's share, set up by
+     * that port's host. The hardware delivers only to ports the board has;
+     * the port check keeps g in the table whatever comes. */
+    sender = dn1_msg_sender(h->src, msg_ports);
+    g = port * msg_share + (unsigned)sender;
+    if (sender < 0 || port >= msg_ports ||
+        hal_llcm_read32(CTRL(port, enable)) != DN1_MSG_ENABLE ||
+        (uint16_t)(gens = hal_llcm_read32(SLOT_GENS(g))) == 0) {
         return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
     }
-    s = &message_senders[h->src];
-    if ((uint16_t)gens != s->setup_gen && adopt(s, h->src, (uint16_t)gens) != 0) {
+    s = &message_senders[g];
+    if ((uint16_t)gens != s->setup_gen && adopt(s, port, g, (uint16_t)gens) != 0) {
         return refuse(p, DN1_NACK_NO_BUFFER, DN1_FWST_NACK_NO_BUFFER);
     }
 
@@ -473,7 +535,7 @@ enum rx_action message_handle(struct rx_packet *p)
             }
             return refuse(p, DN1_NACK_INCARNATION, DN1_FWST_NACK_INCARNATION);
         }
-        start_incarnation(s, h->src, inc);
+        start_incarnation(s, g, inc);
     }
 
     /* f_seq: in order only; what landed already is ACKed again. */
@@ -497,13 +559,15 @@ enum rx_action message_handle(struct rx_packet *p)
     }
     pending.s = s;
     pending.src = h->src;
+    pending.port = (uint8_t)port;
+    pending.g = (uint8_t)g;
     pending.first = !s->active;
     pending.last = h->xoff + h->len == mlen;
-    if (pending.last && !(pending.notice = notice_slot_free())) {
+    if (pending.last && !(pending.notice = notice_slot_free(port))) {
         return refuse(p, DN1_NACK_BUFFER_FULL, DN1_FWST_NACK_BUFFER_FULL);
     }
     if (pending.first) {
-        enum rx_action a = place(p, s, h->src, mlen, (uint16_t)(gens >> 16));
+        enum rx_action a = place(p, s, g, mlen, (uint16_t)(gens >> 16));
         if (a != RX_CONTINUE) {
             return a;
         }

@@ -10,19 +10,20 @@
 int message_init(void);
 
 /* Leaving for a NIC restart (between packets): save every sender's
- * conversation and the notice count for the next firmware. */
+ * conversation and each port's notice count for the next firmware. */
 void message_save(void);
 
 /*
- * A MESSAGE packet (docs/hardware.md section 10). The first packet of a
- * message picks its place: a user buffer the host posted for this sender
- * (zero copy), else free space in the sender's system buffer, else NACK
- * BUFFER_FULL (the paper's overflow value) or TOO_LONG. Every packet lands
- * at that place + its offset; once the last is written, a notice goes to
- * the host's queue. Packets are taken in f_seq order: one that landed
- * already is ACKed again without a write (RX_DONE), one ahead of its turn
- * is NACKed SEQUENCE. Nothing is ever written outside the buffers the host
- * registered for the sender.
+ * A MESSAGE packet (docs/hardware.md section 10), for the host port its
+ * dst names: each port has its own control block, slots and notice queue
+ * ("Host ports"). The first packet of a message picks its place: a user
+ * buffer the host posted for this sender (zero copy), else free space in
+ * the sender's system buffer, else NACK BUFFER_FULL (the paper's overflow
+ * value) or TOO_LONG. Every packet lands at that place + its offset; once
+ * the last is written, a notice goes to the port's queue. Packets are
+ * taken in f_seq order: one that landed already is ACKed again without a
+ * write (RX_DONE), one ahead of its turn is NACKed SEQUENCE. Nothing is
+ * ever written outside the buffers the host registered for the sender.
  */
 enum rx_action message_handle(struct rx_packet *p);
 

@@ -1,6 +1,8 @@
 /*
  * Message handler (handlers/message) on the FAKE HAL (host-built): where
- * messages land, the notices, f_seq order, overflow and every refusal.
+ * messages land, the notices, f_seq order, overflow and every refusal, on
+ * one host port and on several (contract 1.29: each port receives on its
+ * own control block, slots and notice queue).
  * The fake host memory is 64 KiB; system buffers and posts live there.
  */
 #include <stdlib.h>
@@ -11,56 +13,111 @@
 #include "message/message.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
+#include "dimmnet1/shared_mem.h"
 
 #define ME      1
-#define NQ_OFF  0x8000u           /* notice queue in the LLCM user area */
+#define NQ_OFF  0x8000u           /* port 0's notice queue in the LLCM user area */
 #define NQ_N    8u
+/* One host port (K = 1): the slot of sender src and the control block at
+ * the offsets of old, written out here. */
 #define SLOTW(src, field) (DN1_RADDR_LLCM + DN1_LLCM_MSG_SLOTS + 32u * (src) + \
                            offsetof(struct dn1_msg_slot, field))
 #define CTRLW(field) (DN1_RADDR_LLCM + DN1_LLCM_MSG_CTRL + \
                       offsetof(struct dn1_msg_ctrl, field))
+/* K = fake_host_ports: receiving port p's slot of the sender at address a
+ * and port p's control block (message.h). */
+#define SLOTPW(p, a, field) (DN1_RADDR_LLCM + offsetof(struct dn1_msg_slot, field) + \
+                             dn1_llcm_msg_slot(p, fake_host_ports, \
+                                               (unsigned)dn1_msg_sender(a, fake_host_ports)))
+#define CTRLPW(p, field) (DN1_RADDR_LLCM + dn1_llcm_msg_ctrl(p) + \
+                          offsetof(struct dn1_msg_ctrl, field))
+#define ADDR(node, port) ((unsigned)(node) | (unsigned)(port) << DN1_PORT_SHIFT)
 
-static uint16_t seq_of[DN1_MSG_SENDERS];
-static uint8_t inc_of[DN1_MSG_SENDERS];     /* each sender's incarnation */
+/* fast_path.S's limit (message.c): 64 with one port, else 0. */
+extern uint32_t message_fast_senders;
+
+/* The sender side of each conversation (receiving port, sender), indexed
+ * as the firmware's table (conv()); the last entry for any address that
+ * is no sender. */
+static uint16_t seq_of[DN1_MSG_SENDERS + 1];
+static uint8_t inc_of[DN1_MSG_SENDERS + 1];     /* each sender's incarnation */
+
+static unsigned conv(unsigned p, unsigned a)
+{
+    int s = dn1_msg_sender(a, fake_host_ports);
+
+    return s < 0 || p >= fake_host_ports ? DN1_MSG_SENDERS
+                                         : p * dn1_msg_share(fake_host_ports) + (unsigned)s;
+}
+
+/* Port p's notice queue: 1 KiB apart from port 0's. */
+static uint32_t nq_off(unsigned p)
+{
+    return NQ_OFF + 0x400u * p;
+}
+
+static void enable_queue_p(unsigned p, uint32_t entries)
+{
+    fake_nic_put_u32(CTRLPW(p, nq_off), nq_off(p));
+    fake_nic_put_u32(CTRLPW(p, nq_entries), entries);
+    fake_nic_put_u32(CTRLPW(p, nq_consumed), 0);
+    fake_nic_put_u32(CTRLPW(p, enable), DN1_MSG_ENABLE);
+}
 
 static void enable_queue(uint32_t entries)
 {
-    fake_nic_put_u32(CTRLW(nq_off), NQ_OFF);
-    fake_nic_put_u32(CTRLW(nq_entries), entries);
-    fake_nic_put_u32(CTRLW(nq_consumed), 0);
-    fake_nic_put_u32(CTRLW(enable), DN1_MSG_ENABLE);
+    enable_queue_p(0, entries);
 }
 
-/* The host's setup of sender @src: system buffer, generation bumped. */
-static void setup_sender(unsigned src, uint32_t off, uint32_t size)
+/* Port @p's host's setup of the sender at address @a: system buffer,
+ * generation bumped. */
+static void setup_sender_p(unsigned p, unsigned a, uint32_t off, uint32_t size)
 {
-    uint32_t gens = fake_nic_get_u32(SLOTW(src, setup_gen));
-    fake_nic_put_u32(SLOTW(src, sysbuf_off), off);
-    fake_nic_put_u32(SLOTW(src, sysbuf_size), size);
-    fake_nic_put_u32(SLOTW(src, freed), 0);
-    fake_nic_put_u32(SLOTW(src, setup_gen), (gens & 0xffff0000u) | ((gens + 1) & 0xffffu));
+    uint32_t gens = fake_nic_get_u32(SLOTPW(p, a, setup_gen));
+    fake_nic_put_u32(SLOTPW(p, a, sysbuf_off), off);
+    fake_nic_put_u32(SLOTPW(p, a, sysbuf_size), size);
+    fake_nic_put_u32(SLOTPW(p, a, freed), 0);
+    fake_nic_put_u32(SLOTPW(p, a, setup_gen), (gens & 0xffff0000u) | ((gens + 1) & 0xffffu));
     /* The conversation is closed: the sender starts a newer one, as the
      * shim does when told INCARNATION. */
-    seq_of[src] = 0;
-    inc_of[src]++;
+    seq_of[conv(p, a)] = 0;
+    inc_of[conv(p, a)]++;
+}
+
+static void setup_sender(unsigned src, uint32_t off, uint32_t size)
+{
+    setup_sender_p(0, src, off, size);
+}
+
+static void post_p(unsigned p, unsigned a, uint32_t off, uint32_t len)
+{
+    uint32_t gens = fake_nic_get_u32(SLOTPW(p, a, setup_gen));
+    fake_nic_put_u32(SLOTPW(p, a, post_off), off);
+    fake_nic_put_u32(SLOTPW(p, a, post_len), len);
+    fake_nic_put_u32(SLOTPW(p, a, setup_gen), gens + 0x10000u);
 }
 
 static void post(unsigned src, uint32_t off, uint32_t len)
 {
-    uint32_t gens = fake_nic_get_u32(SLOTW(src, setup_gen));
-    fake_nic_put_u32(SLOTW(src, post_off), off);
-    fake_nic_put_u32(SLOTW(src, post_len), len);
-    fake_nic_put_u32(SLOTW(src, setup_gen), gens + 0x10000u);
+    post_p(0, src, off, len);
+}
+
+/* A packet from address @a to this board's port @p. */
+static struct dn1_hdr msg_pkt_p(unsigned p, unsigned a, uint16_t seq, uint32_t utag,
+                                uint32_t mlen, uint32_t xoff, uint16_t len)
+{
+    return (struct dn1_hdr){ .version = 1, .type = DN1_TYPE_MESSAGE,
+                             .flags = DN1_FLAG_ACK_REQ, .src = (uint16_t)a,
+                             .dst = (uint16_t)ADDR(ME, p), .len = len, .seq = seq,
+                             .tag = 0x1000 + seq,
+                             .raddr = DN1_MSG_RADDR_INC(utag, inc_of[conv(p, a)], mlen),
+                             .xoff = xoff };
 }
 
 static struct dn1_hdr msg_pkt(unsigned src, uint16_t seq, uint32_t utag, uint32_t mlen,
                               uint32_t xoff, uint16_t len)
 {
-    return (struct dn1_hdr){ .version = 1, .type = DN1_TYPE_MESSAGE,
-                             .flags = DN1_FLAG_ACK_REQ, .src = (uint16_t)src,
-                             .dst = ME, .len = len, .seq = seq, .tag = 0x1000 + seq,
-                             .raddr = DN1_MSG_RADDR_INC(utag, inc_of[src], mlen),
-                             .xoff = xoff };
+    return msg_pkt_p(0, src, seq, utag, mlen, xoff, len);
 }
 
 /* Serve one packet; its decision. */
@@ -73,32 +130,39 @@ static struct fake_decision deliver(struct dn1_hdr h)
     return fake_decisions[before % FAKE_DECISIONS];
 }
 
-/* Send a whole message from @src in packets of at most @mtu: the decision
- * of its last packet (or of the first one refused). */
-static struct fake_decision send_msg(unsigned src, uint32_t utag, uint32_t mlen,
-                                     uint16_t mtu, uint64_t *first_at)
+/* Send a whole message from address @a to port @p in packets of at most
+ * @mtu: the decision of its last packet (or of the first one refused). */
+static struct fake_decision send_msg_p(unsigned p, unsigned a, uint32_t utag, uint32_t mlen,
+                                       uint16_t mtu, uint64_t *first_at)
 {
     uint32_t xoff = 0;
     struct fake_decision d;
     do {
         uint16_t n = (uint16_t)(mlen - xoff < mtu ? mlen - xoff : mtu);
-        d = deliver(msg_pkt(src, seq_of[src], utag, mlen, xoff, n));
+        d = deliver(msg_pkt_p(p, a, seq_of[conv(p, a)], utag, mlen, xoff, n));
         if (d.action != RX_CONTINUE) {
             return d;
         }
         if (xoff == 0 && first_at) {
             *first_at = d.raddr;
         }
-        seq_of[src]++;
+        seq_of[conv(p, a)]++;
         xoff += n;
     } while (xoff < mlen);
     return d;
 }
 
-static struct dn1_msg_notice notice(unsigned k)
+static struct fake_decision send_msg(unsigned src, uint32_t utag, uint32_t mlen,
+                                     uint16_t mtu, uint64_t *first_at)
+{
+    return send_msg_p(0, src, utag, mlen, mtu, first_at);
+}
+
+/* Notice @k of port @p's queue (NQ_N entries). */
+static struct dn1_msg_notice notice_p(unsigned p, unsigned k)
 {
     struct dn1_msg_notice n;
-    uint64_t a = DN1_RADDR_LLCM + NQ_OFF + 32u * (k % NQ_N);
+    uint64_t a = DN1_RADDR_LLCM + nq_off(p) + 32u * (k % NQ_N);
     uint32_t w0 = fake_nic_get_u32(a);
     n.src = (uint16_t)w0;
     n.flags = (uint8_t)(w0 >> 16);
@@ -112,22 +176,42 @@ static struct dn1_msg_notice notice(unsigned k)
     return n;
 }
 
+static struct dn1_msg_notice notice(unsigned k)
+{
+    return notice_p(0, k);
+}
+
+static uint32_t produced_p(unsigned p)
+{
+    return fake_nic_get_u32(CTRLPW(p, nq_produced));
+}
+
 static uint32_t produced(void)
 {
     return fake_nic_get_u32(CTRLW(nq_produced));
 }
 
-static void setup(void)
+/* A board of @k host ports at power-on, each port's host set up with its
+ * notice queue. */
+static void start(unsigned k)
 {
     fake_rx_reset();
     fwstats_init();
+    fake_host_ports = k;
     message_init();
     dispatch_register(DN1_TYPE_MESSAGE, message_handle);
-    enable_queue(NQ_N);
-    for (unsigned s = 0; s < DN1_MSG_SENDERS; s++) {
+    for (unsigned p = 0; p < k; p++) {
+        enable_queue_p(p, NQ_N);
+    }
+    for (unsigned s = 0; s <= DN1_MSG_SENDERS; s++) {
         seq_of[s] = 0;
         inc_of[s] = 0;
     }
+}
+
+static void setup(void)
+{
+    start(1);
 }
 
 /* Steps 3-7: a one-packet message lands at the system buffer's free space,
@@ -630,33 +714,58 @@ static void t_bad_post(void)
  * message streams from five senders (one never set up), one packet in
  * eight with a field mangled, the host consuming and posting at random.
  * Seeded (SEED=, printed) so that a failure reproduces.
+ *
+ * The conversations are (receiving port, sender address) pairs, the first
+ * n_set set up, each with a system buffer of its own; with K > 1 a
+ * mangled packet may also name another port or sender, and a write must
+ * then lie inside the buffers of the pair it names.
  */
-static void t_random_packets_stay_inside(void)
+struct rconv {
+    unsigned port, addr;
+};
+
+static unsigned rconv_find(const struct rconv *cv, unsigned n, unsigned port, unsigned addr)
+{
+    unsigned i = 0;
+
+    while (i < n && (cv[i].port != port || cv[i].addr != addr)) {
+        i++;
+    }
+    return i;
+}
+
+static void random_stay_inside(unsigned k, const struct rconv *cv, unsigned n_set,
+                               unsigned n)
 {
     unsigned seed = (unsigned)strtoul(getenv("SEED") ? getenv("SEED") : "1", NULL, 0);
-    struct { uint32_t mlen, xoff, utag; } cur[5] = { { 0, 0, 0 } };
-    uint32_t freed[4] = { 0 };
-    unsigned areas[4];                    /* posted areas per sender, a bit each */
-    uint32_t consumed = 0;
+    struct { uint32_t mlen, xoff, utag; } cur[8] = { { 0, 0, 0 } };
+    uint32_t freed[8] = { 0 };
+    unsigned areas[8];                    /* posted areas per conversation, a bit each */
+    uint32_t consumed[DN1_HOST_PORTS_MAX] = { 0 };
     int failures_before = check_failures;
 
+    if (k > 1) {
+        start(k);
+    }
     srand(seed);
-    printf("random_packets_stay_inside: SEED=%u\n", seed);
-    for (unsigned s = 0; s < 4; s++) {
-        setup_sender(s, 0x1000 * (s + 1), 0x800);
-        post(s, 0x8000 + 0x1000 * s, 0x400);
-        areas[s] = 1u << s;
+    printf("random_packets_stay_inside (K %u): SEED=%u\n", k, seed);
+    for (unsigned s = 0; s < n_set; s++) {
+        setup_sender_p(cv[s].port, cv[s].addr, 0x1000 * (s + 1), 0x800);
+        post_p(cv[s].port, cv[s].addr, 0x8000 + 0x1000 * (s % 4), 0x400);
+        areas[s] = 1u << (s % 4);
     }
     for (int i = 0; i < 200000; i++) {
-        unsigned src = (unsigned)rand() % 5;
+        unsigned src = (unsigned)rand() % n;
+        unsigned c = conv(cv[src].port, cv[src].addr);
         if (cur[src].xoff == 0 && cur[src].mlen == 0) {
             cur[src].mlen = (uint32_t)rand() % (rand() % 8 ? 600 : 0x800) + 1;
             cur[src].utag = (uint32_t)rand();
         }
         uint32_t rest = cur[src].mlen - cur[src].xoff;
-        uint16_t n = (uint16_t)(rand() % 464 + 1);
-        struct dn1_hdr h = msg_pkt(src, seq_of[src], cur[src].utag, cur[src].mlen,
-                                   cur[src].xoff, (uint16_t)(n < rest ? n : rest));
+        uint16_t len = (uint16_t)(rand() % 464 + 1);
+        struct dn1_hdr h = msg_pkt_p(cv[src].port, cv[src].addr, seq_of[c], cur[src].utag,
+                                     cur[src].mlen, cur[src].xoff,
+                                     (uint16_t)(len < rest ? len : rest));
         int mangled = 1;
         switch (rand() % 64) {
         case 0: h.seq = (uint16_t)rand(); break;
@@ -664,7 +773,10 @@ static void t_random_packets_stay_inside(void)
         case 2: h.len = (uint16_t)(rand() % 2049); break;
         case 3: h.raddr = (uint64_t)rand() << 32 | (uint32_t)rand(); break;
         case 4: h.flags = (uint8_t)rand(); break;
-        case 5: h.seq = (uint16_t)(seq_of[src] - 1 - rand() % 4); break;
+        case 5: h.seq = (uint16_t)(seq_of[c] - 1 - rand() % 4); break;
+        /* (K 1 draws none of these: its stream stays what it was.) */
+        case 6: if (k > 1) { h.dst = (uint16_t)ADDR(ME, rand() % 4); } else { mangled = 0; } break;
+        case 7: if (k > 1) { h.src = (uint16_t)ADDR(rand() % 3, rand() % 3); } else { mangled = 0; } break;
         default: mangled = 0; break;
         }
         struct fake_decision d = deliver(h);
@@ -672,63 +784,367 @@ static void t_random_packets_stay_inside(void)
             /* Told to start over: a newer incarnation than any sent, the
              * message from its start, as the shim does. */
             uint8_t sent = DN1_MSG_INC(h.raddr);
-            inc_of[src] = (uint8_t)(((int8_t)(sent - inc_of[src]) > 0 ? sent : inc_of[src]) + 1);
-            seq_of[src] = 0;
+            inc_of[c] = (uint8_t)(((int8_t)(sent - inc_of[c]) > 0 ? sent : inc_of[c]) + 1);
+            seq_of[c] = 0;
             cur[src].xoff = cur[src].mlen = 0;
         }
         if (d.action == RX_CONTINUE) {
-            uint64_t sys = 0x1000u * (src + 1);
+            /* The pair the packet names took it. */
+            unsigned j = rconv_find(cv, n, dn1_addr_port(h.dst), h.src);
+            uint64_t sys = 0x1000u * (j + 1);
             int in_user = 0;
-            CHECK(src < 4);
-            for (unsigned a = 0; a < 4; a++) {
+            CHECK(j < n_set);
+            for (unsigned a = 0; a < 4 && j < n_set; a++) {
                 uint64_t usr = 0x8000u + 0x1000u * a;
-                in_user |= (areas[src % 4] >> a & 1) && d.raddr >= usr &&
+                in_user |= (areas[j] >> a & 1) && d.raddr >= usr &&
                            d.raddr + d.len <= usr + 0x400;
             }
             CHECK((d.raddr >= sys && d.raddr + d.len <= sys + 0x800) || in_user);
-            if (mangled) {
+            if (mangled && j < n_set) {
                 /* The firmware took a mangled packet as the truth: start
                  * this conversation over, as a host would (newer than a
                  * mangled incarnation the firmware may have taken). */
-                inc_of[src] = DN1_MSG_INC(h.raddr);
-                setup_sender(src, 0x1000 * (src + 1), 0x800);
-                freed[src] = 0;   /* notices of the old setup free nothing now */
-                cur[src].xoff = cur[src].mlen = 0;
-            } else {
-                seq_of[src]++;
+                unsigned cj = conv(cv[j].port, cv[j].addr);
+                inc_of[cj] = DN1_MSG_INC(h.raddr);
+                setup_sender_p(cv[j].port, cv[j].addr, 0x1000 * (j + 1), 0x800);
+                freed[j] = 0;     /* notices of the old setup free nothing now */
+                cur[j].xoff = cur[j].mlen = 0;
+            } else if (!mangled) {
+                seq_of[c]++;
                 cur[src].xoff += h.len;
                 if (cur[src].xoff >= cur[src].mlen) {
                     cur[src].xoff = cur[src].mlen = 0;
                 }
             }
         }
-        if (rand() % 16 == 0) {           /* the host consumes every notice */
-            for (; consumed != produced(); consumed++) {
-                struct dn1_msg_notice n = notice(consumed);
-                if (n.src < 4 && !(n.flags & DN1_NOTICE_USER) &&
-                    n.setup_gen == (uint16_t)fake_nic_get_u32(SLOTW(n.src, setup_gen))) {
-                    freed[n.src] += n.span;
-                    fake_nic_put_u32(SLOTW(n.src, freed), freed[n.src]);
+        if (rand() % 16 == 0) {           /* each port's host consumes every notice */
+            for (unsigned p = 0; p < k; p++) {
+                for (; consumed[p] != produced_p(p); consumed[p]++) {
+                    struct dn1_msg_notice no = notice_p(p, consumed[p]);
+                    unsigned j = rconv_find(cv, n_set, p, no.src);
+                    /* A message's notice names a pair of its port. */
+                    CHECK(j < n_set || no.src == DN1_NOTICE_NO_SENDER);
+                    if (j < n_set && !(no.flags & DN1_NOTICE_USER) &&
+                        no.setup_gen == (uint16_t)fake_nic_get_u32(
+                                            SLOTPW(p, no.src, setup_gen))) {
+                        freed[j] += no.span;
+                        fake_nic_put_u32(SLOTPW(p, no.src, freed), freed[j]);
+                    }
                 }
+                fake_nic_put_u32(CTRLPW(p, nq_consumed), consumed[p]);
             }
-            fake_nic_put_u32(CTRLW(nq_consumed), consumed);
         }
         if (rand() % 256 == 0) {
-            unsigned s = (unsigned)rand() % 4, a = (unsigned)rand() % 4;
-            post(s, 0x8000 + 0x1000 * a, 0x400);
+            unsigned s = (unsigned)rand() % n_set, a = (unsigned)rand() % 4;
+            post_p(cv[s].port, cv[s].addr, 0x8000 + 0x1000 * a, 0x400);
             areas[s] |= 1u << a;
         }
         if (check_failures != failures_before) {
-            fprintf(stderr, "packet %d: src %u seq %u xoff %u len %u raddr 0x%llx "
-                    "-> 0x%llx\n", i, src, h.seq, h.xoff, h.len,
+            fprintf(stderr, "packet %d: port %u src 0x%x seq %u xoff %u len %u raddr 0x%llx "
+                    "-> 0x%llx\n", i, dn1_addr_port(h.dst), h.src, h.seq, h.xoff, h.len,
                     (unsigned long long)h.raddr, (unsigned long long)d.raddr);
             break;
         }
     }
-    printf("random_packets_stay_inside: %u messages delivered, %u into user buffers\n",
-           fwstats_get(DN1_FWST_MSG_DELIVERED), fwstats_get(DN1_FWST_MSG_USER));
+    printf("random_packets_stay_inside (K %u): %u messages delivered, %u into user buffers\n",
+           k, fwstats_get(DN1_FWST_MSG_DELIVERED), fwstats_get(DN1_FWST_MSG_USER));
     CHECK(fwstats_get(DN1_FWST_MSG_DELIVERED) > 1000);
     CHECK(fwstats_get(DN1_FWST_MSG_USER) > 10);
+}
+
+static void t_random_packets_stay_inside(void)
+{
+    static const struct rconv cv[] = { { 0, 0 }, { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 4 } };
+
+    random_stay_inside(1, cv, 4, 5);
+}
+
+/* Two ports, each receiving from nodes 0 and 1 (ports 0 and 1 of node 0,
+ * port 0 of node 1): six pairs set up; a sender never set up, and node 16,
+ * which is no sender with K = 2. */
+static void t_random_packets_stay_inside_ports(void)
+{
+    static const struct rconv cv[] = {
+        { 0, ADDR(0, 0) }, { 0, ADDR(0, 1) }, { 0, ADDR(1, 0) },
+        { 1, ADDR(0, 0) }, { 1, ADDR(0, 1) }, { 1, ADDR(1, 0) },
+        { 0, ADDR(2, 0) }, { 1, ADDR(16, 0) },
+    };
+
+    random_stay_inside(2, cv, 6, 8);
+}
+
+/*
+ * Two host ports (contract 1.29): port p has its control block at 0x1200 +
+ * 32 p and slots from 0x1300 + 32 (p * 32 + s); sender node n port q is s
+ * = 2 n + q. Ports 0 and 1 of node 3 send to both ports of this board:
+ * four conversations, each with its own buffer, f_seq and notices, the
+ * notice's src the sender's address.
+ */
+static void t_ports_two(void)
+{
+    const unsigned a0 = ADDR(3, 0), a1 = ADDR(3, 1);
+
+    start(2);
+    CHECK_EQ(message_fast_senders, 0);                  /* every packet to C */
+    CHECK_EQ(SLOTPW(1, a1, sysbuf_off), DN1_RADDR_LLCM + 0x1300 + 32 * (32 + 7));
+    setup_sender_p(0, a0, 0x1000, 0x1000);
+    setup_sender_p(0, a1, 0x2000, 0x1000);
+    setup_sender_p(1, a0, 0x3000, 0x1000);
+    setup_sender_p(1, a1, 0x4000, 0x1000);
+    /* a0 -> port 0: a message half sent, f_seq 0 and 1 taken. */
+    struct fake_decision d = deliver(msg_pkt_p(0, a0, 0, 1, 1000, 0, 464));
+    CHECK_EQ(d.action, RX_CONTINUE);
+    CHECK_EQ(d.raddr, 0x1000);
+    CHECK_EQ(deliver(msg_pkt_p(0, a0, 1, 1, 1000, 464, 464)).raddr, 0x1000 + 464);
+    seq_of[conv(0, a0)] = 2;
+    /* Meanwhile the other three, each from f_seq 0 of its own. */
+    uint64_t at = 0;
+    CHECK_EQ(send_msg_p(1, a1, 2, 100, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x4000);
+    CHECK_EQ(send_msg_p(1, a0, 3, 200, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x3000);
+    /* a0's f_seq 2, next to port 0, is a gap to port 1 (which expects 1). */
+    CHECK_EQ(deliver(msg_pkt_p(1, a0, 2, 9, 8, 0, 8)).nack_reason, DN1_NACK_SEQUENCE);
+    CHECK_EQ(send_msg_p(0, a1, 4, 50, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x2000);
+    CHECK_EQ(produced_p(0), 1);
+    CHECK_EQ(produced_p(1), 2);
+    /* a0's message to port 0 goes on where it stood. */
+    d = deliver(msg_pkt_p(0, a0, seq_of[conv(0, a0)]++, 1, 1000, 928, 72));
+    CHECK_EQ(d.action, RX_CONTINUE);
+    CHECK_EQ(d.raddr, 0x1000 + 928);
+    CHECK_EQ(produced_p(0), 2);
+    /* Each port's notices in its own queue, numbered from 0. */
+    struct dn1_msg_notice no = notice_p(1, 0);
+    CHECK_EQ(no.src, a1);
+    CHECK_EQ(no.utag, 2);
+    CHECK_EQ(no.addr, 0x4000);
+    CHECK_EQ(no.index, 0);
+    no = notice_p(1, 1);
+    CHECK_EQ(no.src, a0);
+    CHECK_EQ(no.addr, 0x3000);
+    CHECK_EQ(no.index, 1);
+    no = notice_p(0, 0);
+    CHECK_EQ(no.src, a1);
+    CHECK_EQ(no.addr, 0x2000);
+    CHECK_EQ(no.index, 0);
+    no = notice_p(0, 1);
+    CHECK_EQ(no.src, a0);
+    CHECK_EQ(no.len, 1000);
+    CHECK_EQ(no.addr, 0x1000);
+    CHECK_EQ(no.index, 1);
+    /* Each slot's f_seq and count its own. */
+    CHECK_EQ(fake_nic_get_u32(SLOTPW(0, a0, post_taken)) >> 16, 3);
+    CHECK_EQ(fake_nic_get_u32(SLOTPW(0, a1, post_taken)) >> 16, 1);
+    CHECK_EQ(fake_nic_get_u32(SLOTPW(1, a0, post_taken)) >> 16, 1);
+    CHECK_EQ(fake_nic_get_u32(SLOTPW(1, a1, post_taken)) >> 16, 1);
+    CHECK_EQ(fake_nic_get_u32(SLOTPW(1, a1, delivered)), 1);
+    /* A post is for its pair only. */
+    post_p(1, a1, 0x6000, 64);
+    CHECK_EQ(send_msg_p(0, a1, 5, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x2000 + 56);
+    CHECK_EQ(send_msg_p(1, a1, 6, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x6000);
+    CHECK_EQ(notice_p(1, 2).flags, DN1_NOTICE_USER);
+    /* Port 1's host gone: port 1 refuses, port 0 goes on. */
+    fake_nic_put_u32(CTRLPW(1, enable), 0);
+    CHECK_EQ(send_msg_p(1, a0, 7, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(send_msg_p(0, a0, 7, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(produced_p(0), 4);
+    CHECK_EQ(produced(), 4);
+}
+
+/* Who is a sender, with K ports: nodes below 64 / K^2 on ports below K;
+ * a packet to a port the board does not have is refused too (the
+ * hardware delivers none, the firmware does not count on it). */
+static void t_ports_senders(void)
+{
+    start(2);
+    /* Node 8 port 0 is sender 16 (slot 16 of port 0, the slot node 16
+     * had with one port): its setup is no door for node 16. */
+    setup_sender_p(0, ADDR(8, 0), 0x1000, 0x1000);
+    CHECK_EQ(SLOTPW(0, ADDR(8, 0), setup_gen), SLOTW(16, setup_gen));
+    CHECK_EQ(send_msg_p(0, ADDR(16, 0), 1, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(send_msg_p(0, ADDR(8, 2), 1, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(send_msg_p(0, ADDR(8, 0), 1, 8, 464, NULL).action, RX_CONTINUE);
+    /* The last sender of port 1's share (node 15, port 1: entry 63). */
+    setup_sender_p(1, ADDR(15, 1), 0x2000, 0x1000);
+    CHECK_EQ(SLOTPW(1, ADDR(15, 1), setup_gen), SLOTW(63, setup_gen));
+    CHECK_EQ(send_msg_p(1, ADDR(15, 1), 2, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(notice_p(1, 0).src, ADDR(15, 1));
+    /* Port 2 of this board: none, whatever its block says. */
+    enable_queue_p(2, NQ_N);
+    struct dn1_hdr h = msg_pkt_p(1, ADDR(15, 1), 0, 3, 8, 0, 8);
+    h.dst = (uint16_t)ADDR(ME, 2);
+    CHECK_EQ(deliver(h).nack_reason, DN1_NACK_NO_BUFFER);
+    h.dst = (uint16_t)ADDR(ME, 15);
+    CHECK_EQ(deliver(h).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(fwstats_get(DN1_FWST_NACK_NO_BUFFER), 4);
+    CHECK_EQ(fwstats_get(DN1_FWST_MSG_DELIVERED), 2);
+
+    /* Four ports: nodes 0..3, 16 senders a port. */
+    start(4);
+    setup_sender_p(3, ADDR(3, 3), 0x1000, 0x1000);
+    setup_sender_p(0, ADDR(0, 0), 0x2000, 0x1000);
+    setup_sender_p(2, ADDR(1, 2), 0x3000, 0x1000);
+    setup_sender_p(2, ADDR(1, 1), 0x4000, 0x1000);
+    CHECK_EQ(SLOTPW(3, ADDR(3, 3), setup_gen), SLOTW(63, setup_gen));
+    CHECK_EQ(SLOTPW(2, ADDR(1, 2), setup_gen), SLOTW(38, setup_gen));
+    uint64_t at = 0;
+    CHECK_EQ(send_msg_p(3, ADDR(3, 3), 1, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x1000);
+    CHECK_EQ(send_msg_p(0, ADDR(0, 0), 2, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x2000);
+    CHECK_EQ(send_msg_p(2, ADDR(1, 2), 3, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x3000);
+    CHECK_EQ(send_msg_p(2, ADDR(1, 1), 4, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x4000);
+    CHECK_EQ(produced_p(0), 1);
+    CHECK_EQ(produced_p(1), 0);
+    CHECK_EQ(produced_p(2), 2);
+    CHECK_EQ(produced_p(3), 1);
+    CHECK_EQ(notice_p(3, 0).src, ADDR(3, 3));
+    CHECK_EQ(notice_p(2, 0).src, ADDR(1, 2));
+    CHECK_EQ(notice_p(2, 1).src, ADDR(1, 1));
+    CHECK_EQ(notice_p(0, 0).src, ADDR(0, 0));
+    CHECK_EQ(send_msg_p(3, ADDR(4, 0), 5, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+
+    /* Three ports: 21 slots a port, nodes 0..6; entry 63 is no port's, so
+     * a packet to port 3 (none here) must not reach it, set up or not. */
+    start(3);
+    setup_sender_p(2, ADDR(6, 2), 0x1000, 0x1000);
+    CHECK_EQ(SLOTPW(2, ADDR(6, 2), setup_gen), SLOTW(62, setup_gen));
+    CHECK_EQ(send_msg_p(2, ADDR(6, 2), 1, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x1000);
+    CHECK_EQ(notice_p(2, 0).src, ADDR(6, 2));
+    CHECK_EQ(send_msg_p(0, ADDR(7, 0), 2, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    enable_queue_p(3, NQ_N);
+    fake_nic_put_u32(SLOTW(63, sysbuf_off), 0x2000);
+    fake_nic_put_u32(SLOTW(63, sysbuf_size), 0x1000);
+    fake_nic_put_u32(SLOTW(63, setup_gen), 1);
+    h = msg_pkt_p(0, ADDR(0, 0), 0, 3, 8, 0, 8);
+    h.dst = (uint16_t)ADDR(ME, 3);
+    CHECK_EQ(deliver(h).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(produced_p(3), 0);
+    CHECK_EQ(message_fast_senders, 0);
+    /* Back to one port: the fast path serves every sender again. */
+    start(1);
+    CHECK_EQ(message_fast_senders, DN1_MSG_SENDERS);
+}
+
+/* A cold start is per port: a port whose host set up keeps its count and
+ * gets its own RESTART notice, its senders refused NO_BUFFER until set up
+ * again; a port with no host starts at 0 and posts nothing. */
+static void t_ports_cold_start(void)
+{
+    const unsigned a = ADDR(2, 1);
+
+    start(2);
+    setup_sender_p(0, a, 0x1000, 0x1000);
+    setup_sender_p(1, a, 0x2000, 0x1000);
+    CHECK_EQ(send_msg_p(1, a, 1, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(send_msg_p(1, a, 2, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(send_msg_p(0, a, 3, 8, 464, NULL).action, RX_CONTINUE);
+    fake_nic_put_u32(CTRLPW(0, enable), 0);            /* port 0's host gone */
+    uint32_t cold0 = fwstats_get(DN1_FWST_MSG_COLD_STARTS);
+    CHECK_EQ(message_init(), 0);
+    CHECK_EQ(produced_p(1), 3);
+    struct dn1_msg_notice no = notice_p(1, 2);
+    CHECK_EQ(no.flags, DN1_NOTICE_RESTART);
+    CHECK_EQ(no.src, DN1_NOTICE_NO_SENDER);
+    CHECK_EQ(no.index, 2);
+    CHECK_EQ(produced_p(0), 0);                         /* nothing there */
+    CHECK_EQ(notice_p(0, 1).flags, 0);
+    CHECK_EQ(fwstats_get(DN1_FWST_MSG_COLD_STARTS), cold0 + 1);
+    /* Port 1's setup in force leads nowhere until set up again. */
+    CHECK_EQ(send_msg_p(1, a, 4, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    setup_sender_p(1, a, 0x2000, 0x1000);
+    uint64_t at = 0;
+    CHECK_EQ(send_msg_p(1, a, 5, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x2000);                               /* an empty ring */
+    CHECK_EQ(notice_p(1, 3).index, 3);
+    /* Port 0's host back, its setup as it was: it had no host when the
+     * firmware started, so its setup is adopted. */
+    enable_queue_p(0, NQ_N);
+    seq_of[conv(0, a)] = 0;
+    inc_of[conv(0, a)]++;
+    CHECK_EQ(send_msg_p(0, a, 6, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(produced_p(0), 1);
+    CHECK_EQ(notice_p(0, 0).src, a);
+
+    /* Both ports set up, port 1's queue full: port 0's notice at once,
+     * port 1's at the first refusal of a port 1 sender that finds room. */
+    start(2);
+    enable_queue_p(1, 2);
+    setup_sender_p(0, a, 0x1000, 0x1000);
+    setup_sender_p(1, a, 0x2000, 0x1000);
+    CHECK_EQ(send_msg_p(1, a, 1, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(send_msg_p(1, a, 2, 8, 464, NULL).action, RX_CONTINUE);
+    CHECK_EQ(message_init(), 0);
+    CHECK_EQ(produced_p(0), 1);
+    CHECK_EQ(notice_p(0, 0).flags, DN1_NOTICE_RESTART);
+    CHECK_EQ(produced_p(1), 2);                         /* no room yet */
+    fake_nic_put_u32(CTRLPW(1, nq_consumed), 2);
+    CHECK_EQ(send_msg_p(0, a, 3, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(produced_p(1), 2);                         /* not port 0's business */
+    CHECK_EQ(produced_p(0), 1);
+    CHECK_EQ(send_msg_p(1, a, 3, 8, 464, NULL).nack_reason, DN1_NACK_NO_BUFFER);
+    CHECK_EQ(produced_p(1), 3);
+    CHECK_EQ(fake_nic_get_u32(DN1_RADDR_LLCM + nq_off(1)), /* notice 2 of 2 entries */
+             DN1_NOTICE_NO_SENDER | (uint32_t)DN1_NOTICE_RESTART << 16);
+    /* Not handed over while port 1's senders wait to be set up again. */
+    setup_sender_p(0, a, 0x1000, 0x1000);
+    message_save();
+    CHECK_EQ(message_init(), 0);
+}
+
+/* A handover under K = 2 carries both ports' notice counts and every
+ * (port, sender)'s conversation; one made under another K is not taken. */
+static void t_ports_handover(void)
+{
+    const unsigned a = ADDR(5, 0), b = ADDR(5, 1);
+
+    start(2);
+    setup_sender_p(0, a, 0x1000, 0x1000);
+    setup_sender_p(1, b, 0x2000, 0x1000);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(send_msg_p(0, a, 1, 8, 464, NULL).action, RX_CONTINUE);
+    }
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ(send_msg_p(1, b, 2, 8, 464, NULL).action, RX_CONTINUE);
+        fake_nic_put_u32(CTRLPW(1, nq_consumed), produced_p(1));
+    }
+    CHECK_EQ(deliver(msg_pkt_p(1, b, seq_of[conv(1, b)]++, 3, 1000, 0, 464)).action,
+             RX_CONTINUE);
+    message_save();
+    /* The count is the record's, not what LLCM says. */
+    fake_nic_put_u32(CTRLPW(1, nq_produced), 0x77);
+    CHECK_EQ(message_init(), 1);
+    for (uint32_t x = 464; x < 1000; x += 464) {
+        uint16_t n = (uint16_t)(1000 - x < 464 ? 1000 - x : 464);
+        struct fake_decision d = deliver(msg_pkt_p(1, b, seq_of[conv(1, b)]++, 3, 1000, x, n));
+        CHECK_EQ(d.action, RX_CONTINUE);
+        CHECK_EQ(d.raddr, 0x2000 + 5 * 8 + x);
+    }
+    CHECK_EQ(produced_p(1), 6);
+    CHECK_EQ(notice_p(1, 5).index, 5);
+    CHECK_EQ(notice_p(1, 5).len, 1000);
+    CHECK_EQ(notice_p(1, 5).src, b);
+    uint64_t at = 0;
+    CHECK_EQ(send_msg_p(0, a, 4, 8, 464, &at).action, RX_CONTINUE);
+    CHECK_EQ(at, 0x1000 + 3 * 8);
+    CHECK_EQ(produced_p(0), 4);
+    CHECK_EQ(notice_p(0, 3).index, 3);
+
+    /* The record names its K: one made with two ports is no record for
+     * a board of one, nor the other way round (a cold start each). */
+    message_save();
+    fake_host_ports = 1;
+    CHECK_EQ(message_init(), 0);
+    fake_nic_put_u32(CTRLW(nq_consumed), produced());
+    message_save();
+    fake_host_ports = 2;
+    CHECK_EQ(message_init(), 0);
 }
 
 static const struct test_case cases[] = {
@@ -753,6 +1169,11 @@ static const struct test_case cases[] = {
     { "incarnation_resetup", t_incarnation_resetup },
     { "incarnation_reordered_start", t_incarnation_reordered_start },
     { "random_packets_stay_inside", t_random_packets_stay_inside },
+    { "ports_two", t_ports_two },
+    { "ports_senders", t_ports_senders },
+    { "ports_cold_start", t_ports_cold_start },
+    { "ports_handover", t_ports_handover },
+    { "random_packets_stay_inside_ports", t_random_packets_stay_inside_ports },
     { NULL, NULL },
 };
 
