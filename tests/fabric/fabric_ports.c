@@ -286,7 +286,7 @@ static void initiator(void)
     fab_ep_close(&r);
 }
 
-/* A port-1 process with the shim alone: what a port above 0 may not do. */
+/* A port-1 process with the shim alone: what a port above 0 may do and not. */
 static void shim_refusals(void)
 {
     dn_node *n = NULL;
@@ -302,11 +302,24 @@ static void shim_refusals(void)
     CHECK_EQ(dn_mr_entries(n, &first, &end), DN_OK);
     CHECK_MSG(first == 16 && end == 32, "%s: entries %u..%u", who, first, end);
     CHECK_EQ(dn_mr_set(n, 0, 0x8001, 0x1000, 0, 4096, DN_MR_REMOTE_WRITE), DN_EINVAL);
+    /* Messages on every port (contract 1.29), with this port's defaults:
+     * its half of the system buffers, 2 boards x 2 ports as senders, its
+     * own notice queue; once only, and only to addresses that can take
+     * messages (nodes below 16 with 2 ports). */
+    struct dn_msg_config mc;
+    dn_msg_req *mr = NULL;
+    dn_msg_config_default(n, &mc);
+    CHECK_MSG(mc.senders == 4 && mc.sysbuf_off == (12u << 20) && mc.nq_off == 0x3000,
+              "%s: message defaults: %u senders, buffers at %u, notices at 0x%x", who,
+              mc.senders, mc.sysbuf_off, mc.nq_off);
+    CHECK_EQ(dn_msg_init(n, NULL), DN_OK);
     CHECK_EQ(dn_msg_init(n, NULL), DN_EINVAL);
+    CHECK_EQ(dn_msg_isend(n, 16, 1, "x", 1, &mr), DN_EINVAL);
+    CHECK_EQ(dn_msg_isend(n, 1 | 2u << 12, 1, "x", 1, &mr), DN_EINVAL);
     CHECK_EQ(dn_aotf_open(n, 0, 0x01, 1, 1 - node, DN_RADDR_LLCM_USER, 8), DN_EINVAL);
     CHECK_EQ(dn_nic_restart(n, 1000), DN_EINVAL);
     dn_close(n);
-    printf("fabric_ports: %s: shim: port 1 of 2, entries %u..%u; messages, AOTF, "
+    printf("fabric_ports: %s: shim: port 1 of 2, entries %u..%u, messages of its own; AOTF, "
            "another port's entries and NIC restarts refused\n", who, first, end - 1);
 }
 
