@@ -39,6 +39,7 @@
 #include <rdma/providers/fi_prov.h>
 #include <rdma/providers/fi_log.h>
 #include "dimmnet1/dn.h"
+#include "dimmnet1/message.h"
 
 #define DNF_NAME        "dimmnet"
 #define DNF_VERSION     FI_VERSION(0, 2)
@@ -49,7 +50,7 @@
 #define DNF_INJECT_SIZE 1024u
 #define DNF_QUEUE_SIZE  256u              /* tx_attr/rx_attr size: a hint, queues grow */
 #define DNF_BOUNCES     8u                 /* shim receives kept posted for FIRSTs */
-#define DNF_NODES       64u                /* DN1_MSG_SENDERS */
+#define DNF_NODES       64u                /* DN1_MSG_SENDERS: peers at most */
 /* Capabilities, by the attribute they belong to (fi_getinfo(3)): transmit,
  * receive, domain; info->caps is their union. Primary ones are answered only
  * when asked for (or with no caps in the hints), secondary ones always. */
@@ -115,7 +116,8 @@ _Static_assert(sizeof(struct dnf_hdr) == 48, "wire header is 48 bytes");
 /* Sender-side matching's advertisements (RREQ) go by remote write
  * (dn_botf_put) into the sender's receive memory: per writer a ring of
  * DNF_MBOX_SLOTS entries at DNF_MBOX_OFF (below the shim's system buffers
- * in the upper half), read in order. An entry is valid when both its k and
+ * in the upper half; a reader port's part of it, dnf_mbox_base), read in
+ * order. An entry is valid when both its k and
  * its check say it is the reader's next; a slot is written again only once
  * the reader has handled the entry in it (its `seen`, on FIRST and
  * DIRECT). An entry is written again until ACKed (same k: harmless). */
@@ -169,7 +171,8 @@ _Static_assert(sizeof(struct dnf_land) <= sizeof(struct dnf_hdr),
 #define DNF_LAND_MAX       (DNF_LAND_PACKET - sizeof(struct dnf_land))
 
 /* Larger advertised receives (up to DNF_ZONE_MAX) get a landing zone of the
- * receiver's memory, from a pool of 32 at 3 MiB: written as a chunk is
+ * receiver's memory, from a pool of 32 at 3 MiB (a reader port's part of
+ * it, dnf_zone_base): written as a chunk is
  * (payload and trailer with one dn_botf_put, ending at the zone's end),
  * but in up to 18 packets, which may land in any order under faults (a
  * lost one comes again with the next write of the whole): the receiver
@@ -236,9 +239,9 @@ enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 #define DNF_ATOMIC_COUNT     64u
 #define DNF_ATOMIC_REPLIES   512u
 
-/* Endpoints a node (in one process): one that sends and receives messages
- * (FI_MSG or FI_TAGGED among its caps: the node's message conversation,
- * mailboxes, landings) and others for RMA and atomics only, as Open MPI's
+/* Endpoints a process (of its node's port): one that sends and receives
+ * messages (FI_MSG or FI_TAGGED among its caps: the port's message
+ * conversation, mailboxes, landings) and others for RMA and atomics only, as Open MPI's
  * btl ofi opens beside its mtl ofi. Each has an area of receive memory
  * after the landing zones: its RMA staging slots, then its atomic reply
  * slots. */
@@ -261,15 +264,28 @@ _Static_assert(DNF_MR_POOL_SIZE >= (4u << 20) + 4096u,
                "the pool holds a 4 MiB buffer at any alignment");
 
 /*
- * Host ports (contract 1.27): a board with host-ports=N serves N processes
- * at once, the one on port 0 with messages, RMA and atomics, those on
- * ports above 0 with RMA and atomics only (one-sided endpoints; the
- * message layer is port 0's). Receive memory from DNF_EP_AREA_OFF to
- * 8 MiB is split into N page-aligned shares, one a port: its endpoints'
- * areas first, then its registration pool (one port: the layout above).
- * So with N = 2 a pool holds 1,904 KiB; a larger receive takes chunks.
- * Registration-table entries are split the same way (dn_mr_entries), and
- * provider keys carry the port (dnf_mr.c).
+ * Host ports (contracts 1.27, 1.29): a board with host-ports=K serves K
+ * processes at once, each a full peer: messages, RMA and atomics on every
+ * port (dn_msg_init on each; the NIC answers from the port a request
+ * named). A peer is a process, (node, port), known by its peer number
+ * e = node * K + port (dn1_msg_sender), dense below nodes * K; every
+ * per-peer index of the provider ("node" in its fields and arrays, the
+ * fi_addr_t of FI_AV_MAP) is that number, the node id with one port. On
+ * the wire a peer is its address node | port << 12 (dnf_peer_addr), what
+ * fi_getname and AV entries hold. Messages reach nodes below 64 / K^2
+ * (dn1_msg_nodes), so a run has at most 64 / K peers.
+ * Receive memory is the board's, so its parts that peers write into are
+ * split among the reader ports: port p of K has its mailboxes and landing
+ * chunks from p times a share of 64 / K writers (each indexed by the
+ * writer's peer number, below 64 / K) and DNF_ZONES / K landing zones
+ * (dnf_mbox_base and kin); one port: the layout above.
+ * Receive memory from DNF_EP_AREA_OFF to 8 MiB is split into K
+ * page-aligned shares, one a port: its endpoints' areas first, then its
+ * registration pool (one port: the layout above). So with K = 2 a pool
+ * holds 1,904 KiB; a larger receive takes chunks. Registration-table
+ * entries are split the same way (dn_mr_entries), and provider keys carry
+ * the port (dnf_mr.c); the table is the board's, so a key works at any
+ * of its ports' addresses.
  */
 struct dnf_share {
     unsigned port, ports;        /* dn_port */
@@ -281,6 +297,30 @@ _Static_assert((((8u << 20) - DNF_EP_AREA_OFF) & 4095u) == 0,
                "one port's share is the whole pool (dnf_share_init)");
 extern struct dnf_share dnf_share;
 void dnf_share_init(dn_node *n);
+
+/* Reader port @p of @ports: its mailboxes, its landing chunks (each a ring
+ * of DNF_MBOX_SLOTS a writer, 64 / ports writers), its landing zones (the
+ * first of them, dnf_zones of them). One port: DNF_MBOX_OFF and kin. */
+static inline uint64_t dnf_mbox_base(unsigned p, unsigned ports)
+{
+    return DNF_MBOX_OFF + (uint64_t)p * dn1_msg_share(ports) * DNF_MBOX_SLOTS *
+                              sizeof(struct dnf_mbox);
+}
+
+static inline uint64_t dnf_land_base(unsigned p, unsigned ports)
+{
+    return DNF_LAND_OFF + (uint64_t)p * dn1_msg_share(ports) * DNF_MBOX_SLOTS * DNF_LAND_CHUNK;
+}
+
+static inline unsigned dnf_zones(unsigned ports)
+{
+    return DNF_ZONES / ports;
+}
+
+static inline uint64_t dnf_zone_base(unsigned p, unsigned ports, unsigned z)
+{
+    return DNF_ZONE_OFF + ((uint64_t)p * dnf_zones(ports) + z) * DNF_ZONE_SIZE;
+}
 /* Late packets (a landing's earlier write, delayed in the network past its
  * rewrite, its ACK and the offer of its chunk or zone to a later receive)
  * may land on a later landing before its receiver took it. The receive id
@@ -326,7 +366,8 @@ struct dnf_mput {
     struct dnf_mbox e;
 };
 
-/* An endpoint's name (fi_getname, AV entries). */
+/* An endpoint's name (fi_getname, AV entries): node is the process's
+ * address, node | port << 12 (the node id on port 0). */
 #define DNF_ADDR_MAGIC  0x41464e44u        /* "DNFA" */
 struct dnf_addr {
     uint32_t magic, node;
@@ -363,7 +404,11 @@ struct dnf_domain {
     struct dnf_fabric *fab;
     struct dnf_eq *eq;           /* fi_domain_bind: endpoints' default EQ */
     dn_node *node;
-    unsigned nodes;              /* DIMMNET_NODES */
+    unsigned nodes;              /* DIMMNET_NODES: boards */
+    unsigned ports;              /* K: host ports a board (dn_port), every board's */
+    unsigned peers;              /* processes that take part: nodes * K, at most 64 / K */
+    unsigned self;               /* this process's peer number */
+    char port_name[16];          /* " port P" with several ports, else "" (stats lines) */
     int modeled;                 /* the board keeps modeled time: resend
                                   * timers on its clock (TIMING register) */
     struct dnf_ep *ep;           /* its endpoint, if it has the node's one */
@@ -377,6 +422,22 @@ struct dnf_domain {
      * (FI_DIMMNET_CALLER_CALL_INSNS, _POLL_INSNS; 0 by default). */
     uint64_t call_insns, poll_insns;
 };
+
+/* Peer @e's address (node | port << 12), what every shim call naming a
+ * peer takes. */
+static inline unsigned dnf_peer_addr(const struct dnf_domain *d, uint32_t e)
+{
+    return dn1_msg_sender_addr(e, d->ports);
+}
+
+/* The peer number of address @addr (a message's source, a name), or -1
+ * if it is no peer of this run. */
+static inline int dnf_peer_of(const struct dnf_domain *d, unsigned addr)
+{
+    int e = dn1_msg_sender(addr, d->ports);
+
+    return e >= 0 && (unsigned)e < d->peers ? e : -1;
+}
 
 /*
  * The provider's and the shim's own instructions, charged the same way:
@@ -610,7 +671,7 @@ struct dnf_rx {
     int complete;                /* a completion on success (errors always) */
     void *buf;
     size_t len;
-    int64_t src;                 /* node, or -1: any */
+    int64_t src;                 /* peer, or -1: any */
     uint64_t tag, ignore;
     void *context;
     /* Sender-side matching: OPEN = advertised as @rid, the sender's answer
@@ -724,7 +785,7 @@ struct dnf_ep {
     struct dnf_eq *eq;           /* fi_ep_bind: critical errors go here */
     int enabled;
     int fatal;                   /* its board is gone: reported once */
-    int messaging;               /* FI_MSG/FI_TAGGED: the node's message endpoint */
+    int messaging;               /* FI_MSG/FI_TAGGED: the port's message endpoint */
     unsigned slot;               /* its place among the node's endpoints (area) */
     /* FI_SELECTIVE_COMPLETION on the CQ binding: then only operations with
      * FI_COMPLETION (their flags, or the default op_flags) complete. */
@@ -769,6 +830,7 @@ struct dnf_ep {
     uint32_t land_rid[DNF_NODES][DNF_MBOX_SLOTS], peer_lfree[DNF_NODES];
     uint8_t land_taken[DNF_NODES][DNF_MBOX_SLOTS];
     uint8_t *mem;                /* our receive memory */
+    /* Our port's landing zones: 0 .. dnf_zones(K) - 1, at dnf_zone_base. */
     uint32_t zone_rid[DNF_ZONES], zone_node[DNF_ZONES];
     uint8_t zone_taken[DNF_ZONES];
     /* RMA: operations in order, their pieces in flight; counters bound
@@ -807,8 +869,8 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
 /* dimmnet_fabric.c */
 int dnf_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
 /* dimmnet_domain.c */
-/* Claim a place for @ep among the node's endpoints (ep->slot), and the
- * node's message conversation if ep->messaging: -FI_EBUSY if taken. */
+/* Claim a place for @ep among the process's endpoints (ep->slot), and its
+ * port's message conversation if ep->messaging: -FI_EBUSY if taken. */
 int dnf_domain_take_ep(struct dnf_ep *ep);
 void dnf_domain_give_ep(struct dnf_ep *ep);
 int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,

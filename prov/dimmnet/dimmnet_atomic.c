@@ -24,6 +24,18 @@
 
 enum { AK_WRITE, AK_FETCH, AK_COMPARE };
 
+/* Where peer @e's atomics go: its board's port 0. The registration table
+ * and the atomic handler are the board's, and the old value comes back to
+ * our reply slot whichever port was named; but the firmware numbers an
+ * initiator's requests per source address alone (handlers/atomic), the
+ * shim per destination address: requests to two ports of one board would
+ * share one sequence at the target and two here, and the second port's
+ * would be refused SEQUENCE for good. One address a board keeps them one. */
+static unsigned atomic_dst(const struct dnf_domain *d, uint32_t e)
+{
+    return dnf_peer_addr(d, e) & ((1u << DN1_MSG_PORT_SHIFT) - 1);
+}
+
 /* Is @op on @dt served by a call of kind @kind? */
 static int op_served(int kind, enum fi_datatype dt, enum fi_op op)
 {
@@ -152,7 +164,8 @@ static int atomic_step(struct dnf_ep *ep, struct dnf_atomic *a)
             break;
         }
         e->slot = slot;
-        int rc = dn_atomic_post(n, &e->r, a->node, DN_RVA(a->wire, a->addr + a->posted * size),
+        int rc = dn_atomic_post(n, &e->r, atomic_dst(ep->dom, a->node),
+                                DN_RVA(a->wire, a->addr + a->posted * size),
                                 a->op, a->dt, a->buf + a->posted * size,
                                 a->cmp ? a->cmp + a->posted * size : NULL,
                                 DNF_ATOMIC_REPLY_OFF(ep->slot) + (uint64_t)slot * 8u);

@@ -1,6 +1,8 @@
 /*
  * Address vectors of both kinds. An address is a struct dnf_addr (magic,
- * node id). FI_AV_MAP: the fi_addr_t is the node id itself; FI_AV_TABLE:
+ * the process's address node | port << 12); what is kept is its peer
+ * number (dimmnet.h, "Host ports"): node * K + port, the node id with one
+ * port. FI_AV_MAP: the fi_addr_t is the peer number itself; FI_AV_TABLE:
  * the index of the insertion. Opened with FI_EVENT, an AV inserts
  * asynchronously as fi_av(3) says: the call returns 0 and the EQ bound to
  * the AV gets an error entry per address that failed (data: its index),
@@ -62,7 +64,7 @@ static struct fi_ops av_fi_ops = {
 int dnf_av_node(struct dnf_av *av, fi_addr_t addr, uint32_t *node)
 {
     if (av->type == FI_AV_MAP) {
-        if (addr >= av->dom->nodes || !av->in[addr]) {
+        if (addr >= av->dom->peers || !av->in[addr]) {
             return -FI_EINVAL;
         }
         *node = (uint32_t)addr;
@@ -78,7 +80,7 @@ int dnf_av_node(struct dnf_av *av, fi_addr_t addr, uint32_t *node)
 fi_addr_t dnf_av_addr(struct dnf_av *av, uint32_t node)
 {
     if (av->type == FI_AV_MAP) {
-        return node < av->dom->nodes && av->in[node] ? node : FI_ADDR_NOTAVAIL;
+        return node < av->dom->peers && av->in[node] ? node : FI_ADDR_NOTAVAIL;
     }
     for (size_t i = 0; i < av->count; i++) {
         if (av->node[i] == node) {
@@ -88,15 +90,19 @@ fi_addr_t dnf_av_addr(struct dnf_av *av, uint32_t node)
     return FI_ADDR_NOTAVAIL;
 }
 
-/* One address in: its fi_addr_t, or an FI_E* status. */
+/* One address in: its fi_addr_t, or an FI_E* status. An address that is
+ * no peer of the run (a port the boards lack, a node messages cannot
+ * reach or beyond DIMMNET_NODES) is refused. */
 static int av_insert_one(struct dnf_av *av, const struct dnf_addr *a, fi_addr_t *out)
 {
-    if (a->magic != DNF_ADDR_MAGIC || a->node >= av->dom->nodes) {
+    int e = a->magic == DNF_ADDR_MAGIC ? dnf_peer_of(av->dom, a->node) : -1;
+
+    if (e < 0) {
         return FI_EINVAL;
     }
     if (av->type == FI_AV_MAP) {
-        av->in[a->node] = 1;
-        *out = a->node;
+        av->in[e] = 1;
+        *out = (fi_addr_t)e;
         return 0;
     }
     if (av->count == av->cap) {
@@ -109,7 +115,7 @@ static int av_insert_one(struct dnf_av *av, const struct dnf_addr *a, fi_addr_t 
         av->node = n;
         av->cap = cap;
     }
-    av->node[av->count] = a->node;
+    av->node[av->count] = (uint32_t)e;
     *out = av->count++;
     return 0;
 }
@@ -193,11 +199,13 @@ static int av_lookup(struct fid_av *fav, fi_addr_t fi_addr, void *addr,
     struct dnf_av *av = container_of(fav, struct dnf_av, av);
     struct dnf_addr a = { DNF_ADDR_MAGIC, 0 };
     size_t len = *addrlen;
+    uint32_t e;
 
     dnf_enter();
-    if (dnf_av_node(av, fi_addr, &a.node)) {
+    if (dnf_av_node(av, fi_addr, &e)) {
         return -FI_EINVAL;
     }
+    a.node = dnf_peer_addr(av->dom, e);
     memcpy(addr, &a, len < sizeof(a) ? len : sizeof(a));
     *addrlen = sizeof(a);
     return 0;
@@ -209,8 +217,14 @@ static const char *av_straddr(struct fid_av *fav, const void *addr, char *buf,
     const struct dnf_addr *a = addr;
     char s[32];
 
+    /* A port above 0 as N.P (what fi_getinfo's node takes). */
     (void)fav;
-    snprintf(s, sizeof(s), "dimmnet://%u", a->magic == DNF_ADDR_MAGIC ? a->node : ~0u);
+    if (a->magic == DNF_ADDR_MAGIC && a->node >> DN1_MSG_PORT_SHIFT) {
+        snprintf(s, sizeof(s), "dimmnet://%u.%u", a->node & ((1u << DN1_MSG_PORT_SHIFT) - 1),
+                 a->node >> DN1_MSG_PORT_SHIFT);
+    } else {
+        snprintf(s, sizeof(s), "dimmnet://%u", a->magic == DNF_ADDR_MAGIC ? a->node : ~0u);
+    }
     if (*len) {
         snprintf(buf, *len, "%s", s);
     }
@@ -251,7 +265,7 @@ int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
         free(av);
         return -FI_EINVAL;
     }
-    av->in = calloc(d->nodes ? d->nodes : 1, 1);
+    av->in = calloc(d->peers ? d->peers : 1, 1);
     if (!av->in) {
         free(av);
         return -FI_ENOMEM;

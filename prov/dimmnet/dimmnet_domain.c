@@ -1,16 +1,18 @@
 /*
  * The domain: this process's DIMMnet-1 node, opened from the launcher's
  * environment (dn_open_env: DIMMNET_PORT picks a host port) with message
- * exchange set up (dn_msg_init) on host port 0.
+ * exchange set up (dn_msg_init) on its host port (every port receives
+ * messages of its own, contract 1.29).
  * Several domains may be open at once (fi_domain(3) allows it); they share
  * the one node, opened by the first and closed with the last. A domain
- * has one endpoint; a node up to DNF_EPS, of which one may send and
- * receive messages (the shim's tag 0 is one conversation a node), the
+ * has one endpoint; a process up to DNF_EPS, of which one may send and
+ * receive messages (the shim's tag 0 is one conversation a port), the
  * others RMA and atomics only.
  * Memory registration (dimmnet_mr.c) is what RMA's targets need; mr_mode
  * is what the application allowed of FI_MR_VIRT_ADDR, FI_MR_ALLOCATED and
  * FI_MR_PROV_KEY (FI_MR_BASIC: all three; FI_MR_SCALABLE: none).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dimmnet.h"
@@ -27,11 +29,6 @@ int dnf_domain_take_ep(struct dnf_ep *ep)
 {
     int rc = -FI_EBUSY;
 
-    if (ep->messaging && dnf_share.port) {
-        FI_WARN(&dnf_prov, FI_LOG_EP_CTRL, "host port %u: endpoints for RMA and "
-                "atomics only (messages are port 0's)\n", dnf_share.port);
-        return -FI_EBUSY;
-    }
     pthread_mutex_lock(&node_lock);
     int conversation_taken = 0;
     for (unsigned i = 0; i < DNF_EPS; i++) {
@@ -180,8 +177,8 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     rc = DN_OK;
     if (!clock_node) {
         rc = dn_open_env(&d->node, 30000);
-        if (rc == DN_OK && dn_port(d->node, NULL) == 0) {
-            rc = dn_msg_init(d->node, NULL);    /* the message layer is port 0's */
+        if (rc == DN_OK) {
+            rc = dn_msg_init(d->node, NULL);    /* the port's own (contract 1.29) */
         }
         if (rc != DN_OK) {
             FI_WARN(&dnf_prov, FI_LOG_DOMAIN, "no DIMMnet-1 node (run under "
@@ -217,6 +214,20 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
         return -FI_ENODEV;
     }
     d->nodes = nodes ? (unsigned)strtoul(nodes, NULL, 10) : 1;
+    /* Peers: every port of every board that messages reach (nodes below
+     * 64 / K^2); with one port every node, as before ports. */
+    unsigned port = dn_port(d->node, &d->ports);
+    d->peers = (d->nodes < dn1_msg_nodes(d->ports) ? d->nodes : dn1_msg_nodes(d->ports)) *
+               d->ports;
+    d->self = dn_node_id(d->node) * d->ports + port;
+    if (d->ports > 1) {
+        snprintf(d->port_name, sizeof(d->port_name), " port %u", port);
+    }
+    if (d->self >= d->peers) {
+        FI_WARN(&dnf_prov, FI_LOG_DOMAIN, "node %u port %u of %u: no peer of a run of %u "
+                "boards (messages reach %u boards with %u ports)\n", dn_node_id(d->node), port,
+                d->ports, d->nodes, dn1_msg_nodes(d->ports), d->ports);
+    }
     uint32_t timing = 0;
     d->modeled = dn_reg_read(d->node, DN1_REG_TIMING, &timing) == DN_OK &&
                  (timing & DN1_TIMING_SYNC);

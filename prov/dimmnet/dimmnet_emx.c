@@ -54,16 +54,24 @@ static uint64_t now_us(const struct dnf_ep *ep)
     return dnf_now_us(ep->dom);
 }
 
-static size_t zone_base(unsigned z)
+/* The host port of peer @node: which part of its board's receive memory
+ * (mailboxes, landings) is its own (dimmnet.h, "Host ports"). */
+static unsigned peer_port(const struct dnf_ep *ep, uint32_t node)
 {
-    return DNF_ZONE_OFF + (size_t)z * DNF_ZONE_SIZE;
+    return node % ep->dom->ports;
+}
+
+/* Our landing zone @z (of our port's dnf_zones). */
+static size_t zone_base(const struct dnf_ep *ep, unsigned z)
+{
+    return dnf_zone_base(peer_port(ep, ep->dom->self), ep->dom->ports, z);
 }
 
 /* The end of our landing chunk (@land: slot + 1) of writer @node, or of
  * our landing zone (@zone: + 1): the stamp is its last 8 bytes. */
 static uint8_t *land_end(const struct dnf_ep *ep, uint32_t node, unsigned land, unsigned zone)
 {
-    return zone ? ep->mem + zone_base(zone - 1) + DNF_ZONE_SIZE
+    return zone ? ep->mem + zone_base(ep, zone - 1) + DNF_ZONE_SIZE
                 : ep->land + ((size_t)node * DNF_MBOX_SLOTS + land) * DNF_LAND_CHUNK;
 }
 
@@ -77,12 +85,16 @@ int dnf_emx_enable(struct dnf_ep *ep)
 {
     size_t size = 0;
     uint8_t *mem = dn_hostmem(ep->dom->node, &size);
-    size_t bytes = (size_t)DNF_NODES * DNF_MBOX_SLOTS * sizeof(struct dnf_mbox);
+    /* Our port's part of the board's mailboxes, landing chunks and zones:
+     * a share of 64 / K writers (the whole with one port). */
+    unsigned port = peer_port(ep, ep->dom->self), ports = ep->dom->ports;
+    size_t writers = dn1_msg_share(ports);
+    size_t bytes = writers * DNF_MBOX_SLOTS * sizeof(struct dnf_mbox);
 
-    if (!mem || size < DNF_MBOX_OFF + bytes) {
+    if (!mem || !writers || size < dnf_mbox_base(port, ports) + bytes) {
         return -FI_ENODEV;
     }
-    ep->mbox = mem + DNF_MBOX_OFF;
+    ep->mbox = mem + dnf_mbox_base(port, ports);
     memset(ep->mbox, 0, bytes);   /* nothing from an earlier process is taken */
     /* A new session: what an earlier endpoint's peers wrote for it and the
      * network still holds fails its check here (dimmnet.h). The process's
@@ -96,34 +108,38 @@ int dnf_emx_enable(struct dnf_ep *ep)
     ep->session = ep->session ? ep->session : 1;
     memset(ep->peer_sess, 0, sizeof(ep->peer_sess));
     ep->ping = (struct dnf_hdr){ .magic = DNF_MAGIC, .kind = DNF_K_PING, .sess = ep->session };
-    bytes = (size_t)DNF_NODES * DNF_MBOX_SLOTS * DNF_LAND_CHUNK;
-    if (size < DNF_LAND_OFF + bytes) {
+    bytes = writers * DNF_MBOX_SLOTS * DNF_LAND_CHUNK;
+    if (size < dnf_land_base(port, ports) + bytes) {
         return -FI_ENODEV;
     }
-    ep->land = mem + DNF_LAND_OFF;
+    ep->land = mem + dnf_land_base(port, ports);
     memset(ep->land, 0, bytes);   /* no stamp of rid 0 is ever valid */
-    if (size < DNF_ZONE_OFF + (size_t)DNF_ZONES * DNF_ZONE_SIZE) {
+    if (size < dnf_zone_base(port, ports, dnf_zones(ports))) {
         return -FI_ENODEV;
     }
     ep->mem = mem;
-    for (unsigned z = 0; z < DNF_ZONES; z++) {   /* no earlier process's trailer */
-        memset(mem + zone_base(z) + DNF_ZONE_SIZE - sizeof(struct dnf_land), 0,
+    for (unsigned z = 0; z < dnf_zones(ports); z++) {   /* no earlier process's trailer */
+        memset(mem + zone_base(ep, z) + DNF_ZONE_SIZE - sizeof(struct dnf_land), 0,
                sizeof(struct dnf_land));
+    }
+    if (ep->dom->self >= ep->dom->peers) {
+        ep->sender_matching = 0;  /* no peer (dimmnet_domain.c): our writer ring is none */
     }
     return 0;
 }
 
+/* Our ring in the reader's port's mailboxes: we are writer ep->dom->self. */
 static void mbox_write(struct dnf_ep *ep, struct dnf_mput *m)
 {
-    uint64_t slot = (uint64_t)dn_node_id(ep->dom->node) * DNF_MBOX_SLOTS +
-                    m->e.k % DNF_MBOX_SLOTS;
+    uint64_t slot = (uint64_t)ep->dom->self * DNF_MBOX_SLOTS + m->e.k % DNF_MBOX_SLOTS;
+    uint64_t base = dnf_mbox_base(peer_port(ep, m->node), ep->dom->ports);
 
     if (m->tries++) {
         ep->stats.mbox_rewrites++;
     }
     m->sent_us = now_us(ep);
-    if (dn_botf_put(ep->dom->node, m->node, DNF_MBOX_OFF + slot * sizeof(m->e), &m->e,
-                    sizeof(m->e), &m->x) != DN_OK) {
+    if (dn_botf_put(ep->dom->node, dnf_peer_addr(ep->dom, m->node), base + slot * sizeof(m->e),
+                    &m->e, sizeof(m->e), &m->x) != DN_OK) {
         m->sent_us = 0;           /* refused at once: again next turn */
     }
 }
@@ -199,7 +215,7 @@ void dnf_emx_progress(struct dnf_ep *ep)
         }
     }
     /* Theirs, in each writer's order. */
-    for (uint32_t node = 0; node < ep->dom->nodes && node < DNF_NODES; node++) {
+    for (uint32_t node = 0; node < ep->dom->peers && node < DNF_NODES; node++) {
         for (;;) {
             const uint8_t *slot = ep->mbox + ((size_t)node * DNF_MBOX_SLOTS +
                                               ep->mbox_next[node] % DNF_MBOX_SLOTS) *
@@ -228,7 +244,7 @@ void dnf_emx_progress(struct dnf_ep *ep)
  * landed and past its writer's lfree. */
 static int zone_find(const struct dnf_ep *ep)
 {
-    for (unsigned z = 0; z < DNF_ZONES; z++) {
+    for (unsigned z = 0; z < dnf_zones(ep->dom->ports); z++) {
         uint32_t rid = ep->zone_rid[z];
 
         if (rid == 0 || (ep->zone_taken[z] && ep->peer_lfree[ep->zone_node[z]] > rid)) {
@@ -313,8 +329,8 @@ void dnf_emx_advertise(struct dnf_ep *ep, struct dnf_rx *r)
         return;
     }
     r->stage = malloc(sizeof(struct dnf_hdr) + part);
-    rc = r->stage ? dn_msg_irecv(ep->dom->node, (int)node, r->rid, r->stage,
-                                 sizeof(struct dnf_hdr) + part, &r->first)
+    rc = r->stage ? dn_msg_irecv(ep->dom->node, (int)dnf_peer_addr(ep->dom, node), r->rid,
+                                 r->stage, sizeof(struct dnf_hdr) + part, &r->first)
                   : DN_ENOMEM;
     if (rc != DN_OK) {
         free(r->stage);
@@ -406,7 +422,8 @@ void dnf_emx_rreq(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
     if (h->seq != ep->sent_first[node]) {
         return;                   /* a FIRST of ours was on its way: ignored */
     }
-    int bad = (h->flags & DNF_F_ZONE) && (h->sid >= DNF_ZONES || h->len > DNF_ZONE_MAX);
+    int bad = (h->flags & DNF_F_ZONE) &&
+              (h->sid >= dnf_zones(ep->dom->ports) || h->len > DNF_ZONE_MAX);
     q = bad ? NULL : malloc(sizeof(*q));
     if (!q) {
         /* Not taken: skip a FIRST number, so that our next FIRST's seq is
@@ -542,8 +559,8 @@ static void land_write(struct dnf_ep *ep, struct dnf_tx *t)
     if (t->land_tries++) {
         ep->stats.land_rewrites++;
     }
-    rc = dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->buf, t->land_size,
-                     &t->land_x);
+    rc = dn_botf_put(ep->dom->node, dnf_peer_addr(ep->dom, t->node), t->land_raddr, t->buf,
+                     t->land_size, &t->land_x);
     /* The clock starts once the write is out: a long one waits for room. */
     t->land_sent_us = rc == DN_OK ? now_us(ep) : 0;   /* refused at once: next turn */
 }
@@ -571,9 +588,12 @@ void dnf_emx_land(struct dnf_ep *ep, struct dnf_tx *t, const struct dnf_rreq *q,
                   const struct dnf_hdr *h, const void *buf, size_t sent)
 {
     uint32_t lfree = dnf_emx_lfree(ep, t->node);
-    uint64_t end = q->zone ? zone_base(q->zone - 1) + DNF_ZONE_SIZE
-                           : DNF_LAND_OFF + ((uint64_t)dn_node_id(ep->dom->node) *
-                                             DNF_MBOX_SLOTS + q->land) * DNF_LAND_CHUNK;
+    unsigned port = peer_port(ep, t->node), ports = ep->dom->ports;
+    /* In the receiver's port's part: our chunk ring as writer, or its zone. */
+    uint64_t end = q->zone ? dnf_zone_base(port, ports, q->zone - 1) + DNF_ZONE_SIZE
+                           : dnf_land_base(port, ports) +
+                                 ((uint64_t)ep->dom->self * DNF_MBOX_SLOTS + q->land) *
+                                     DNF_LAND_CHUNK;
     struct dnf_land tr = { .tag = h->tag, .data = h->data, .mlen = (uint32_t)h->len,
                            .sent = (uint32_t)sent, .flags = h->flags, .seen = h->seen,
                            .lfree = lfree < q->rid ? lfree : q->rid, .rid = q->rid,
@@ -636,8 +656,8 @@ void dnf_emx_rewrite(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
     if (!t || t->keep_rid != h->rid) {
         return;
     }
-    if (dn_botf_put(ep->dom->node, t->node, t->land_raddr, t->buf, t->land_size,
-                    &t->land_x) == DN_OK) {
+    if (dn_botf_put(ep->dom->node, dnf_peer_addr(ep->dom, t->node), t->land_raddr, t->buf,
+                    t->land_size, &t->land_x) == DN_OK) {
         ep->keep_busy += t->rewriting ? 0 : 1;   /* an older one: forgotten */
         t->rewriting = 1;
         ep->stats.land_rewritten++;
@@ -782,8 +802,9 @@ void dnf_emx_free(struct dnf_ep *ep)
 
     fi_param_get_bool(&dnf_prov, "stats", &stats);
     if (stats && ep->enabled) {
-        fprintf(stderr, "dimmnet: node %u: landings late=%llu asked=%llu rewritten=%llu\n",
-                dn_node_id(ep->dom->node), (unsigned long long)ep->stats.land_late,
+        fprintf(stderr, "dimmnet: node %u%s: landings late=%llu asked=%llu rewritten=%llu\n",
+                dn_node_id(ep->dom->node), ep->dom->port_name,
+                (unsigned long long)ep->stats.land_late,
                 (unsigned long long)ep->stats.land_asked,
                 (unsigned long long)ep->stats.land_rewritten);
     }

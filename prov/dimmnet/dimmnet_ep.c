@@ -2,7 +2,7 @@
  * The endpoint: FI_EP_RDM, one per domain. Bound to an AV and to one or
  * two CQs (FI_TRANSMIT, FI_RECV), optionally to an EQ (else its domain's)
  * for critical errors; fi_enable posts its receives in the shim. Its name
- * is the node id (struct dnf_addr). RMA (dimmnet_rma.c), atomics
+ * is the process's address, node | port << 12 (struct dnf_addr). RMA (dimmnet_rma.c), atomics
  * (dimmnet_atomic.c) and counters (dimmnet_cntr.c); no collectives: that
  * table answers with errors (dimmnet_nosys.c).
  */
@@ -22,14 +22,15 @@ static int ep_close(struct fid *fid)
     if (stats) {
         const struct dnf_ep_stats *s = &ep->stats;
 
-        fprintf(stderr, "dimmnet: node %u: sender-matching=%s advertised=%llu taken=%llu "
+        fprintf(stderr, "dimmnet: node %u%s: sender-matching=%s advertised=%llu taken=%llu "
                 "ignored=%llu withdrawn=%llu direct=%llu rendezvous=%llu "
                 "mailbox-rewrites=%llu mailbox-full=%llu landed=%llu zones=%llu "
                 "landing-rewrites=%llu inject-errors=%llu rma=%llu rma-resends=%llu "
                 "rma-refused=%llu zcopy-sent=%llu zcopy-received=%llu "
                 "rma-packets-resent=%llu zcopy-rdma=%llu eager-long=%llu "
                 "rma-not-resident=%llu paged-in=%llu paged-out=%llu\n",
-                dn_node_id(ep->dom->node), ep->sender_matching ? "on" : "off",
+                dn_node_id(ep->dom->node), ep->dom->port_name,
+                ep->sender_matching ? "on" : "off",
                 (unsigned long long)s->advertised, (unsigned long long)s->taken,
                 (unsigned long long)s->ignored, (unsigned long long)s->withdrawn,
                 (unsigned long long)s->direct, (unsigned long long)s->rendezvous,
@@ -305,7 +306,7 @@ static struct fi_ops_ep ep_ops = {
 static int ep_getname(fid_t fid, void *addr, size_t *addrlen)
 {
     struct dnf_ep *ep = container_of(fid, struct dnf_ep, ep.fid);
-    struct dnf_addr a = { DNF_ADDR_MAGIC, dn_node_id(ep->dom->node) };
+    struct dnf_addr a = { DNF_ADDR_MAGIC, dnf_peer_addr(ep->dom, ep->dom->self) };
     size_t room = *addrlen;
 
     *addrlen = sizeof(a);
@@ -401,13 +402,13 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
         free(ep);
         return -FI_ENOMEM;
     }
-    /* Messages (the node's conversation) if its caps name them, or none
+    /* Messages (the port's conversation) if its caps name them, or none
      * are named; else RMA and atomics only. */
     ep->messaging = !info || !info->caps || (info->caps & (FI_MSG | FI_TAGGED));
     if (d->ep || dnf_domain_take_ep(ep)) {
         free(ep->bounce);
         free(ep);
-        return -FI_EBUSY;         /* one a domain; one message endpoint a node */
+        return -FI_EBUSY;         /* one a domain; one message endpoint a process */
     }
     ep->dom = d;
     ep->sender_matching = 1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dimmnet.h"
+#include "dimmnet1/message.h"
 #include "dimmnet1/shared_mem.h"
 
 static void dnf_cleanup(void)
@@ -204,10 +205,23 @@ static int hints_fit(const struct fi_info *h)
     return 1;
 }
 
-/* A node's name: its node id ("1") or what fi_av_straddr writes ("dimmnet://1"). */
+/* Host ports a board (DIMMNET_HOST_PORTS, set by the launcher; what the
+ * domain's dn_port answers once the node is open): 1 without it. */
+static unsigned env_ports(void)
+{
+    const char *np = getenv("DIMMNET_HOST_PORTS");
+    unsigned ports = np ? (unsigned)atoi(np) : 1;
+
+    return ports >= 1 && ports <= DN1_HOST_PORTS_MAX ? ports : 1;
+}
+
+/* A process's name, its address node | port << 12: the node id ("1" or
+ * "dimmnet://1", port 0), or node and port ("1.1", "dimmnet://1.1", what
+ * fi_av_straddr writes for a port above 0). */
 static int parse_node(const char *s, uint32_t *node)
 {
     char *end;
+    unsigned long port = 0;
 
     if (!strncmp(s, "dimmnet://", 10)) {
         s += 10;
@@ -217,18 +231,32 @@ static int parse_node(const char *s, uint32_t *node)
     }
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || v >= DNF_NODES) {
+    if (*end == '.' && end[1] >= '0' && end[1] <= '9') {
+        port = strtoul(end + 1, &end, 10);
+    }
+    if (errno || *end || v >= DNF_NODES || port >= DN1_HOST_PORTS_MAX) {
         return -1;
     }
-    *node = (uint32_t)v;
+    *node = (uint32_t)(v | port << DN1_MSG_PORT_SHIFT);
     return 0;
 }
 
-/* This process's node and the cluster's size, from the launcher's
- * environment (what the domain opens); -1 outside a cluster. */
+/* Is address @a a peer of a run of @nodes boards (of env_ports ports):
+ * a port the boards have, on a board below @nodes that messages reach
+ * (dimmnet.h, "Host ports")? */
+static int peer_ok(uint32_t a, uint32_t nodes)
+{
+    return dn1_msg_sender(a, env_ports()) >= 0 &&
+           (a & ((1u << DN1_MSG_PORT_SHIFT) - 1)) < nodes;
+}
+
+/* This process's address (node and DIMMNET_PORT) and the cluster's size,
+ * from the launcher's environment (what the domain opens); -1 outside a
+ * cluster. */
 static int own_node(uint32_t *self, uint32_t *nodes)
 {
     const char *id = getenv("DIMMNET_NODE_ID"), *n = getenv("DIMMNET_NODES");
+    const char *p = getenv("DIMMNET_PORT");
 
     *nodes = DNF_NODES;
     if (n && *n) {
@@ -237,7 +265,11 @@ static int own_node(uint32_t *self, uint32_t *nodes)
             *nodes = (uint32_t)v;
         }
     }
-    return id && *id && !parse_node(id, self) && *self < *nodes ? 0 : -1;
+    if (!id || !*id || parse_node(id, self) || (*self >> DN1_MSG_PORT_SHIFT)) {
+        return -1;
+    }
+    *self |= (p ? (uint32_t)atoi(p) : 0) << DN1_MSG_PORT_SHIFT;
+    return peer_ok(*self, *nodes) ? 0 : -1;
 }
 
 static void *addr_dup(uint32_t node)
@@ -255,7 +287,7 @@ static int addr_node(const void *addr, size_t len, uint32_t nodes, uint32_t *nod
 {
     const struct dnf_addr *a = addr;
 
-    if (len != sizeof(*a) || a->magic != DNF_ADDR_MAGIC || a->node >= nodes) {
+    if (len != sizeof(*a) || a->magic != DNF_ADDR_MAGIC || !peer_ok(a->node, nodes)) {
         return -1;
     }
     *node = a->node;
@@ -305,12 +337,14 @@ static int answer_mr_mode(const struct fi_info *hints, uint32_t version)
 }
 
 /*
- * Addresses (fi_getinfo(3)): a node names a board by its node id ("1" or
- * "dimmnet://1"). Without FI_SOURCE it is the destination (dest_addr) and
- * the source is this process's own node; with FI_SOURCE it names the
- * source, which can only be our own node. A service names the endpoint on
- * the board; there is one, so any decimal service names it. Addresses in
- * the hints are taken the same way (node and service win).
+ * Addresses (fi_getinfo(3)): a node names a process by its board's node id
+ * ("1" or "dimmnet://1": port 0) or, on boards of several host ports, node
+ * and port ("1.1"). Without FI_SOURCE it is the destination (dest_addr)
+ * and the source is this process's own address; with FI_SOURCE it names
+ * the source, which can only be our own (or our board's node id). A
+ * service names the endpoint of the process; there is one, so any decimal
+ * service names it. Addresses in the hints are taken the same way (node
+ * and service win).
  */
 int dnf_getinfo(uint32_t version, const char *node, const char *service,
                 uint64_t flags, const struct fi_info *hints, struct fi_info **info)
@@ -349,16 +383,17 @@ int dnf_getinfo(uint32_t version, const char *node, const char *service,
     if (node) {
         uint32_t n;
 
-        if (parse_node(node, &n) || n >= nodes) {
-            FI_INFO(&dnf_prov, FI_LOG_CORE, "node %s: no such board\n", node);
+        if (parse_node(node, &n) || !peer_ok(n, nodes)) {
+            FI_INFO(&dnf_prov, FI_LOG_CORE, "node %s: no such board or port\n", node);
             return -FI_ENODATA;
         }
         if (flags & FI_SOURCE) {
-            if (!have_self || n != self) {
+            /* Our address, or our board's node id (port 0's name). */
+            if (!have_self || (n != self && n != (self & ((1u << DN1_MSG_PORT_SHIFT) - 1)))) {
                 FI_INFO(&dnf_prov, FI_LOG_CORE, "node %s: not this process's board\n", node);
                 return -FI_ENODATA;
             }
-            src = n;
+            src = self;
         } else {
             dst = n;
         }

@@ -2,7 +2,7 @@
  * Data path: sends, receives, matching, rendezvous, probes, progress.
  *
  * Sends: a FIRST (header + the message, if at most DNF_EAGER bytes) by
- * dn_msg_isend to the node under shim tag 0; a longer message's FIRST is
+ * dn_msg_isend to the peer under shim tag 0; a longer message's FIRST is
  * the header alone: it waits for the receiver's CTS and then goes straight
  * into the receive buffer by remote writes (zero-copy, dimmnet.h) or in
  * DNF_EAGER chunks under the CTS's shim tag, from the user's buffer. A
@@ -12,7 +12,7 @@
  * and ACKed; an error entry when one fails (prov_errno: the shim's status).
  * At most 256 sends in flight (-FI_EAGAIN).
  *
- * Receives: DNF_BOUNCES shim receives for tag 0 from any node stay posted;
+ * Receives: DNF_BOUNCES shim receives for tag 0 from any peer stay posted;
  * they complete in arrival order, so each sender's FIRSTs are taken in
  * order. A FIRST is matched against the posted receives in posting order
  * (kind, source unless FI_ADDR_UNSPEC, tag under ~ignore); unmatched, it
@@ -139,7 +139,8 @@ int dnf_chunks_recv(struct dnf_ep *ep, struct dnf_chunks *ch, uint32_t node,
 
     for (unsigned i = 0; !rc && i < ch->n; i++) {
         size_t off = (size_t)i * DNF_EAGER, k = bytes - off < DNF_EAGER ? bytes - off : DNF_EAGER;
-        int r = dn_msg_irecv(ep->dom->node, (int)node, rid, base + off, k, &ch->req[i]);
+        int r = dn_msg_irecv(ep->dom->node, (int)dnf_peer_addr(ep->dom, node), rid,
+                             base + off, k, &ch->req[i]);
 
         if (r != DN_OK) {
             ch->n = i;           /* the ones posted can still be withdrawn */
@@ -156,7 +157,8 @@ static int chunks_send(struct dnf_ep *ep, struct dnf_chunks *ch, uint32_t node,
 
     for (unsigned i = 0; !rc && i < ch->n; i++) {
         size_t off = (size_t)i * DNF_EAGER, k = bytes - off < DNF_EAGER ? bytes - off : DNF_EAGER;
-        int r = dn_msg_isend(ep->dom->node, node, rid, base + off, k, &ch->req[i]);
+        int r = dn_msg_isend(ep->dom->node, dnf_peer_addr(ep->dom, node), rid, base + off,
+                             k, &ch->req[i]);
 
         if (r != DN_OK) {
             ch->n = i;
@@ -208,7 +210,8 @@ int dnf_ctl_send(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
     c->h = *h;
     c->h.magic = DNF_MAGIC;
     c->h.sess = ep->session;
-    rc = dn_msg_isend(ep->dom->node, node, 0, &c->h, sizeof(c->h), &c->req);
+    rc = dn_msg_isend(ep->dom->node, dnf_peer_addr(ep->dom, node), 0, &c->h, sizeof(c->h),
+                      &c->req);
     if (rc != DN_OK) {
         free(c);
         return -dnf_errno(rc);
@@ -516,8 +519,8 @@ static int zc_step(struct dnf_ep *ep, struct dnf_tx *t)
                                       .len = t->len };
         }
         t->zh.seq = t->zc_err != DN_OK;  /* the receive fails with it */
-        rc = dn_msg_isend(ep->dom->node, t->node, t->zc_direct ? t->zc_rid : 0, &t->zh,
-                          sizeof(t->zh), &t->zc_req);
+        rc = dn_msg_isend(ep->dom->node, dnf_peer_addr(ep->dom, t->node),
+                          t->zc_direct ? t->zc_rid : 0, &t->zh, sizeof(t->zh), &t->zc_req);
         if (rc == DN_EBUSY) {
             return 0;                    /* the shim's queue is full: later */
         }
@@ -574,8 +577,8 @@ static int tx_finished(struct dnf_ep *ep, struct dnf_tx *t)
     if (t->err == DN_OK && t->wait_cts) {
         if (!t->ping && now_ms() >= t->ping_at) {
             /* Read by the shim until delivered: the endpoint's own. */
-            if (dn_msg_isend(ep->dom->node, t->node, 0, &ep->ping, sizeof(ep->ping),
-                             &t->ping) != DN_OK) {
+            if (dn_msg_isend(ep->dom->node, dnf_peer_addr(ep->dom, t->node), 0, &ep->ping,
+                             sizeof(ep->ping), &t->ping) != DN_OK) {
                 t->ping = NULL;
             }
             t->ping_at = now_ms() + DNF_PING_MS;
@@ -665,10 +668,16 @@ void dnf_progress(struct dnf_ep *ep)
             break;
         }
         b->req = NULL;
-        if (rc == DN_OK) {
-            arrived(ep, st.src, b->buf, st.len);
+        /* The sender's address back to its peer number: none, a process
+         * this run does not know. */
+        int peer = dnf_peer_of(ep->dom, st.src);
+        if (rc == DN_OK && peer < 0) {
+            FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "message from address %#x, no peer, "
+                    "dropped\n", st.src);
+        } else if (rc == DN_OK) {
+            arrived(ep, (uint32_t)peer, b->buf, st.len);
         } else {
-            FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "receive from node %u failed: %s\n",
+            FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "receive from address %#x failed: %s\n",
                     st.src, dn_strerror(rc));
             dnf_ep_fatal(ep, rc);
         }
@@ -875,7 +884,8 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     if (part) {
         dnf_copy(ep->dom, t->buf + sizeof(h), buf, part);
     }
-    rc = dn_msg_isend(ep->dom->node, node, q ? q->rid : 0, t->buf, sizeof(h) + part, &t->req);
+    rc = dn_msg_isend(ep->dom->node, dnf_peer_addr(ep->dom, node), q ? q->rid : 0, t->buf,
+                      sizeof(h) + part, &t->req);
     if (rc != DN_OK) {
         /* Nothing left: a taken RREQ stays taken, FIRST numbering unchanged. */
         if (q) {

@@ -49,25 +49,28 @@ static int piece_send(struct dnf_ep *ep, struct dnf_rma_piece *pc, unsigned slot
     struct dnf_rma *op = pc->op;
     dn_node *n = ep->dom->node;
     uint64_t rva = DN_RVA(op->wire, op->addr + pc->off);
+    /* The target process's port: registrations are the board's, but its
+     * NIC answers from the port named, to this process's port. */
+    unsigned dst = dnf_peer_addr(ep->dom, op->node);
 
     if (op->rndv) {             /* a zero-copy rest: raw receive memory */
         if (op->local != UINT64_MAX && pc->len > DN_BOTF_MAX_PAYLOAD) {
-            return dn_rdma_write(n, DN1_TYPE_PUSH, op->node, op->addr + pc->off,
+            return dn_rdma_write(n, DN1_TYPE_PUSH, dst, op->addr + pc->off,
                                  op->local + pc->off, pc->len, &pc->x);
         }
-        return dn_botf_put(n, op->node, op->addr + pc->off, op->src + pc->off, pc->len,
+        return dn_botf_put(n, dst, op->addr + pc->off, op->src + pc->off, pc->len,
                            &pc->x);
     }
     if (op->kind == DNF_RMA_READ) {
         uint64_t local = op->local != UINT64_MAX
                              ? op->local + pc->off
                              : DNF_RMA_STAGE_OFF(ep->slot) + (uint64_t)slot * DNF_RMA_PIECE;
-        return dn_get_rva(n, op->node, rva, local, pc->len, &pc->x);
+        return dn_get_rva(n, dst, rva, local, pc->len, &pc->x);
     }
     if (op->local != UINT64_MAX && pc->len > DN_BOTF_MAX_PAYLOAD) {
-        return dn_rdma_write_rva(n, op->node, rva, op->local + pc->off, pc->len, &pc->x);
+        return dn_rdma_write_rva(n, dst, rva, op->local + pc->off, pc->len, &pc->x);
     }
-    return dn_botf_put_rva(n, op->node, rva, op->src + pc->off, pc->len, &pc->x);
+    return dn_botf_put_rva(n, dst, rva, op->src + pc->off, pc->len, &pc->x);
 }
 
 /* (Re)send a piece. Refused at once for want of room or link, maybe
@@ -234,7 +237,8 @@ static int notice_send(struct dnf_ep *ep, struct dnf_rma *op)
                                .seen = op->kind == DNF_RMA_READ };
     op->nh.flags = (uint8_t)((op->flags & FI_REMOTE_CQ_DATA ? DNF_F_DATA : 0) |
                              (op->event ? DNF_F_EVENT : 0));
-    int rc = dn_msg_isend(ep->dom->node, op->node, 0, &op->nh, sizeof(op->nh), &op->notice);
+    int rc = dn_msg_isend(ep->dom->node, dnf_peer_addr(ep->dom, op->node), 0, &op->nh,
+                          sizeof(op->nh), &op->notice);
 
     if (rc != DN_OK) {
         op_fail(op, rc, 0);

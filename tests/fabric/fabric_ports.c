@@ -5,8 +5,8 @@
  *     and writes; each of the three others owns a slice of it, and a cell
  *     all three fetch-add;
  *   - node 0 port 0, node 0 port 1 and node 1 port 1 each open an
- *     endpoint for RMA and atomics (caps FI_RMA | FI_ATOMIC; on a port
- *     above 0 a messaging endpoint is refused, -FI_EBUSY), write their
+ *     endpoint for RMA and atomics (caps FI_RMA | FI_ATOMIC; messages on
+ *     every port: fabric_peers.c), write their
  *     slice, read it back, fetch-add the cell ADDS times (every old value
  *     below the end's, rising), and count their completions: exactly what
  *     they posted, none of another process's;
@@ -167,7 +167,7 @@ static struct fid_mr *own_page(struct fab_ep *r, uint8_t *page)
 
 static void initiator(void)
 {
-    struct fab_ep r = { 0 }, m = { 0 };
+    struct fab_ep r = { 0 };
     char v[256], hex[129] = "", name[64];
     uint64_t rwin, key;
     fi_addr_t peer;
@@ -176,12 +176,6 @@ static void initiator(void)
     struct fid_mr *page_mr = NULL;
     int ctx;
 
-    if (port > 0) {
-        int rc = fab_ep_open(&m, FI_TAGGED);
-        CHECK_MSG(rc == -FI_EBUSY, "%s: a messaging endpoint on port %u: %d, not -FI_EBUSY",
-                  who, port, rc);
-        fab_ep_close(&m);
-    }
     CHECK_EQ(fab_ep_open(&r, FI_RMA | FI_ATOMIC), 0);
     if (node == 0) {
         page_mr = own_page(&r, page);
