@@ -44,10 +44,12 @@ fi
 # TCG plugins (bench/plugins) build against this source's qemu-plugin.h.
 ln -sfn "$src/include/qemu" "$cache/plugin-include"
 
-# Copy a file only if its contents differ, so unchanged files keep their mtime.
+# Copy a file only if its contents differ, so unchanged files keep their
+# mtime; what was copied is the reason ninja may rebuild (said below).
+changed=()
 sync_file() {
     mkdir -p "$(dirname "$2")"
-    cmp -s "$1" "$2" || cp "$1" "$2"
+    cmp -s "$1" "$2" || { cp "$1" "$2"; changed+=("${1#"$top"/}"); }
 }
 
 sync_file "$here/hw/mips/dimmnet1.c"          "$src/hw/mips/dimmnet1.c"
@@ -57,8 +59,24 @@ done
 for f in "$here"/include/hw/net/martini*.h; do
     sync_file "$f" "$src/include/hw/net/$(basename "$f")"
 done
-for f in "$top"/include/dimmnet1/*.h; do
-    sync_file "$f" "$src/include/dimmnet1/$(basename "$f")"
+# Only the contract headers the board's sources include, and theirs: the
+# firmware's and shim's own (fw_types.h, message.h, ...) never reach QEMU,
+# so editing them rebuilds nothing here.
+board_headers() {
+    local todo=("$here"/hw/mips/dimmnet1.c "$here"/hw/net/martini*.c
+                "$here"/include/hw/net/martini*.h "$here"/fuzz/*.[ch]) seen=" " f h
+    while [ ${#todo[@]} -gt 0 ]; do
+        f=${todo[0]}; todo=("${todo[@]:1}")
+        for h in $(sed -n 's|^#include "dimmnet1/\([a-z0-9_]*\.h\)".*|\1|p' "$f"); do
+            case "$seen" in *" $h "*) continue ;; esac
+            seen="$seen$h "
+            todo+=("$top/include/dimmnet1/$h")
+            echo "$h"
+        done
+    done
+}
+for h in $(board_headers); do
+    sync_file "$top/include/dimmnet1/$h" "$src/include/dimmnet1/$h"
 done
 sync_file "$here/qemu/mips-softmmu-default.mak" "$src/configs/devices/mips-softmmu/default.mak"
 
@@ -153,5 +171,7 @@ if [ ! -f "$build/build.ninja" ]; then
         exit 1
     }
 fi
+[ ${#changed[@]} -eq 0 ] ||
+    echo "build-qemu: the board's sources changed (${changed[*]}): ninja rebuilds what uses them" >&2
 ninja -C "$build" "$target"
 ln -sf "$build/$target" "$cache/$link"

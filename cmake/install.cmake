@@ -1,5 +1,5 @@
 # cmake --install: the shim as a system library (libdimmnet1.so.1 and .a,
-# dn.h, dimmnet1.pc, find_package(dimmnet1)), the tools, their man pages and
+# dn.h with fw_types.h, dimmnet1.pc, find_package(dimmnet1)), the tools, their man pages and
 # the library's, and what the tools run: the board's QEMU and the switch in
 # libexec/dimmnet1, the firmware images and boot loader in share/dimmnet1.
 include(CMakePackageConfigHelpers)
@@ -8,6 +8,7 @@ install(TARGETS dimmnet1_shared dimmnet1 EXPORT dimmnet1Targets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/host-shim/include/dimmnet1/dn.h
+              ${PROJECT_SOURCE_DIR}/include/dimmnet1/fw_types.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/dimmnet1)
 
 # CMake: find_package(dimmnet1) gives dimmnet1::dimmnet1 (shared) and

@@ -19,6 +19,7 @@
 #include "atomic/atomic.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 #include "fw_version.h"
 
 int main(void)

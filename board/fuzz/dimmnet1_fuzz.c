@@ -691,7 +691,7 @@ void dn1f_send_packet(Dn1fBoard *b, Dn1fInput *in, bool corrupt)
         h.type = DN1_TYPE_PUSH;
         break;
     case 5:
-        h.type = DN1_TYPE_INDIRECT_WRITE + (h.type & 3);
+        h.type = 0x40 + (h.type & 3);   /* firmware types (fw_types.h): the board knows none by name */
         break;
     case 6:
         h.type = DN1_TYPE_READ_REQ;        /* reply address as payload */

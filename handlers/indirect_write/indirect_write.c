@@ -4,6 +4,7 @@
 #include "hal/nicmem.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
+#include "dimmnet1/fw_types.h"
 
 /* The fast path's numbers are the contract's (fast_path.h). */
 _Static_assert(((0xa0000000u | DN1_REGS_BASE) >> 16) == FP_REGS_HI, "regs");

@@ -20,6 +20,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/shared_mem.h"
+#include "dimmnet1/fw_types.h"
 
 /* LLCM offsets (hal_llcm_read32/write32: the firmware's fixed places).
  * Receiving port p's control block; the slot of table entry g = p * share

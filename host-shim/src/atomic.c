@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "dimmnet1/atomic.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/fw_types.h"
 
 _Static_assert(DN_ATOMIC_WINDOW == DN1_ATOMIC_WINDOW, "the firmware's window");
 _Static_assert(DN_ATOMIC_MAX <= DN1_LLCM_CQ_ENTRIES / 4, "answers fit the completion queue");

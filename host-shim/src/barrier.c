@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "barrier.h"
+#include "dimmnet1/fw_types.h"
 
 /* AOTF channels 16..31 belong to barriers 0..15. */
 #define BAR_CHANNEL_BASE 16u

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include "barrier.h"
+#include "dimmnet1/fw_types.h"
 
 #define DESC(b, field) ((b)->n->llcm + DN1_LLCM_BAR_GROUPS + 32u * (b)->cfg.id + \
                         offsetof(struct dn1_bar_group, field))

@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/mr.h"
+#include "dimmnet1/fw_types.h"
 
 #define ENTRY(i) (DN1_MR_LLCM_OFF + DN1_MR_ENTRY * (i))
 #define MR_SYNC_RESEND_MS 200

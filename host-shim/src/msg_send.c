@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "msg.h"
+#include "dimmnet1/fw_types.h"
 
 /* BOTF pieces (the paper's 464-byte packets); a message whose buffer lies
  * in this node's receive memory goes by RDMA in 2048-byte pieces instead. */

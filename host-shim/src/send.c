@@ -9,6 +9,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/regs.h"
 #include "dimmnet1/soft_indirect.h"
+#include "dimmnet1/fw_types.h"
 
 /* How long a send may wait for room among the packets in flight. */
 #define SEND_ROOM_TIMEOUT_MS 10000

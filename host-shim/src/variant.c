@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/variant.h"
+#include "dimmnet1/fw_types.h"
 
 #define VAR(off) (n->llcm + DN1_VAR_LLCM_OFF + (off))
 

@@ -17,6 +17,7 @@
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/regs.h"
 #include "dimmnet1/shared_mem.h"
+#include "dimmnet1/fw_types.h"
 
 #define ME    1
 #define PEER  0

@@ -23,6 +23,7 @@
 #include "dimmnet1/barrier.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 
 #define RDV 120000
 

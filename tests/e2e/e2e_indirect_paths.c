@@ -23,6 +23,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 
 #define T 60000
 #define USER(off)    (DN1_RADDR_LLCM + DN1_LLCM_NIC_RESERVED + (off))

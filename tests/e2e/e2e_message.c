@@ -20,6 +20,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 
 #define TIMEOUT_MS 120000
 

@@ -30,6 +30,7 @@
 #include "dimmnet1/dn.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 
 #define T 60000
 #define MLEN 2000u

@@ -15,6 +15,7 @@
 #include "dimmnet1/dn.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 #include "dimmnet1/regs.h"
 
 #define TIMEOUT_MS 30000

@@ -17,6 +17,7 @@
 #include "dimmnet1/dn.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 #include "dimmnet1/regs.h"
 #include "dimmnet1/variant.h"
 

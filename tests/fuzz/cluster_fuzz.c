@@ -34,6 +34,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 #include "dimmnet1/regs.h"
 #include "dimmnet1/shared_mem.h"
 

@@ -21,6 +21,7 @@
 #include "dimmnet1/message.h"
 #include "dimmnet1/mr.h"
 #include "dimmnet1/packet.h"
+#include "dimmnet1/fw_types.h"
 #include "dimmnet1/packet_codec.h"
 #include "dimmnet1/regs.h"
 #include "dimmnet1/soft_indirect.h"

@@ -25,6 +25,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/mr.h"
+#include "dimmnet1/fw_types.h"
 
 #define SOURCES 5
 #define ENTRY(i) (DN1_RADDR_LLCM + DN1_MR_LLCM_OFF + DN1_MR_ENTRY * (i))

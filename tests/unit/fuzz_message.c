@@ -19,6 +19,7 @@
 #include "message/message.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
+#include "dimmnet1/fw_types.h"
 
 #define SENDERS   4
 #define SYS(s)    (0x1000u * ((s) + 1))

@@ -11,6 +11,7 @@
 #include "dimmnet1/atomic.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/mr.h"
+#include "dimmnet1/fw_types.h"
 
 #define ME    2u
 #define KEY   0x8123u

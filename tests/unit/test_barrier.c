@@ -14,6 +14,7 @@
 #include "barrier/barrier.h"
 #include "dimmnet1/barrier.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/fw_types.h"
 
 #define ME      0
 #define DONE    0x8000u           /* members' done word, LLCM user area */

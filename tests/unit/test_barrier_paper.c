@@ -19,6 +19,7 @@
 #include "dimmnet1/barrier.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
+#include "dimmnet1/fw_types.h"
 
 #define ME      3
 #define DONE    0x8000u           /* members' done word, LLCM user area */

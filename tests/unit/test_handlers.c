@@ -5,6 +5,7 @@
 #include "fwstats.h"
 #include "indirect_write/indirect_write.h"
 #include "dimmnet1/memmap.h"
+#include "dimmnet1/fw_types.h"
 
 static struct dn1_hdr iw(uint64_t raddr, uint32_t xoff, uint16_t len)
 {

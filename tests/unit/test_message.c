@@ -14,6 +14,7 @@
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/message.h"
 #include "dimmnet1/shared_mem.h"
+#include "dimmnet1/fw_types.h"
 
 #define ME      1
 #define NQ_OFF  0x8000u           /* port 0's notice queue in the LLCM user area */

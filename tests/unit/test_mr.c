@@ -8,6 +8,7 @@
 #include "variant/variant.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/mr.h"
+#include "dimmnet1/fw_types.h"
 
 #define ME   3u
 #define KEYA 0x8001u

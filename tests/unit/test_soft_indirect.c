@@ -8,6 +8,7 @@
 #include "dimmnet1/shared_mem.h"
 #include "dimmnet1/soft_indirect.h"
 #include "hal/nicmem.h"
+#include "dimmnet1/fw_types.h"
 
 #define SLOT_OFF  (DN1_LLCM_NIC_RESERVED + 0x100u)
 #define SLOT      (DN1_RADDR_LLCM + SLOT_OFF)

@@ -6,6 +6,7 @@
 #include "variant/variant.h"
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/variant.h"
+#include "dimmnet1/fw_types.h"
 
 #define BLOCK (DN1_RADDR_LLCM + DN1_VAR_LLCM_OFF)
 #define ME 3u

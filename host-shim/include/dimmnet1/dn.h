@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "dimmnet1/fw_types.h"   /* the firmware types dn_send_typed sends */
 
 #ifdef __cplusplus
 extern "C" {
