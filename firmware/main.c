@@ -22,6 +22,18 @@
 #include "dimmnet1/fw_types.h"
 #include "fw_version.h"
 
+/* Every handler the image serves (handlers.def): registered in this order,
+ * named in the banner. */
+static const struct {
+    const char *name;
+    uint8_t type;
+    rx_handler_fn fn;
+} handlers[] = {
+#define DN1_HANDLER(name, type, fn) { name, type, fn },
+#include "handlers.def"
+#undef DN1_HANDLER
+};
+
 int main(void)
 {
     uart_init();
@@ -35,13 +47,11 @@ int main(void)
             cpu_idle();
         }
     }
-    printf("node %lu: handlers: indirect-write=0x%02x message=0x%02x "
-           "barrier=0x%02x control=0x%02x soft-indirect=0x%02x "
-           "barrier-paper=0x%02x atomic=0x%02x mr-sync=0x%02x\n",
-           (unsigned long)hal_node_id(), DN1_TYPE_INDIRECT_WRITE,
-           DN1_TYPE_MESSAGE, DN1_TYPE_BARRIER, DN1_TYPE_CONTROL,
-           DN1_TYPE_SOFT_INDIRECT, DN1_TYPE_BARRIER_PAPER, DN1_TYPE_ATOMIC,
-           DN1_TYPE_MR_SYNC);
+    printf("node %lu: handlers:", (unsigned long)hal_node_id());
+    for (unsigned i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+        printf(" %s=0x%02x", handlers[i].name, handlers[i].type);
+    }
+    printf("\n");
 
     fwstats_init();
     /* After a host-asked restart, conversations and barriers carry on. */
@@ -56,14 +66,9 @@ int main(void)
     soft_indirect_init();
     mr_init();
     atomic_init();
-    dispatch_register(DN1_TYPE_INDIRECT_WRITE, indirect_write_handle);
-    dispatch_register(DN1_TYPE_MESSAGE, message_handle);
-    dispatch_register(DN1_TYPE_BARRIER, barrier_handle);
-    dispatch_register(DN1_TYPE_CONTROL, variant_control_handle);
-    dispatch_register(DN1_TYPE_SOFT_INDIRECT, soft_indirect_handle);
-    dispatch_register(DN1_TYPE_BARRIER_PAPER, barrier_paper_handle);
-    dispatch_register(DN1_TYPE_ATOMIC, atomic_handle);
-    dispatch_register(DN1_TYPE_MR_SYNC, mr_sync_handle);
+    for (unsigned i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+        dispatch_register(handlers[i].type, handlers[i].fn);
+    }
     /* Registration keys (context bit 15) here, the rest to the variants. */
     dispatch_register_miss(mr_miss_handle);
     /* Served at the vector in their common case (handlers/fast_path.S). */

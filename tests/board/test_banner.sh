@@ -22,8 +22,18 @@ for i in 0 1 2; do
     esac
 done
 first=$(sed -n 3p "$console")
-tr -d '\r' <"$console" | grep '^node 0: handlers: indirect-write=0x40 message=0x41 barrier=0x42 control=0x43 soft-indirect=0x44 barrier-paper=0x45 atomic=0x46 mr-sync=0x47$' >/dev/null ||
-    { echo "no handler line naming every type served" >&2; exit 1; }
+# Every handler the image serves, named as firmware/handlers.def (the
+# dispatcher's table) lists it, with its type from fw_types.h.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+want="node 0: handlers:"
+while read -r name macro; do
+    type=$(sed -n "s/^#define $macro  *0x\([0-9a-fA-F]*\)u.*/\1/p" "$top/include/dimmnet1/fw_types.h")
+    [ -n "$type" ] || { echo "handlers.def: $macro is not in fw_types.h" >&2; exit 1; }
+    want="$want $name=0x$(printf '%02x' $((16#$type)))"
+done < <(sed -n 's/^DN1_HANDLER("\([^"]*\)", *\([A-Z0-9_]*\),.*/\1 \2/p' "$top/firmware/handlers.def")
+[ "$want" != "node 0: handlers:" ] || { echo "no handler in firmware/handlers.def" >&2; exit 1; }
+tr -d '\r' <"$console" | grep -qxF "$want" ||
+    { echo "no handler line naming every type served: want '$want', got '$(grep handlers: "$console")'" >&2; exit 1; }
 grep -q '^ready' "$console" || { echo "no ready line" >&2; exit 1; }
 if grep -q 'FATAL' "$console"; then echo "firmware reported FATAL" >&2; exit 1; fi
-echo "banner ok: $first"
+echo "banner ok: $first; $want"
