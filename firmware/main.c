@@ -22,6 +22,11 @@
 #include "dimmnet1/fw_types.h"
 #include "fw_version.h"
 
+/* Every handler's function (handlers.def), with the dispatcher's type. */
+#define DN1_HANDLER(name, type, fn) enum rx_action fn(struct rx_packet *p);
+#include "handlers.def"
+#undef DN1_HANDLER
+
 /* Every handler the image serves (handlers.def): registered in this order,
  * named in the banner. */
 static const struct {
