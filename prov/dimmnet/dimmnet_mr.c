@@ -402,11 +402,80 @@ static struct dnf_alias *alias_split(struct dnf_alias *a, uint8_t *lo, uint8_t *
     return a;
 }
 
-/* Run @a forgotten: its addresses are no longer its pages (freed and
- * mapped again), so nothing is moved back; its pool pages are free. */
-static void alias_forget(struct dnf_alias *a)
+/* The card file's device and inode, as our own view of receive memory
+ * shows them in /proc/self/maps (@f): 0 if not found. */
+static int card_file(dn_node *n, FILE *f, unsigned long *maj, unsigned long *min,
+                     unsigned long *ino)
 {
+    size_t size;
+    uintptr_t mem = (uintptr_t)dn_hostmem(n, &size);
+    char line[512];
+
+    rewind(f);
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long lo, hi, off, ma, mi, in;
+
+        if (sscanf(line, "%lx-%lx %*s %lx %lx:%lx %lu", &lo, &hi, &off, &ma, &mi, &in) == 6 &&
+            mem >= lo && mem < hi) {
+            *maj = ma, *min = mi, *ino = in;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Run @a forgotten: some of its addresses are no longer its pages (freed
+ * and mapped again: a heap trimmed at its top, a mapping unmapped), so it
+ * is not moved back as a whole. But its pages still mapped from its pool
+ * at their place are moved back, span by span, before its pool pages go
+ * free: left there, they would alias whatever run takes those pool pages
+ * next (seen: a heap run cut at its top, its lower pages, other heap
+ * chunks on them, written through by a later receive's zero-copy rest). */
+static void alias_forget(dn_node *n, struct dnf_alias *a)
+{
+    uintptr_t start = (uintptr_t)a->addr, end = start + a->len;
+    unsigned long maj, min, ino;
+    struct { uintptr_t lo, hi; } span[32];
+    unsigned spans = 0;
+    int moved = 1;
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+
+    if (f && card_file(n, f, &maj, &min, &ino)) {
+        rewind(f);
+        while (fgets(line, sizeof(line), f)) {
+            unsigned long lo, hi, off, ma, mi, in;
+
+            if (sscanf(line, "%lx-%lx %*s %lx %lx:%lx %lu", &lo, &hi, &off, &ma, &mi,
+                       &in) != 6 || ma != maj || mi != min || in != ino ||
+                hi <= start || lo >= end || off - lo != a->off - start) {
+                continue;           /* not this run's pages at their place */
+            }
+            if (spans == sizeof(span) / sizeof(span[0])) {
+                moved = 0;
+                break;
+            }
+            span[spans].lo = lo > start ? lo : start;
+            span[spans++].hi = hi < end ? hi : end;
+        }
+    } else {
+        moved = 0;
+    }
+    if (f) {
+        fclose(f);
+    }
+    for (unsigned i = 0; i < spans; i++) {
+        moved &= dn_hostmem_unalias(n, (void *)span[i].lo, span[i].hi - span[i].lo,
+                                    a->off + (span[i].lo - start)) == DN_OK;
+    }
     alias_unlink(a);
+    if (!moved) {
+        /* Some may still be mapped from the pool: its pages stay taken. */
+        FI_WARN(&dnf_prov, FI_LOG_MR, "pages at %p could not be moved back\n",
+                (void *)a->addr);
+        free(a);
+        return;
+    }
     pool_release(a->off, a->len, a->kept);
     free(a);
 }
@@ -501,7 +570,7 @@ static int rcache_evict(dn_node *n, int sends_only)
     if (alias_intact(n, v)) {
         alias_drop(n, v);
     } else {
-        alias_forget(v);
+        alias_forget(n, v);
     }
     return 1;
 }
@@ -539,7 +608,7 @@ static int alias_take_checked(dn_node *n, uint8_t *buf, size_t len, int store_ok
         if (a->busy || a->refs != a->cached) {
             return -FI_EBUSY;
         }
-        alias_forget(a);
+        alias_forget(n, a);
     }
     /* Smaller sends move back receive runs too: two buffers of their size
      * (a ping-pong's send and receive) fit the pool side by side. */
