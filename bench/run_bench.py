@@ -164,9 +164,10 @@ class PartFailed(Exception):
     figure is missing from its output)."""
 
 
-def cluster(nodes, program, plugin_dir=None, timeout=900, options=()):
+def cluster(nodes, program, plugin_dir=None, timeout=900, options=(), syms=None):
     """Run PROGRAM on NODES boards in deterministic modeled time (with the
-    launcher's OPTIONS); its output."""
+    launcher's OPTIONS); its output. SYMS: the plugin names the segments
+    that enter these functions (scripts/handler-cost)."""
     cmd = [CLUSTER, "--qemu", os.path.join(BUILD, "qemu-system-mips"),
            "--firmware", os.path.join(BUILD, "firmware-4kc", "martini-fw.img"),
            "-n", str(nodes), "--deterministic", "--timeout", str(timeout), "--quiet"]
@@ -174,7 +175,8 @@ def cluster(nodes, program, plugin_dir=None, timeout=900, options=()):
     if plugin_dir:
         plugin = os.path.join(BUILD, "bench", "libhandler_cost.so")
         cmd += ["--qemu-arg", "-plugin", "--qemu-arg",
-                plugin + ",out=" + os.path.join(plugin_dir, "node{node}.handlers")]
+                plugin + ",out=" + os.path.join(plugin_dir, "node{node}.handlers")
+                + (",syms=" + syms if syms else "")]
     cmd += ["--"] + program
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if r.returncode != 0:
@@ -222,6 +224,50 @@ def typical(entries, label):
         return None
     best = max(cands, key=lambda e: (e[3], -e[1]))
     return best[1], best[2]
+
+
+FIRMWARE_ELF = os.path.join(BUILD, "firmware-4kc", "martini-fw.elf")
+
+
+def named_handler(name, tmp):
+    """One packet of handler NAME (scripts/new-handler's NAME_handle, served
+    by examples/handlers/NAME_demo on 2 boards) as the plugin counts it, by
+    the handler's symbol: (name, instructions, modeled ns) of the vector's
+    entry, the packet's segment that entered NAME_handle, and the return."""
+    fn = name + "_handle"
+    nm = subprocess.run(["mips-linux-gnu-nm", "--defined-only", FIRMWARE_ELF],
+                        stdout=subprocess.PIPE, text=True, check=True).stdout
+    addr = [l.split()[0] for l in nm.splitlines() if l.split()[-1:] == [fn]]
+    if not addr:
+        raise PartFailed("%s is not in %s (scripts/new-handler %s?)" % (fn, FIRMWARE_ELF, name))
+    d = tempfile.mkdtemp(dir=tmp)
+    syms = os.path.join(d, "syms")
+    with open(syms, "w") as f:
+        f.write("%s %s\n" % (addr[0], fn))
+    log("handlers: " + name)
+    cluster(2, [os.path.join(BUILD, name + "_demo")], plugin_dir=d, syms=syms)
+    entries = parse_handlers(os.path.join(d, "node1.handlers"))
+    entry, exit_ = typical(entries, "entry"), typical(entries, "exit")
+    mine = [e for e in entries if e[0].split("@")[-1] in (fn, fn + "+exit")]
+    if not mine:
+        raise PartFailed("no packet entered %s on node 1" % fn)
+    label = max(mine, key=lambda e: e[3])[0]
+    t = typical(entries, label)
+    if label.startswith("irq:"):
+        return (name, t[0], t[1])                       # a fast path: whole
+    if entry is None or (exit_ is None and not label.endswith("+exit")):
+        raise PartFailed("%s: no entry or exit segment counted" % name)
+    if label.endswith("+exit"):
+        return (name, entry[0] + t[0], entry[1] + t[1])
+    return (name, entry[0] + t[0] + exit_[0], entry[1] + t[1] + exit_[1])
+
+
+def kit_handlers(tmp):
+    """Every handler scripts/new-handler made (it has a demo), by its name."""
+    demos = os.path.join(TOP, "examples", "handlers")
+    names = sorted(f[:-len("_demo.c")] for f in os.listdir(demos)
+                   if f.endswith("_demo.c")) if os.path.isdir(demos) else []
+    return [named_handler(n, tmp) for n in names]
 
 
 def handlers(tmp):
@@ -308,7 +354,8 @@ def handlers(tmp):
             else:
                 # A one-packet interrupt: entry, the packet's own work, exit.
                 paths.append((name, entry[0] + t[0] + exit_[0], entry[1] + t[1] + exit_[1]))
-    return paths
+    # Handlers made with scripts/new-handler, named by their symbols.
+    return paths + kit_handlers(tmp)
 
 
 def fig4(node_counts):

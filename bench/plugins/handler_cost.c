@@ -20,10 +20,14 @@
  *   "irq:"   + a packet label: an interrupt that served its packet without
  *            reading IRQ_STATUS at all (an assembly fast path), whole.
  * A one-packet interrupt costs entry + packet + exit exactly. Labels come
- * from register writes, not symbols, which inlining may remove. Built
- * against the qemu-plugin.h of the same QEMU source as the board.
+ * from register writes, not symbols, which inlining may remove; with
+ * syms=FILE (lines "ADDRESS NAME", the functions to name: a handler's
+ * NAME_handle, which the dispatcher calls, is never inlined) a packet's
+ * label also gets "@NAME" of the first of them its segment entered
+ * (scripts/handler-cost). Built against the qemu-plugin.h of the same QEMU
+ * source as the board.
  *
- *   -plugin libhandler_cost.so,out=FILE[,vector=0x80000180]
+ *   -plugin libhandler_cost.so,out=FILE[,vector=0x80000180][,syms=FILE]
  *
  * At exit FILE gets one line per distinct (label, instructions, wide):
  *   LABEL INSTRUCTIONS WIDE_ACCESSES MODELED_NS OCCURRENCES
@@ -47,7 +51,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define MIPS_RFE        0x42000010u
 
 struct bucket {
-    char label[32];
+    char label[64];
     uint64_t insns, wide, seen;
 };
 
@@ -59,6 +63,11 @@ static unsigned nack, raddr, tx, cmds;
 static int inside, at_entry;
 static struct bucket *buckets;
 static size_t nbuckets, cap;
+/* syms=FILE: functions that name the segment they are entered in. */
+#define SYMS_MAX 64
+static struct { uint32_t addr; char name[40]; } syms[SYMS_MAX];
+static size_t nsyms;
+static int named = -1;                   /* the segment's first, or -1 */
 
 static int wide_pa(uint32_t pa)
 {
@@ -97,6 +106,14 @@ static void new_segment(uint64_t from)
 {
     start = from;
     wide = nack = raddr = tx = cmds = 0;
+    named = -1;
+}
+
+static void on_named(unsigned int vcpu, void *udata)
+{
+    if (named < 0) {
+        named = (int)(uintptr_t)udata;
+    }
 }
 
 static void on_entry(unsigned int vcpu, void *udata)
@@ -108,13 +125,14 @@ static void on_entry(unsigned int vcpu, void *udata)
 /* "cmdN+..." for the Martini registers written in this segment. */
 static void packet_label(char *label, size_t size, const char *prefix)
 {
-    snprintf(label, size, "%scmd%u%s%s%s", prefix, cmds, nack ? "+nack" : "",
-             raddr ? "+raddr" : "", tx ? "+tx" : "");
+    snprintf(label, size, "%scmd%u%s%s%s%s%s", prefix, cmds, nack ? "+nack" : "",
+             raddr ? "+raddr" : "", tx ? "+tx" : "", named >= 0 ? "@" : "",
+             named >= 0 ? syms[named].name : "");
 }
 
 static void on_return(unsigned int vcpu, void *udata)
 {
-    char label[32];
+    char label[64];
 
     if (!inside) {
         return;
@@ -140,7 +158,7 @@ static void on_return(unsigned int vcpu, void *udata)
 /* An IRQ_STATUS read: the loop looks for the next packet (it is counted). */
 static void at_status_read(void)
 {
-    char label[32];
+    char label[64];
 
     if (at_entry) {
         record("entry", executed - start);
@@ -184,6 +202,13 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         const uint8_t *b = qemu_plugin_insn_data(insn);
         uint32_t word = (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
 
+        for (size_t k = 0; k < nsyms; k++) {
+            if ((va & 0xffffffffu) == syms[k].addr) {
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_named,
+                                                       QEMU_PLUGIN_CB_NO_REGS,
+                                                       (void *)(uintptr_t)k);
+            }
+        }
         if ((va & 0xffffffffu) == vector) {
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_entry,
                                                    QEMU_PLUGIN_CB_NO_REGS, NULL);
@@ -224,6 +249,20 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             out_path = argv[i] + 4;
         } else if (!strncmp(argv[i], "vector=", 7)) {
             vector = strtoull(argv[i] + 7, NULL, 0);
+        } else if (!strncmp(argv[i], "syms=", 5)) {
+            FILE *f = fopen(argv[i] + 5, "r");
+            unsigned long a;
+            char name[40];
+            if (!f) {
+                fprintf(stderr, "handler_cost: cannot read %s\n", argv[i] + 5);
+                return -1;
+            }
+            while (nsyms < SYMS_MAX && fscanf(f, "%lx %39s", &a, name) == 2) {
+                syms[nsyms].addr = (uint32_t)a;
+                snprintf(syms[nsyms].name, sizeof(syms[nsyms].name), "%s", name);
+                nsyms++;
+            }
+            fclose(f);
         } else {
             fprintf(stderr, "handler_cost: unknown argument '%s'\n", argv[i]);
             return -1;

@@ -4,7 +4,8 @@
 # unit test and its demo, and refresh QEMU, which must compile nothing (the
 # new type lives in fw_types.h, which the board never reads: no
 # "build-qemu: the board's sources changed" and the shared QEMU binary
-# untouched); run unit.memset; run the demo on two boards of stock
+# untouched); run unit.memset; count its instructions (scripts/handler-cost,
+# by its symbol); run the demo on two boards of stock
 # firmware, where the type is NACKed NO_HANDLER (the demo fails); flash the
 # new image into board 1 while it runs (dimmnet-flash write, a NIC
 # restart) and see the type served: banner naming memset=0x48, demo ok.
@@ -32,7 +33,7 @@ qemu_bin=$(readlink -f "$cache/qemu/qemu-system-mips")
 before=$(stat -c %Y "$qemu_bin" 2>/dev/null || echo none)
 cmake -S "$copy" -B "$copy/build" -G Ninja -DDN1_CACHE_DIR="$cache" >/dev/null || { echo "FAIL: configure"; exit 1; }
 cmake --build "$copy/build" --parallel "$(nproc)" --target qemu firmware-image-4kc \
-    handler_test_memset memset_demo dimmnet-flash dimmnet1-switch >"$work/build.log" 2>&1 ||
+    handler_test_memset memset_demo dimmnet-flash dimmnet1-switch handler_cost >"$work/build.log" 2>&1 ||
     { tail -30 "$work/build.log"; echo "FAIL: build"; exit 1; }
 grep "build-qemu: the board's sources changed" "$work/build.log" && fail "QEMU was rebuilt for a new handler"
 [ "$(stat -c %Y "$qemu_bin")" = "$before" ] || fail "the shared QEMU binary changed"
@@ -41,6 +42,12 @@ echo "build: firmware, unit test and demo; QEMU compiled nothing"
 (cd "$copy/build" && ctest -R '^unit\.memset$' --output-on-failure) >"$work/unit.log" 2>&1 ||
     { cat "$work/unit.log"; fail "unit.memset"; }
 grep -q "100% tests passed" "$work/unit.log" && echo "unit.memset: passed"
+
+# Its instructions, by its symbol, with no edit to the bench.
+cost=$("$copy/scripts/handler-cost" memset 2>&1)
+echo "$cost"
+grep -Eq '^memset: [1-9][0-9]* instructions, [0-9.]+ us modeled a packet' <<<"$cost" ||
+    fail "scripts/handler-cost memset: '$cost'"
 
 b=$copy/build
 cluster() { "$copy/tools/dimmnet-cluster" --quiet --qemu "$b/qemu-system-mips" "$@"; }
