@@ -226,7 +226,9 @@ _Static_assert(DNF_ZONE_OFF + DNF_ZONES * DNF_ZONE_SIZE <= (3u << 20) + (1u << 1
 /* A paged registration moves onto the card in pieces of this many bytes
  * of its remote addresses (aligned there); RMA pieces never cross such a
  * boundary of the target address, so one piece of the target holds each
- * access (dimmnet_mr.c). */
+ * access (dimmnet_mr.c). A port's smaller pool (several host ports) takes
+ * smaller pieces, a power of two dividing this (dnf_share.extent): an
+ * access then touches at most two. */
 #define DNF_MR_EXTENT        (1u << 20)
 enum { DNF_RMA_WRITE = 1, DNF_RMA_READ };
 
@@ -291,6 +293,8 @@ struct dnf_share {
     unsigned port, ports;        /* dn_port */
     uint64_t off;                /* the share's start: its endpoints' areas */
     uint64_t pool_off, pool_size;
+    uint64_t extent;             /* pieces of paged registrations: DNF_MR_EXTENT, or
+                                  * as many bytes as four of them fit the pool */
     unsigned mr_first, mr_end;   /* its registration-table entries */
 };
 _Static_assert((((8u << 20) - DNF_EP_AREA_OFF) & 4095u) == 0,

@@ -26,7 +26,8 @@
  * and a remote access to it is NACKed NOT_RESIDENT and posted in the
  * node's fault ring. Our progress reads the ring (dnf_mr_page_service)
  * and moves the 1 MiB pieces asked for (DNF_MR_EXTENT of the remote
- * addresses, on their grid, which the initiator's RMA pieces never cross)
+ * addresses, on their grid, which the initiator's RMA pieces never cross;
+ * smaller ones, dnf_share.extent, in a port's pool of several)
  * onto the card as internal registrations of their own (same key,
  * resident entries), the oldest pieces moved back when the pool or the
  * table runs short; the initiator sends again after a pause. What only
@@ -77,9 +78,10 @@ static uint8_t pool_used[DNF_MR_POOL_SIZE / MR_PAGE];   /* the first pool_size's
 #define POOL_OWED 2                     /* pool_used: waits for the owed sync */
 struct dnf_share dnf_share = {
     .ports = 1, .off = DNF_EP_AREA_OFF, .pool_off = DNF_MR_POOL_OFF,
-    .pool_size = DNF_MR_POOL_SIZE, .mr_end = DN_MR_ENTRIES,
+    .pool_size = DNF_MR_POOL_SIZE, .extent = DNF_MR_EXTENT, .mr_end = DN_MR_ENTRIES,
 };
 
+#define PAGE_IN_MIN (16u * MR_PAGE)   /* the smallest piece of a paged registration */
 void dnf_share_init(dn_node *n)
 {
     unsigned ports, port = dn_port(n, &ports);
@@ -90,6 +92,14 @@ void dnf_share_init(dn_node *n)
     dnf_share.off = DNF_EP_AREA_OFF + port * share;
     dnf_share.pool_off = (dnf_share.off + DNF_EPS * DNF_EP_AREA + 4095u) & ~4095ull;
     dnf_share.pool_size = dnf_share.off + share - dnf_share.pool_off;   /* one port: all */
+    /* A piece of a paged registration (two for an access that crosses)
+     * must fit beside resident ones: a 1 MiB window piece did not fit a
+     * port's 1,904 KiB beside a 1 MiB buffer Open MPI's btl registers.
+     * One port: 1 MiB, as before. */
+    dnf_share.extent = DNF_MR_EXTENT;
+    while (dnf_share.extent > PAGE_IN_MIN && 4 * dnf_share.extent > dnf_share.pool_size) {
+        dnf_share.extent /= 2;
+    }
     dn_mr_entries(n, &dnf_share.mr_first, &dnf_share.mr_end);
 }
 
@@ -794,19 +804,17 @@ static int piece_evict(dn_node *n)
 }
 
 /* Bytes [off, off + len) of paged registration @m onto the card: the
- * DNF_MR_EXTENT pieces of its remote addresses they touch (one, as the
+ * dnf_share.extent pieces of its remote addresses they touch (one, as the
  * initiator cuts its pieces; two for an access that crosses), widened to
- * whole pages, as one piece with an entry of its own. Pieces of @m whose
+ * whole pages, as one piece with an entry of its own; halved while the
+ * pool, every other piece and cached run moved back, has no room that
+ * long (resident registrations cut it into holes). Pieces of @m whose
  * pages those share (neighbours, where the remote addresses are off the
  * page grid) go back first, so that runs never merge and grow. Nothing
  * when a piece holds the bytes already (a fault posted twice). */
 static void page_in(dn_node *n, struct dnf_mr *m, uint64_t off, uint64_t len)
 {
-    uint8_t *s = m->buf + off, *e = s + len;
-    uint64_t r0 = (m->base + off) & ~(uint64_t)(DNF_MR_EXTENT - 1);
-    uint64_t r1 = (m->base + off + len + DNF_MR_EXTENT - 1) & ~(uint64_t)(DNF_MR_EXTENT - 1);
-    uint8_t *lo = r0 <= m->base ? m->buf : m->buf + (r0 - m->base);
-    uint8_t *hi = r1 - m->base >= m->len ? m->buf + m->len : m->buf + (r1 - m->base);
+    uint8_t *s = m->buf + off, *e = s + len, *lo, *hi;
     struct dnf_alias *a;
     struct dnf_mr *c;
     unsigned idx;
@@ -817,19 +825,29 @@ static void page_in(dn_node *n, struct dnf_mr *m, uint64_t off, uint64_t len)
             return;
         }
     }
-    for (struct dnf_mr **p = &mr_all; *p;) {
-        struct dnf_mr *x = *p;
+    for (uint64_t ext = dnf_share.extent;; ext /= 2) {
+        uint64_t r0 = (m->base + off) & ~(ext - 1);
+        uint64_t r1 = (m->base + off + len + ext - 1) & ~(ext - 1);
 
-        if (x->parent == m && page_lo(x->buf) < page_hi(lo, (size_t)(hi - lo)) &&
-            page_hi(x->buf, x->len) > page_lo(lo)) {
-            piece_drop(n, x);
-            p = &mr_all;        /* the list changed under us */
-        } else {
-            p = &x->next;
+        lo = r0 <= m->base ? m->buf : m->buf + (r0 - m->base);
+        hi = r1 - m->base >= m->len ? m->buf + m->len : m->buf + (r1 - m->base);
+        for (struct dnf_mr **p = &mr_all; *p;) {
+            struct dnf_mr *x = *p;
+
+            if (x->parent == m && page_lo(x->buf) < page_hi(lo, (size_t)(hi - lo)) &&
+                page_hi(x->buf, x->len) > page_lo(lo)) {
+                piece_drop(n, x);
+                p = &mr_all;        /* the list changed under us */
+            } else {
+                p = &x->next;
+            }
         }
-    }
-    while ((rc = alias_take_checked(n, lo, (size_t)(hi - lo), 0, 0, &a)) == -FI_ENOSPC &&
-           piece_evict(n)) {
+        while ((rc = alias_take_checked(n, lo, (size_t)(hi - lo), 0, 0, &a)) == -FI_ENOSPC &&
+               piece_evict(n)) {
+        }
+        if (rc != -FI_ENOSPC || ext <= PAGE_IN_MIN) {
+            break;
+        }
     }
     if (rc) {
         FI_WARN(&dnf_prov, FI_LOG_MR, "%zu bytes of registration %#x could not be moved "
