@@ -50,6 +50,11 @@ static uint32_t random_session(void)
     return s ? s : 1;
 }
 
+/* One seq stream a target node, whichever of its host ports a request
+ * names: the target's firmware keeps one source state per initiator
+ * address (node | port), not per target port (docs/hardware.md section 15). */
+#define PEER_OF(dst)  dn1_addr_node((uint16_t)(dst))
+
 static struct dn_atomic_state *state(dn_node *n, unsigned dst)
 {
     struct dn_atomic_state *a = n->atomic;
@@ -103,7 +108,7 @@ static int send(dn_node *n, dn_atomic_req *r)
 static void finish(dn_node *n, dn_atomic_req *r, int error, uint8_t reason)
 {
     struct dn_atomic_state *a = n->atomic;
-    struct atomic_peer *p = &a->peers[r->dst];
+    struct atomic_peer *p = &a->peers[PEER_OF(r->dst)];
     unsigned k = (uint16_t)(p->next_seq - 1 - r->seq);
 
     if (k < DN_ATOMIC_WINDOW) {
@@ -133,11 +138,11 @@ int dn_atomic_post(dn_node *n, dn_atomic_req *r, unsigned dst, uint64_t rva,
         return DN_ERANGE;
     }
     dn_self(n, DN_SELF_XFER_INSNS);
-    struct dn_atomic_state *a = state(n, dst);
+    struct dn_atomic_state *a = state(n, PEER_OF(dst));
     if (!a) {
         return DN_ENOMEM;
     }
-    struct atomic_peer *p = &a->peers[dst];
+    struct atomic_peer *p = &a->peers[PEER_OF(dst)];
     if (p->broken) {
         return DN_ERETRY;
     }
@@ -188,7 +193,7 @@ int dn_atomic_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason)
         /* The gap that refused later ones is closed: resend them now. */
         for (unsigned i = 0; i < DN_ATOMIC_MAX; i++) {
             dn_atomic_req *q = a->slot[i];
-            if (q && q->dst == r->dst && q->seq_nacked) {
+            if (q && PEER_OF(q->dst) == PEER_OF(r->dst) && q->seq_nacked) {
                 q->seq_nacked = 0;
                 q->due_ns = 0;
             }
@@ -217,7 +222,7 @@ static int resend_due(dn_node *n)
         }
         if (r->due_ns) {        /* a timeout, not a closed gap */
             if (++r->timeouts > DN_ATOMIC_RETRIES) {
-                a->peers[r->dst].broken = 1;
+                a->peers[PEER_OF(r->dst)].broken = 1;
                 finish(n, r, DN_ERETRY, 0);
                 continue;
             }
@@ -260,7 +265,7 @@ int dn_atomic(dn_node *n, unsigned dst, uint64_t rva, unsigned op,
     if (!n || !old || timeout_ms < 0) {
         return DN_EINVAL;
     }
-    struct dn_atomic_state *a = state(n, dst < DN1_MCAST_BASE ? dst : 0);
+    struct dn_atomic_state *a = state(n, dst < DN1_MCAST_BASE ? PEER_OF(dst) : 0);
     if (!a) {
         return DN_ENOMEM;
     }

@@ -24,16 +24,13 @@
 
 enum { AK_WRITE, AK_FETCH, AK_COMPARE };
 
-/* Where peer @e's atomics go: its board's port 0. The registration table
- * and the atomic handler are the board's, and the old value comes back to
- * our reply slot whichever port was named; but the firmware numbers an
- * initiator's requests per source address alone (handlers/atomic), the
- * shim per destination address: requests to two ports of one board would
- * share one sequence at the target and two here, and the second port's
- * would be refused SEQUENCE for good. One address a board keeps them one. */
+/* Where peer @e's atomics go: its own address. The registration table
+ * and the atomic handler are its board's, and the shim keeps one request
+ * sequence a target board, as the firmware keeps one a source address,
+ * whichever port a request names. */
 static unsigned atomic_dst(const struct dnf_domain *d, uint32_t e)
 {
-    return dnf_peer_addr(d, e) & ((1u << DN1_MSG_PORT_SHIFT) - 1);
+    return dnf_peer_addr(d, e);
 }
 
 /* Is @op on @dt served by a call of kind @kind? */

@@ -459,8 +459,10 @@ int dn_mr_faults(dn_node *n, uint32_t *seen, dn_mr_fault *f, unsigned max);
  * resends: the conversation with @dst is broken, later posts to it fail
  * too); *done = 0 while it waits. A request is sent again after a backoff
  * when no answer came, with the same seq, so it is never applied twice
- * (the firmware answers a duplicate from memory). At most
- * DN_ATOMIC_WINDOW atomics are unanswered per destination and
+ * (the firmware answers a duplicate from memory). Requests are numbered
+ * per destination node, whichever of its host ports @dst names (its
+ * firmware numbers them per source address). At most
+ * DN_ATOMIC_WINDOW atomics are unanswered per destination node and
  * DN_ATOMIC_MAX per node: a post beyond answers DN_EBUSY (test earlier
  * ones first). Also DN_EINVAL (bad op, datatype, unaligned @rva or
  * @reply_raddr, a group), DN_ERANGE (@reply_raddr not writable).
