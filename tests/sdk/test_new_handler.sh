@@ -8,7 +8,8 @@
 # by its symbol); run the demo on two boards of stock
 # firmware, where the type is NACKed NO_HANDLER (the demo fails); flash the
 # new image into board 1 while it runs (dimmnet-flash write, a NIC
-# restart) and see the type served: banner naming memset=0x48, demo ok.
+# restart) and see the type served: banner naming memset=0x48, demo ok,
+# its statistic memset_served counted (dnctl).
 #   test_new_handler.sh SOURCE_DIR STOCK_FIRMWARE CACHE_DIR
 set -uo pipefail
 src=$1 stock=$2 cache=$3
@@ -33,7 +34,7 @@ qemu_bin=$(readlink -f "$cache/qemu/qemu-system-mips")
 before=$(stat -c %Y "$qemu_bin" 2>/dev/null || echo none)
 cmake -S "$copy" -B "$copy/build" -G Ninja -DDN1_CACHE_DIR="$cache" >/dev/null || { echo "FAIL: configure"; exit 1; }
 cmake --build "$copy/build" --parallel "$(nproc)" --target qemu firmware-image-4kc \
-    handler_test_memset memset_demo dimmnet-flash dimmnet1-switch handler_cost >"$work/build.log" 2>&1 ||
+    handler_test_memset memset_demo dimmnet-flash dimmnet1-switch handler_cost dnctl >"$work/build.log" 2>&1 ||
     { tail -30 "$work/build.log"; echo "FAIL: build"; exit 1; }
 grep "build-qemu: the board's sources changed" "$work/build.log" && fail "QEMU was rebuilt for a new handler"
 [ "$(stat -c %Y "$qemu_bin")" = "$before" ] || fail "the shared QEMU binary changed"
@@ -63,11 +64,14 @@ out=$(cluster --firmware "$stock" -n 2 --log-dir "$work/log" --timeout 120 -- sh
     else
         while [ ! -e "$DIMMNET_RUN_DIR/flashed" ]; do sleep 0.1; done
     fi
-    exec "$0/memset_demo"' "$b" 2>&1); rc=$?
+    "$0/memset_demo" && "$0/dnctl"' "$b" 2>&1); rc=$?
 grep memset_demo <<<"$out"
 [ "$rc" = 0 ] || { fail "after flashing: exit $rc"; tail -20 <<<"$out" >&2; }
 tr -d '\r' <"$work/log/node1.console" | grep -q ' memset=0x48$' ||
     fail "board 1's banner after the flash does not name memset"
 grep -q "memset_demo: node 1: ok" <<<"$out" || fail "board 1 did not get the bytes"
+# Its statistic, by name (dnctl): the 3 packets written and the refused one.
+grep -E "^\[node 1\] .*memset_served +4$" <<<"$out" ||
+    fail "board 1's dnctl: no 'memset_served 4' ($(grep -c served <<<"$out") served lines)"
 
 [ "$fails" = 0 ] && echo "1 passed, 0 failed" || { echo "0 passed, 1 failed"; exit 1; }
