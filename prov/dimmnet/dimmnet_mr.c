@@ -300,7 +300,9 @@ static int alias_take(dn_node *n, uint8_t *buf, size_t len, struct dnf_alias **o
     na->len = (size_t)(hi - lo);
     na->off = pool_alloc(na->len / MR_PAGE);
     if (na->off == UINT64_MAX) {
-        FI_WARN(&dnf_prov, FI_LOG_MR, "no %zu bytes of receive memory left for "
+        /* Not yet a failure: callers make room (cached runs, paged
+         * pieces) and try again, and say so if they give up. */
+        FI_INFO(&dnf_prov, FI_LOG_MR, "no %zu bytes of receive memory left for "
                 "registrations (%llu in all)\n", na->len,
                 (unsigned long long)dnf_share.pool_size);
         free(na);
