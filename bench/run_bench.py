@@ -229,6 +229,26 @@ def typical(entries, label):
 FIRMWARE_ELF = os.path.join(BUILD, "firmware-4kc", "martini-fw.elf")
 
 
+def packet_cost(entries, label, entry, exit_, polled=False):
+    """One packet of the plugin's LABEL, (instructions, modeled ns): an
+    interrupt served on an assembly fast path, counted whole; else one
+    interrupt a packet: the vector's ENTRY, its work and the return (one
+    segment, or the work and EXIT_); POLLED: no interrupt, the loop's read
+    to the next read. None if the plugin counted no such packet."""
+    fast = typical(entries, "irq:" + label)
+    if fast is not None:
+        return fast
+    whole = typical(entries, label + "+exit")
+    if whole is not None and entry is not None:
+        return entry[0] + whole[0], entry[1] + whole[1]
+    t = typical(entries, label)
+    if t is not None and polled:
+        return t
+    if t is None or entry is None or exit_ is None:
+        return None
+    return entry[0] + t[0] + exit_[0], entry[1] + t[1] + exit_[1]
+
+
 def named_handler(name, tmp):
     """One packet of handler NAME (scripts/new-handler's NAME_handle, served
     by examples/handlers/NAME_demo on 2 boards) as the plugin counts it, by
@@ -247,19 +267,16 @@ def named_handler(name, tmp):
     log("handlers: " + name)
     cluster(2, [os.path.join(BUILD, name + "_demo")], plugin_dir=d, syms=syms)
     entries = parse_handlers(os.path.join(d, "node1.handlers"))
-    entry, exit_ = typical(entries, "entry"), typical(entries, "exit")
     mine = [e for e in entries if e[0].split("@")[-1] in (fn, fn + "+exit")]
     if not mine:
         raise PartFailed("no packet entered %s on node 1" % fn)
     label = max(mine, key=lambda e: e[3])[0]
-    t = typical(entries, label)
-    if label.startswith("irq:"):
-        return (name, t[0], t[1])                       # a fast path: whole
-    if entry is None or (exit_ is None and not label.endswith("+exit")):
+    label = label[len("irq:"):] if label.startswith("irq:") else label
+    label = label[:-len("+exit")] if label.endswith("+exit") else label
+    cost = packet_cost(entries, label, typical(entries, "entry"), typical(entries, "exit"))
+    if cost is None:
         raise PartFailed("%s: no entry or exit segment counted" % name)
-    if label.endswith("+exit"):
-        return (name, entry[0] + t[0], entry[1] + t[1])
-    return (name, entry[0] + t[0] + exit_[0], entry[1] + t[1] + exit_[1])
+    return (name,) + tuple(cost)
 
 
 def kit_handlers(tmp):
@@ -333,27 +350,11 @@ def handlers(tmp):
                     % (", ".join(names), seg))
         entry, exit_ = known.get("entry"), known.get("exit")
         for name, label in zip(names, labels):
-            fast = typical(entries, "irq:" + label)
-            if fast is not None:
-                # Served on an assembly fast path: the interrupt counted whole.
-                paths.append((name, fast[0], fast[1]))
-                continue
-            whole = typical(entries, label + "+exit")
-            if whole is not None and entry is not None:
-                # One interrupt a packet (the default): its work and the
-                # return are one segment.
-                paths.append((name, entry[0] + whole[0], entry[1] + whole[1]))
-                continue
-            t = typical(entries, label)
             polled = name.endswith("-nonintr")   # one interrupt that never returns
-            if t is None or (not polled and (entry is None or exit_ is None)):
+            cost = packet_cost(entries, label, entry, exit_, polled)
+            if cost is None:
                 raise PartFailed("no %s packet (%s) in the plugin's count" % (name, label))
-            if polled:
-                # Polled: no interrupt; the loop's read to the next read.
-                paths.append((name, t[0], t[1]))
-            else:
-                # A one-packet interrupt: entry, the packet's own work, exit.
-                paths.append((name, entry[0] + t[0] + exit_[0], entry[1] + t[1] + exit_[1]))
+            paths.append((name,) + tuple(cost))
     # Handlers made with scripts/new-handler, named by their symbols.
     return paths + kit_handlers(tmp)
 
