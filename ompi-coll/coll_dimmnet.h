@@ -1,0 +1,96 @@
+/*
+ * coll/dimmnet: an Open MPI 4.1 coll component for DIMMnet-1, built out of
+ * Open MPI's tree against Debian's libopenmpi-dev (ompi-coll/README.md).
+ *
+ * It interposes the way Open MPI's own coll/sync does: selected above
+ * tuned, libnbc, han, ... on every intra-communicator of two ranks or
+ * more, it keeps, at module_enable, the function and module that served
+ * each collective it takes (retaining those modules) and calls them. The
+ * place to serve an operation some other way is the backend table
+ * (coll_dimmnet_backend.h), all NULL today.
+ */
+#ifndef MCA_COLL_DIMMNET_H
+#define MCA_COLL_DIMMNET_H
+
+#include "ompi_config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mpi.h"
+#include "opal/class/opal_object.h"
+#include "opal/mca/mca.h"
+#include "ompi/constants.h"
+#include "ompi/mca/coll/coll.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/communicator/communicator.h"
+
+#include "coll_dimmnet_backend.h"
+
+BEGIN_C_DECLS
+
+/*
+ * The collectives coll/dimmnet takes, X(name) each: name is Open MPI's
+ * (the c_coll field coll_<name>, the typedef
+ * mca_coll_base_module_<name>_fn_t, the backend's pointer).
+ */
+#define COLL_DIMMNET_OPS(X) \
+    X(barrier) X(bcast) X(reduce) X(allreduce) X(allgather) X(alltoall) \
+    X(reduce_scatter_block) X(reduce_scatter) \
+    X(ibarrier) X(ibcast) X(ireduce) X(iallreduce) X(iallgather) X(ialltoall) \
+    X(ireduce_scatter_block)
+
+enum coll_dimmnet_op {
+#define COLL_DIMMNET_ENUM(name) COLL_DIMMNET_OP_##name,
+    COLL_DIMMNET_OPS(COLL_DIMMNET_ENUM)
+#undef COLL_DIMMNET_ENUM
+    COLL_DIMMNET_NOPS
+};
+
+typedef struct mca_coll_dimmnet_component_t {
+    mca_coll_base_component_2_0_0_t super;
+
+    int priority;              /* MCA var coll_dimmnet_priority (90) */
+    bool stats;                /* DIMMNET_COLL_STATS=1: one line at close */
+    bool initialized;          /* init_query ran: this process uses coll */
+    unsigned long rank;        /* MPI_COMM_WORLD rank, for the stats line */
+
+    /* Summed over every communicator this process's component served
+     * (relaxed atomics: ranks with MPI_THREAD_MULTIPLE run collectives on
+     * several communicators at once). */
+    uint64_t comms;                        /* communicators enabled on */
+    uint64_t calls[COLL_DIMMNET_NOPS];     /* calls taken, by operation */
+} mca_coll_dimmnet_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_dimmnet_component_t mca_coll_dimmnet_component;
+
+typedef struct mca_coll_dimmnet_module_t {
+    mca_coll_base_module_t super;
+
+    /* What served each operation before this module: function and module
+     * (retained from module_enable until the module is destroyed). */
+#define COLL_DIMMNET_PREV(name) \
+    mca_coll_base_module_##name##_fn_t prev_##name; \
+    mca_coll_base_module_t *prev_##name##_module;
+    COLL_DIMMNET_OPS(COLL_DIMMNET_PREV)
+#undef COLL_DIMMNET_PREV
+
+    /* Inside one of this module's operations (a forwarded algorithm may
+     * call the communicator's collectives again, tuned's allreduce its
+     * reduce and bcast): such nested calls go straight to the saved
+     * module, not counted and never to the backend. A communicator's
+     * collectives are never concurrent (MPI), so a plain counter. */
+    int depth;
+} mca_coll_dimmnet_module_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_dimmnet_module_t);
+
+int mca_coll_dimmnet_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_dimmnet_comm_query(struct ompi_communicator_t *comm,
+                                                    int *priority);
+/* The stats line, once, if asked for (component close). */
+void mca_coll_dimmnet_print_stats(void);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_DIMMNET_H */
