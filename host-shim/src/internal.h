@@ -188,6 +188,7 @@ struct dn_node {
     struct dn_msg_state *msg;  /* message exchange, once dn_msg_init ran */
     struct dn_atomic_state *atomic;    /* remote atomics, from the first post */
     struct dn_barrier *barriers[16];   /* by id (DN_BARRIER_MAX) */
+    uint8_t coll_slots;                /* collectives: comm slots in use (bit s) */
     unsigned barrier_created[16];      /* how often each id was created */
 };
 
@@ -294,6 +295,11 @@ int dn_botf_packet_posted(dn_node *n, uint8_t type, uint8_t flags,
 int dn_rdma_packet(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                    uint64_t local, uint32_t xoff, uint16_t len, uint32_t tag,
                    uint16_t seq);
+
+/* A remote write of @len bytes the NIC reads at @local, in RDMA packets
+ * that ask for no ACK (nothing is tracked; the collectives' reader asks
+ * again for what it misses). */
+int dn_rdma_untracked(dn_node *n, unsigned dst, uint64_t raddr, uint64_t local, size_t len);
 
 /* What dn_resend needs of a remote write: @buf (BOTF) or @local (RDMA). */
 void dn_xfer_redo(struct dn_xfer_rec *r, uint8_t how, uint8_t flags, unsigned dst,

@@ -23,7 +23,10 @@ static int rdma_post(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     dn_self(n, DN_SELF_PACKET_INSNS);
     memset(e, 0, sizeof(struct dn1_rdma_desc));
     e[offsetof(struct dn1_rdma_desc, type)] = type;
-    e[offsetof(struct dn1_rdma_desc, flags)] = DN1_FLAG_ACK_REQ | flags;
+    /* DN_BOTF_NO_ACK: nothing answers (the collectives' writes, whose
+     * reader asks again for what it misses). */
+    e[offsetof(struct dn1_rdma_desc, flags)] =
+        flags & DN_BOTF_NO_ACK ? flags & ~DN_BOTF_NO_ACK : DN1_FLAG_ACK_REQ | flags;
     dn_put_le(e + offsetof(struct dn1_rdma_desc, dst), dst, 2);
     dn_put_le(e + offsetof(struct dn1_rdma_desc, len), len, 4);
     dn_put_le(e + offsetof(struct dn1_rdma_desc, local), local, 8);
@@ -96,6 +99,29 @@ static int rdma_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
         for (uint64_t i = 0; i < sent; i++) {    /* those left, even on error */
             dn_xfer_sent(n, r, x);
         }
+        n->next_seq = (uint16_t)(n->next_seq + sent);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        done += chunk;
+    } while (done < len);
+    return DN_OK;
+}
+
+int dn_rdma_untracked(dn_node *n, unsigned dst, uint64_t raddr, uint64_t local, size_t len)
+{
+    const size_t desc_bytes = (size_t)RDMA_DESC_PACKETS * DN1_RDMA_MAX_PAYLOAD;
+    size_t done = 0;
+
+    if (dst >= DN1_MCAST_BASE || !dn1_raddr_writable(raddr, len) ||
+        local > n->hostmem_size || len > n->hostmem_size - local) {
+        return DN_ERANGE;
+    }
+    do {
+        size_t chunk = len - done < desc_bytes ? len - done : desc_bytes;
+        uint64_t sent = 0;
+        int rc = rdma_post(n, DN1_TYPE_PUSH, DN_BOTF_NO_ACK, dst, raddr + done, local + done,
+                           chunk, 0, (uint32_t)done, n->next_seq, &sent);
         n->next_seq = (uint16_t)(n->next_seq + sent);
         if (rc != DN_OK) {
             return rc;

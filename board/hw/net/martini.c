@@ -135,29 +135,44 @@ static MartiniWriteResult martini_remote_write(MartiniState *s,
     case MARTINI_XLATE_OK:
         break;
     }
+    /* A packet's first aligned 8 bytes land first, in one store (when it
+     * has at least 16 and starts aligned): a host that reads a stamp at a
+     * packet's end, then its bytes, then a stamp at its start, and finds
+     * both of one write, read no byte of another write (the collectives'
+     * frames, docs/hardware.md section 5). */
+    unsigned skip = 0;
+    if (w.npieces && w.piece[0].len >= 16 && !(w.piece[0].off & 7)) {
+        uint8_t *dst = (uint8_t *)memory_region_get_ram_ptr(w.piece[0].mr) + w.piece[0].off;
+
+        qatomic_set((uint64_t *)dst, ldq_he_p(p->data + DN1_PKT_HDR_SIZE + w.piece[0].src));
+        smp_wmb();
+        skip = 8;
+    }
     for (unsigned i = 0; i < w.npieces; i++) {
+        unsigned first = i == 0 ? skip : 0;
         uint8_t *dst = (uint8_t *)memory_region_get_ram_ptr(w.piece[i].mr) +
-                       w.piece[i].off;
-        const uint8_t *src = p->data + DN1_PKT_HDR_SIZE + w.piece[i].src;
+                       w.piece[i].off + first;
+        const uint8_t *src = p->data + DN1_PKT_HDR_SIZE + w.piece[i].src + first;
+        uint32_t plen = w.piece[i].len - first;
 
         /* An aligned 4- or 8-byte write lands in one store: a host polling
          * the word (a flag, a barrier's epoch) never sees half of it. */
-        if (w.piece[i].len == 8 && !(w.piece[i].off & 7)) {
+        if (first == 0 && w.piece[i].len == 8 && !(w.piece[i].off & 7)) {
             qatomic_set((uint64_t *)dst, ldq_he_p(src));
-        } else if (w.piece[i].len == 4 && !(w.piece[i].off & 3)) {
+        } else if (first == 0 && w.piece[i].len == 4 && !(w.piece[i].off & 3)) {
             qatomic_set((uint32_t *)dst, ldl_he_p(src));
-        } else if (i == w.npieces - 1 && w.piece[i].len > 8 &&
+        } else if (i == w.npieces - 1 && plen >= 8 &&
                    !((w.piece[i].off + w.piece[i].len) & 7)) {
             /* A packet's last aligned 8 bytes land last, in one store: a
              * host polling a stamp at the end of a packet (sender-side
              * matching's landing, mailbox entries) then sees all of it. */
-            uint32_t head = w.piece[i].len - 8;
+            uint32_t head = plen - 8;
 
             memcpy(dst, src, head);
             smp_wmb();
             qatomic_set((uint64_t *)(dst + head), ldq_he_p(src + head));
         } else {
-            memcpy(dst, src, w.piece[i].len);
+            memcpy(dst, src, plen);
         }
         memory_region_set_dirty(w.piece[i].mr, w.piece[i].off, w.piece[i].len);
     }

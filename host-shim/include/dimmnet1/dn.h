@@ -769,6 +769,170 @@ const char *dn_barrier_algorithm_name(enum dn_barrier_algorithm a);
 int dn_barrier_algorithm_parse(const char *name);
 
 /*
+ * ---- Collectives (NBC-SIA, seed 001; docs/collectives.md) ----
+ *
+ * A communicator is an ordered group of processes, each a host port of a
+ * board named by its address (node | port << 12, as dn_msg_isend takes);
+ * rank r is members[r]. Every member makes the same calls in the same
+ * order (MPI's rule for collectives), blocking or not; any number may be
+ * in flight (DN_COLL_INFLIGHT progress at once, the rest wait their turn).
+ *
+ * Data moves by the NIC's hardware remote writes: a message is written
+ * into the receiver's landing cells in receive memory (the collectives'
+ * area, receive memory [0, 1 MiB), split among the host ports) by an RDMA
+ * post from the sender's staging cells, or by one multicast the switch
+ * copies; no firmware, no matching, no ACKs. Each 2048-byte frame carries
+ * a stamp first and last (the NIC writes a packet's first 8 bytes first
+ * and its last 8 bytes last, docs/hardware.md section 5), so a reader
+ * takes only whole frames of the collective it waits for. A receiver that
+ * waits resend_us asks the sender to write again (lost, duplicated,
+ * reordered or late packets never make a wrong result); a sender writes
+ * an epoch's cells only once their reader freed the previous use (a
+ * remote read of its progress word).
+ *
+ * Implementations (docs/collectives.md; dn_coll_impl_name): each
+ * collective has at least two that use the hardware differently (trees
+ * of RDMA writes, recursive doubling, rings, direct writes, the switch's
+ * multicast). The first DN_COLL_TRIALS calls of each (collective, op,
+ * size class) try every candidate in turn; the candidates are compared by
+ * the slowest member's time (all members agree by a max-reduction) and
+ * the fastest is kept: NBC-SIA's selection with its lesson applied.
+ * DIMMNET_COLL=coll:impl[,coll:impl...] forces a choice by name;
+ * DIMMNET_COLL_REPORT=1 prints every choice and candidate time to stderr
+ * at dn_coll_comm_free.
+ *
+ * Reductions: ops SUM, PROD, MIN, MAX, BAND, BOR, BXOR on int32, int64,
+ * uint64, float and double (the bitwise ones on integers only). Every
+ * implementation combines in one canonical order, the binomial tree over
+ * ranks (C(a, n): the values of ranks a..a+n-1), whatever the order in
+ * which packets arrive, so a floating-point result is bit-for-bit the
+ * same from run to run and whichever implementation the selection keeps.
+ */
+#define DN_COLL_MAX_MEMBERS 64u
+#define DN_COLL_INFLIGHT    4u          /* collectives progressing at once a communicator */
+#define DN_COLL_COMMS       8u          /* communicators with an area at once, a process */
+#define DN_COLL_AREA_SIZE   (1u << 20)  /* receive memory [0, this): the collectives' */
+
+enum dn_coll_type {
+    DN_COLL_INT32 = 0, DN_COLL_INT64 = 1, DN_COLL_UINT64 = 2,
+    DN_COLL_FLOAT = 3, DN_COLL_DOUBLE = 4,
+    DN_COLL_BYTE = 5,                   /* data movement only (no op) */
+};
+enum dn_coll_op {
+    DN_COLL_SUM = 0, DN_COLL_PROD = 1, DN_COLL_MIN = 2, DN_COLL_MAX = 3,
+    DN_COLL_BAND = 4, DN_COLL_BOR = 5, DN_COLL_BXOR = 6,
+};
+enum dn_coll_kind {
+    DN_COLL_BARRIER = 0, DN_COLL_BCAST = 1, DN_COLL_REDUCE = 2,
+    DN_COLL_ALLREDUCE = 3, DN_COLL_ALLGATHER = 4, DN_COLL_ALLTOALL = 5,
+    DN_COLL_REDUCE_SCATTER = 6,
+};
+#define DN_COLL_KINDS 7
+
+typedef struct dn_coll_comm dn_coll_comm;
+typedef struct dn_coll_req dn_coll_req;
+
+struct dn_coll_config {
+    unsigned nmembers;                  /* 1 .. DN_COLL_MAX_MEMBERS */
+    uint16_t members[DN_COLL_MAX_MEMBERS];  /* addresses; this process one of them */
+    int mcast_group;                    /* switch group whose members are exactly these
+                                           nodes (one port each), or -1: no multicast */
+    unsigned trials;                    /* calls per candidate while selecting, 1..1000 */
+    uint32_t resend_us;                 /* ask again after this long (0: 5 ms wall clock,
+                                           2 ms of the board's clock in modeled time) */
+    int timeout_ms;                     /* wall clock: a collective gives up, DN_ETIMEDOUT */
+};
+/* Defaults: every port of DIMMNET_NODES nodes (DIMMNET_HOST_PORTS a node),
+ * rank = node * ports + port; switch group 0 with one port a node, else
+ * none; 4 trials; resends as above; 60 s. */
+void dn_coll_config_default(dn_node *n, struct dn_coll_config *cfg);
+/*
+ * The first communicator of a job (collective over its members): the area
+ * of comm slot 0, agreed by a join to rank 0, which takes a new
+ * incarnation, so nothing an earlier job left counts. DN_ETIMEDOUT if a
+ * member does not come within timeout_ms.
+ */
+int dn_coll_comm_create(dn_node *n, const struct dn_coll_config *cfg, dn_coll_comm **out);
+/*
+ * MPI_Comm_split over @parent (collective over it): members with the same
+ * @color form a communicator, ranked by (@key, parent rank); a negative
+ * color joins none (*@out NULL). DN_ENOMEM on every member of a color
+ * if one of them has no free area (DN_COLL_COMMS).
+ */
+int dn_coll_comm_split(dn_coll_comm *parent, int color, int key, dn_coll_comm **out);
+/* Waits for its collectives in flight; then frees its area. */
+void dn_coll_comm_free(dn_coll_comm *c);
+unsigned dn_coll_rank(const dn_coll_comm *c);
+unsigned dn_coll_size(const dn_coll_comm *c);
+
+/*
+ * Non-blocking collectives: start, then dn_coll_test / dn_coll_wait (which
+ * free the request when done and give its status). Counts are elements of
+ * @type; buffers are the caller's until done. Bad arguments (a null
+ * buffer, an op the type has not, a root out of range): DN_EINVAL at once.
+ */
+int dn_coll_ibarrier(dn_coll_comm *c, dn_coll_req **req);
+int dn_coll_ibcast(dn_coll_comm *c, void *buf, size_t count, enum dn_coll_type type,
+                   unsigned root, dn_coll_req **req);
+int dn_coll_ireduce(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                    enum dn_coll_type type, enum dn_coll_op op, unsigned root,
+                    dn_coll_req **req);
+int dn_coll_iallreduce(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                       enum dn_coll_type type, enum dn_coll_op op, dn_coll_req **req);
+/* @count elements from each member, rank r's at rbuf + r * count. */
+int dn_coll_iallgather(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                       enum dn_coll_type type, dn_coll_req **req);
+/* @count elements to each member: sbuf + j * count goes to rank j's rbuf + r * count. */
+int dn_coll_ialltoall(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                      enum dn_coll_type type, dn_coll_req **req);
+/* MPI_Reduce_scatter_block: rank r gets block r (@count elements) of the reduction. */
+int dn_coll_ireduce_scatter(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                            enum dn_coll_type type, enum dn_coll_op op, dn_coll_req **req);
+/* *@done 1 once complete (the request is freed, its status returned);
+ * DN_ETIMEDOUT once timeout_ms passed without it (freed as well). */
+int dn_coll_test(dn_coll_req *req, int *done);
+int dn_coll_wait(dn_coll_req *req);
+/* One turn of progress for everything in flight on @c (a progress loop). */
+int dn_coll_progress(dn_coll_comm *c);
+
+/* Blocking forms. */
+int dn_coll_barrier(dn_coll_comm *c);
+int dn_coll_bcast(dn_coll_comm *c, void *buf, size_t count, enum dn_coll_type type,
+                  unsigned root);
+int dn_coll_reduce(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                   enum dn_coll_type type, enum dn_coll_op op, unsigned root);
+int dn_coll_allreduce(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                      enum dn_coll_type type, enum dn_coll_op op);
+int dn_coll_allgather(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                      enum dn_coll_type type);
+int dn_coll_alltoall(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                     enum dn_coll_type type);
+int dn_coll_reduce_scatter(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
+                           enum dn_coll_type type, enum dn_coll_op op);
+
+/* Size of one element of @type (0 for an unknown type). */
+size_t dn_coll_type_size(enum dn_coll_type type);
+/* Names: "barrier", "bcast", ... ; "sum", ... ; "int32", ... (NULL if unknown). */
+const char *dn_coll_kind_name(enum dn_coll_kind k);
+/* Force implementation @impl (a name, or "auto") of collective @k on @c
+ * from its next call: DN_EINVAL for a name @k has not or that cannot run
+ * on @c (e.g. multicast without a group). */
+int dn_coll_force(dn_coll_comm *c, enum dn_coll_kind k, const char *impl);
+/* The implementation names of @k, NULL-terminated. */
+const char *const *dn_coll_impls(enum dn_coll_kind k);
+/* The selection table (every key's choice and candidates' slowest-member
+ * times) and statistics, as text, to @f (a FILE *). */
+int dn_coll_report(dn_coll_comm *c, void *f);
+struct dn_coll_stats {
+    uint64_t calls[DN_COLL_KINDS];
+    uint64_t frames_sent, frames_taken;  /* 2048-byte frames (or multicast ones) */
+    uint64_t resend_asks, resends;       /* frames asked for again / written again */
+    uint64_t credit_reads;               /* remote reads of a reader's progress */
+    uint64_t stale_frames;               /* frames found of another epoch or torn, not taken */
+};
+int dn_coll_stats(const dn_coll_comm *c, struct dn_coll_stats *st);
+
+/*
  * ---- Firmware in the boot flash (docs/firmware.md, "Images and flash") ----
  * The board's flash holds a boot loader and two image slots; the loader
  * boots the newer committed slot that verifies, else the other.

@@ -1,0 +1,257 @@
+/*
+ * Collectives internals (NBC-SIA, seed 001), shared by coll_area.c (the
+ * area in receive memory, frames and stamps, writes, resend requests,
+ * credits), coll_comm.c (communicators), coll_sched.c (requests, epochs,
+ * progress), coll_algo.c (the implementations' schedules), coll_select.c
+ * (run-time choice) and coll_op.c (reduction kernels, canonical order).
+ * Design: docs/collectives.md; the area: docs/hardware.md section 7.
+ */
+#ifndef DN_COLL_H
+#define DN_COLL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "internal.h"
+
+/*
+ * The collectives' area: receive memory [0, DN_COLL_AREA_SIZE), host port
+ * p of K owning [p, p + 1) * DN_COLL_AREA_SIZE / K. A port's share starts
+ * with a header (COLL_HDR bytes), then DN_COLL_COMMS comm slots; a slot is
+ * a landing half (where others write to this process) and a staging half
+ * (what this process's NIC reads for its RDMA writes), each of
+ * DN_COLL_INFLIGHT regions, one an epoch in flight (epoch e uses region
+ * e mod DN_COLL_INFLIGHT).
+ */
+#define COLL_HDR           0x8000u
+#define COLL_JOIN          0x0000u   /* root of a first comm: member r's join word at + 8 r */
+#define COLL_WELCOME       0x0200u   /* member: the root's answer {nonce echoed, incarnation} */
+#define COLL_NONCE         0x0208u   /* this port's processes so far (kept by the board) */
+#define COLL_SLOT_BLOCK(s) (0x1000u + 0x800u * (s))
+#define COLL_FREED         0x000u    /* in a slot block: {gen, epochs freed} (this process) */
+#define COLL_NEED          0x040u    /* + 8 r: member r's resend request to this process */
+#define COLL_CREDIT        0x400u    /* + 8 r: member r's freed word, read remotely */
+#define COLL_FRAME         2048u     /* an RDMA packet: frames of unicast messages */
+#define COLL_MFRAME        464u      /* a BOTF packet: frames of multicast messages */
+#define COLL_STAMP         8u        /* a frame's first and last 8 bytes */
+
+_Static_assert(COLL_SLOT_BLOCK(DN_COLL_COMMS) <= COLL_HDR, "slot blocks fit the header");
+
+/* Layout of a port's share, the same on every process of a run (ports = K). */
+struct coll_layout {
+    uint64_t share;              /* bytes a port owns */
+    uint64_t slot;               /* bytes a comm slot owns */
+    uint64_t region;             /* bytes a region owns (a multiple of 8) */
+};
+void coll_layout(unsigned ports, struct coll_layout *l);
+/* Receive memory offset of port @port's share, of its comm slot @s, of
+ * region @r of the landing (@staging 0) or staging half. */
+uint64_t coll_share_off(unsigned port, unsigned ports);
+uint64_t coll_region_off(unsigned port, unsigned ports, unsigned s, int staging, unsigned r);
+
+/* Stamp of frame @f of cell @cell, epoch @epoch, comm incarnation @gen:
+ * never 0, and different for every other frame a cell could hold. */
+static inline uint64_t coll_stamp(uint32_t gen, uint32_t epoch, unsigned cell, unsigned f)
+{
+    return (uint64_t)(gen & 0xffffffu) << 40 | (uint64_t)(epoch & 0xffffffu) << 16 |
+           (uint64_t)(cell & 0xffu) << 8 | (f & 0xffu) | 1ull << 63;
+}
+
+/* The frames of a message: @fs bytes apart (COLL_FRAME, COLL_MFRAME, or the
+ * whole cell when smaller), each a stamp, up to fs - 16 payload bytes
+ * (padded to 8), a stamp. */
+struct coll_geom {
+    uint32_t fs;                 /* frame stride */
+    uint32_t frames;
+    uint32_t span;               /* bytes from the first frame's start to the last's end */
+};
+void coll_geom(uint32_t cell_size, int mcast, size_t bytes, struct coll_geom *g);
+/* Payload bytes a cell of @cell_size holds. */
+size_t coll_cell_cap(uint32_t cell_size, int mcast);
+/* Lay @bytes of @src out as frames at @dst (host or card memory; charged
+ * by where it lies): stamps for (gen, epoch, cell). */
+void coll_frames_write(dn_node *n, uint8_t *dst, const void *src, size_t bytes,
+                       const struct coll_geom *g, uint32_t gen, uint32_t epoch,
+                       unsigned cell);
+
+/* Ops of a schedule. */
+enum {
+    OP_SEND = 1,       /* write a message to peer's cell (RDMA from staging) */
+    OP_MCAST,          /* write one to every member's cell (switch multicast) */
+    OP_RECV,           /* take a message from my cell: copy into dst */
+    OP_RECV_RED,       /* take one and combine with dst (incoming on the right,
+                          or on the left with flag OPF_LEFT) */
+    OP_COPY,           /* local copy src -> dst */
+    OP_CANON,          /* dst = canonical combine of the N blocks at src (stride bytes) */
+};
+#define OPF_LEFT  1u
+#define OPF_MCAST 2u   /* RECV of a multicast message (its frame geometry) */
+
+struct coll_op {
+    uint8_t kind, flags, done;
+    uint16_t peer;               /* SEND: destination rank; RECV: source rank */
+    uint8_t cell;                /* SEND: its cell at the peer; RECV: mine */
+    uint8_t msg;                 /* SEND/MCAST: the staged message (staging index) */
+    void *dst;
+    const void *src;
+    size_t bytes;
+    size_t count;                /* RECV_RED, CANON: elements */
+    size_t stride;               /* CANON: bytes between blocks */
+    uint64_t frames_done;        /* RECV: frame f taken: bit f */
+    uint64_t wait_since, ask_at; /* RECV: when it began waiting; next resend request */
+    uint16_t asks;
+};
+
+struct coll_round { uint16_t first, count; };
+
+#define COLL_MAX_OPS    (4u * DN_COLL_MAX_MEMBERS + 16u)
+#define COLL_MAX_ROUNDS (2u * DN_COLL_MAX_MEMBERS + 8u)
+
+/* One epoch: a piece of a collective with its own region and schedule. */
+struct coll_epoch {
+    uint32_t epoch;
+    struct dn_coll_req *req;
+    unsigned nops, nrounds, round;
+    struct coll_op ops[COLL_MAX_OPS];
+    struct coll_round rounds[COLL_MAX_ROUNDS];
+    uint32_t cell_size;          /* landing cells of this epoch's implementation */
+    uint64_t staged;             /* staging message k written: bit k */
+    uint64_t dsts;                /* members written to (bit r): the staging's readers */
+    void *tmp;                   /* scratch of the schedule */
+    int started, done;
+    uint8_t *mcast_copy;         /* a multicast message's frames, for resends */
+    size_t mcast_len;
+    uint8_t mcast_cell;
+};
+
+/* Implementations (coll_algo.c): index into a kind's table. */
+struct coll_impl {
+    const char *name;
+    int mcast;                   /* needs the switch group */
+    int pow2;                    /* needs a power-of-two size */
+    unsigned (*ncells)(unsigned nmembers);
+    /* Elements a piece may have, from the payload a cell holds. */
+    size_t (*piece)(size_t cell_cap, size_t esize, unsigned nmembers);
+    /* Build epoch @ep: piece [@a, @b) of request @rq's elements. */
+    int (*build)(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a, size_t b);
+};
+#define COLL_MAX_IMPLS 4u
+extern const struct coll_impl *const coll_impls[DN_COLL_KINDS][COLL_MAX_IMPLS + 1];
+
+/* Selection (coll_select.c): one key a (kind, op, type, size class). */
+#define COLL_SEL_KEYS 64u
+struct coll_sel {
+    int used;
+    uint8_t kind, op, type, sclass;
+    int chosen;                  /* impl index, -1 while trying */
+    unsigned calls;              /* calls seen */
+    unsigned cand[COLL_MAX_IMPLS];   /* candidates' impl indexes, in trial order */
+    unsigned ncand;
+    uint64_t own_ns[COLL_MAX_IMPLS];     /* this member's total over the trials */
+    uint64_t slowest_ns[COLL_MAX_IMPLS]; /* the slowest member's: what is compared */
+    unsigned trials_done[COLL_MAX_IMPLS];
+    uint8_t reduced[COLL_MAX_IMPLS];     /* its max-reduction started */
+    unsigned pending;            /* max-reductions of candidates' times in flight */
+    unsigned outstanding;        /* trial calls not complete yet */
+};
+
+struct dn_coll_req {
+    struct dn_coll_comm *c;
+    uint8_t kind, type, op;
+    unsigned root;
+    const void *sbuf;
+    void *rbuf;
+    size_t count;                /* elements (a block's for allgather/alltoall/reduce_scatter) */
+    size_t esize;
+    int impl;                    /* index in coll_impls[kind] */
+    int sel_key, sel_cand;       /* selection key and candidate being tried (-1: none) */
+    int internal;                /* the selection's own max-reduction */
+    uint64_t sel_value;          /* internal: the value reduced */
+    uint32_t first_epoch, epochs, epochs_started, epochs_done;
+    int complete;
+    uint64_t t_start, t_end;
+    int status;
+    int64_t deadline_ms;
+    struct dn_coll_req *next;    /* the comm's queue of requests not yet all started */
+    void *tmp;                   /* a request's own scratch (reductions in place) */
+};
+
+struct coll_peer {
+    uint16_t addr;
+    uint8_t slot;                /* its comm slot */
+    uint32_t freed;              /* epochs it freed, as last read */
+    int credit_busy;
+    dn_xfer credit_x;
+    uint64_t credit_at;
+    uint64_t need_seen;          /* its last resend request handled */
+};
+
+struct dn_coll_comm {
+    dn_node *n;
+    struct dn_coll_config cfg;
+    unsigned rank, size, ports;
+    unsigned slot;               /* my comm slot */
+    uint32_t gen;                /* the comm's incarnation: the same on every member */
+    int broken;                  /* a collective failed: the members no longer agree */
+    int mcast_ok;                /* one port a node, the same slot everywhere, a group */
+    struct coll_layout lay;
+    struct coll_peer peer[DN_COLL_MAX_MEMBERS];
+    uint32_t next_epoch;         /* the next epoch to give out */
+    uint32_t freed;              /* epochs below this one done (published) */
+    /* The latest epoch of each region (e at e % DN_COLL_INFLIGHT), kept
+     * once done until a later epoch takes the region: its staging still
+     * serves resend requests. */
+    struct coll_epoch *ep[DN_COLL_INFLIGHT];
+    struct dn_coll_req *queue, *queue_tail;    /* requests with epochs not yet started */
+    unsigned in_flight;          /* requests started, not yet complete */
+    uint64_t resend_ns, resend_cap_ns;
+    uint64_t scan_at;            /* next look at the resend requests */
+    /* First comm's root: joins answered (nonce last welcomed per member). */
+    int first;
+    uint32_t joined[DN_COLL_MAX_MEMBERS];
+    /* Selection. */
+    int forced[DN_COLL_KINDS];   /* impl index, -1: auto */
+    struct coll_sel sel[COLL_SEL_KEYS];
+    struct dn_coll_stats st;
+    uint64_t impl_calls[DN_COLL_KINDS][COLL_MAX_IMPLS];
+};
+
+/* coll_area.c */
+uint64_t coll_now(struct dn_coll_comm *c);
+uint64_t coll_my_block(struct dn_coll_comm *c);
+uint64_t coll_peer_block(struct dn_coll_comm *c, unsigned r);
+uint64_t coll_peer_region(struct dn_coll_comm *c, unsigned r, unsigned region);
+int coll_word_put(struct dn_coll_comm *c, uint16_t addr, uint64_t raddr, uint64_t v);
+uint64_t coll_ld64(dn_node *n, uint64_t off);
+void coll_st64(dn_node *n, uint64_t off, uint64_t v);
+/* Credit: may epoch @epoch be written into member @r's region? (else a
+ * read of its freed word is under way). */
+int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch);
+/* A turn of the sender's side: credit replies, resend requests (now and then). */
+void coll_serve(struct dn_coll_comm *c, uint64_t now);
+int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, uint64_t now);
+void coll_publish_freed(struct dn_coll_comm *c);
+
+/* coll_sched.c */
+int coll_start(struct dn_coll_comm *c, struct dn_coll_req *rq, dn_coll_req **out);
+int coll_progress(struct dn_coll_comm *c);
+struct coll_op *coll_add(struct coll_epoch *ep, int kind);
+void coll_round_end(struct coll_epoch *ep);
+
+/* coll_select.c */
+int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq);
+void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq);
+int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned type, unsigned op);
+
+/* coll_op.c: @inout = @inout op @in (or @in op @inout with @left), @count
+ * elements; the canonical combine of @nblocks blocks. Charges the host's
+ * work. */
+int coll_op_ok(unsigned type, unsigned op);
+void coll_combine(dn_node *n, unsigned type, unsigned op, void *inout, const void *in,
+                  size_t count, int left);
+void coll_canon(dn_node *n, unsigned type, unsigned op, void *out, const uint8_t *blocks,
+                size_t stride, unsigned nblocks, size_t count);
+/* Order-sensitive (floating-point sums and products). */
+int coll_op_inexact(unsigned type, unsigned op);
+
+#endif

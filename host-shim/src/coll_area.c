@@ -1,0 +1,430 @@
+/*
+ * The collectives' area in receive memory and how messages cross it
+ * (docs/collectives.md, "Moving data"): frames stamped first and last,
+ * written by RDMA from the sender's staging cells (or one multicast),
+ * taken by the reader only whole and of the epoch it waits for; a reader
+ * that waits too long asks the writer to write again; a writer writes an
+ * epoch's cells only once their reader has freed their previous epoch.
+ */
+#include <string.h>
+#include <stdlib.h>
+#include <time.h>
+#include "coll.h"
+#include "dimmnet1/memmap.h"
+
+/* The host's instructions a message costs the library (an RDMA post's
+ * bookkeeping, a frame checked): estimates until measured. */
+#define COLL_SEND_INSNS  120u
+#define COLL_FRAME_INSNS 40u
+
+void coll_layout(unsigned ports, struct coll_layout *l)
+{
+    l->share = DN_COLL_AREA_SIZE / (ports ? ports : 1);
+    l->slot = ((l->share - COLL_HDR) / DN_COLL_COMMS) & ~(uint64_t)(COLL_FRAME - 1);
+    l->region = ((l->slot / 2) / DN_COLL_INFLIGHT) & ~(uint64_t)7;
+    if (l->region >= COLL_FRAME) {
+        l->region &= ~(uint64_t)(COLL_FRAME - 1);
+    }
+}
+
+uint64_t coll_share_off(unsigned port, unsigned ports)
+{
+    return (uint64_t)port * (DN_COLL_AREA_SIZE / (ports ? ports : 1));
+}
+
+uint64_t coll_region_off(unsigned port, unsigned ports, unsigned s, int staging, unsigned r)
+{
+    struct coll_layout l;
+
+    coll_layout(ports, &l);
+    return coll_share_off(port, ports) + COLL_HDR + s * l.slot +
+           (staging ? l.slot / 2 : 0) + r * l.region;
+}
+
+void coll_geom(uint32_t cell_size, int mcast, size_t bytes, struct coll_geom *g)
+{
+    uint32_t f = mcast ? COLL_MFRAME : COLL_FRAME;
+
+    g->fs = cell_size < f ? cell_size & ~7u : f;
+    size_t per = g->fs - 2 * COLL_STAMP;
+    g->frames = bytes ? (uint32_t)((bytes + per - 1) / per) : 1;
+    size_t last = bytes - (size_t)(g->frames - 1) * per;
+    g->span = (g->frames - 1) * g->fs + 2 * COLL_STAMP + (uint32_t)((last + 7) & ~(size_t)7);
+}
+
+size_t coll_cell_cap(uint32_t cell_size, int mcast)
+{
+    uint32_t f = mcast ? COLL_MFRAME : COLL_FRAME;
+
+    if (cell_size < 2 * COLL_STAMP + 8) {
+        return 0;
+    }
+    if (cell_size < f) {
+        return (cell_size & ~7u) - 2 * COLL_STAMP;
+    }
+    /* Whole frames, as many as a reader's bitmap of them holds. */
+    uint32_t frames = cell_size / f;
+    return (size_t)(frames > 64 ? 64 : frames) * (f - 2 * COLL_STAMP);
+}
+
+void coll_frames_write(dn_node *n, uint8_t *dst, const void *src, size_t bytes,
+                       const struct coll_geom *g, uint32_t gen, uint32_t epoch,
+                       unsigned cell)
+{
+    size_t per = g->fs - 2 * COLL_STAMP;
+    const uint8_t *s = src;
+
+    for (uint32_t f = 0; f < g->frames; f++) {
+        uint8_t *fr = dst + (size_t)f * g->fs;
+        size_t len = bytes - (size_t)f * per < per ? bytes - (size_t)f * per : per;
+        size_t padded = (len + 7) & ~(size_t)7;
+        uint64_t stamp = coll_stamp(gen, epoch, cell, f);
+        uint8_t head[COLL_STAMP];
+
+        dn_put_le(head, stamp, 8);
+        dn_copy(n, fr, head, COLL_STAMP);
+        if (len) {
+            dn_copy(n, fr + COLL_STAMP, s + (size_t)f * per, len);
+        }
+        if (padded > len) {
+            static const uint8_t zero[8];
+            dn_copy(n, fr + COLL_STAMP + len, zero, padded - len);
+        }
+        dn_copy(n, fr + COLL_STAMP + padded, head, COLL_STAMP);
+    }
+}
+
+uint64_t coll_now(struct dn_coll_comm *c)
+{
+    return c->n->timed ? dn_msg_now_ns(c->n) : (uint64_t)dn_now_ms() * 1000000u;
+}
+
+uint64_t coll_ld64(dn_node *n, uint64_t off)
+{
+    dn_host_charge(n, DN_HOST_LOAD, 1);
+    return __atomic_load_n((uint64_t *)(n->hostmem + off), __ATOMIC_ACQUIRE);
+}
+
+void coll_st64(dn_node *n, uint64_t off, uint64_t v)
+{
+    dn_host_charge(n, DN_HOST_STORE, 1);
+    __atomic_store_n((uint64_t *)(n->hostmem + off), v, __ATOMIC_RELEASE);
+}
+
+uint64_t coll_my_block(struct dn_coll_comm *c)
+{
+    return coll_share_off(c->n->port, c->ports) + COLL_SLOT_BLOCK(c->slot);
+}
+
+uint64_t coll_peer_block(struct dn_coll_comm *c, unsigned r)
+{
+    return coll_share_off(c->peer[r].addr >> 12, c->ports) + COLL_SLOT_BLOCK(c->peer[r].slot);
+}
+
+uint64_t coll_peer_region(struct dn_coll_comm *c, unsigned r, unsigned region)
+{
+    return coll_region_off(c->peer[r].addr >> 12, c->ports, c->peer[r].slot, 0, region);
+}
+
+/* One 8-byte word into @addr's receive memory: one BOTF packet, no ACK
+ * (whoever waits for it asks again). */
+int coll_word_put(struct dn_coll_comm *c, uint16_t addr, uint64_t raddr, uint64_t v)
+{
+    uint8_t w[8];
+
+    dn_put_le(w, v, 8);
+    return dn_botf_packet(c->n, DN1_TYPE_PUSH, DN_BOTF_NO_ACK, addr, raddr, 0, w, 8, 0,
+                          c->n->next_seq++);
+}
+
+void coll_publish_freed(struct dn_coll_comm *c)
+{
+    coll_st64(c->n, coll_my_block(c) + COLL_FREED, (uint64_t)c->gen << 32 | c->freed);
+}
+
+/* Epoch @epoch may go into member @r's region once it freed epoch - INFLIGHT. */
+int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
+{
+    struct coll_peer *p = &c->peer[r];
+
+    if ((int32_t)(epoch - p->freed) < (int32_t)DN_COLL_INFLIGHT || r == c->rank) {
+        return 1;
+    }
+    if (!p->credit_busy) {
+        /* Ask its NIC for its freed word: a remote read, answered into
+         * this process's credit slot for @r. */
+        uint64_t local = coll_my_block(c) + COLL_CREDIT + 8u * r;
+        if (dn_get(c->n, p->addr, coll_peer_block(c, r) + COLL_FREED, local, 8,
+                   &p->credit_x) == DN_OK) {
+            p->credit_busy = 1;
+            p->credit_at = coll_now(c);
+            c->st.credit_reads++;
+        }
+    }
+    return 0;
+}
+
+/* Credit replies that came in. */
+static void credit_replies(struct dn_coll_comm *c, uint64_t now)
+{
+    for (unsigned r = 0; r < c->size; r++) {
+        struct coll_peer *p = &c->peer[r];
+
+        if (!p->credit_busy) {
+            continue;
+        }
+        int rc = dn_wait(c->n, &p->credit_x, 0);
+        if (rc == DN_OK) {
+            uint64_t v = coll_ld64(c->n, coll_my_block(c) + COLL_CREDIT + 8u * r);
+            if ((uint32_t)(v >> 32) == c->gen && (int32_t)((uint32_t)v - p->freed) > 0) {
+                p->freed = (uint32_t)v;
+            }
+            p->credit_busy = 0;
+        } else if (rc != DN_ETIMEDOUT || now - p->credit_at > c->resend_ns) {
+            p->credit_busy = 0;     /* lost, refused or forgotten: read again */
+        }
+    }
+}
+
+/* @len bytes of frames into @addr's receive memory at @raddr as BOTF
+ * packets that ask for no ACK (a multicast message written again to one). */
+static int botf_untracked(struct dn_coll_comm *c, uint16_t addr, uint64_t raddr,
+                          const uint8_t *buf, size_t len)
+{
+    for (size_t done = 0; done < len;) {
+        uint16_t chunk = (uint16_t)(len - done < COLL_MFRAME ? len - done : COLL_MFRAME);
+        int rc = dn_botf_packet(c->n, DN1_TYPE_PUSH, DN_BOTF_NO_ACK, addr, raddr + done,
+                                (uint32_t)done, buf + done, chunk, 0, c->n->next_seq++);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        done += chunk;
+    }
+    return DN_OK;
+}
+
+/* Member @r asked for epoch @epoch: write again what I wrote it then, if
+ * the epoch's staging still holds it (an epoch keeps its region until a
+ * later one needs it, and that waits until every reader freed it: a
+ * reader that asks has not). */
+static void resend_to(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
+{
+    unsigned reg = epoch % DN_COLL_INFLIGHT;
+    struct coll_epoch *ep = c->ep[reg];
+
+    if (!ep || ep->epoch != epoch) {
+        return;         /* not begun here yet: its writes are still to come */
+    }
+    for (unsigned i = 0; i < ep->nops; i++) {
+        struct coll_op *o = &ep->ops[i];
+        if (!o->done || (o->kind != OP_SEND && o->kind != OP_MCAST) ||
+            (o->kind == OP_SEND && o->peer != r)) {
+            continue;
+        }
+        if (o->kind == OP_MCAST) {
+            uint64_t raddr = coll_peer_region(c, r, reg) + (uint64_t)o->cell * ep->cell_size;
+            if (ep->mcast_copy &&
+                botf_untracked(c, c->peer[r].addr, raddr, ep->mcast_copy, ep->mcast_len) == DN_OK) {
+                c->st.resends++;
+            }
+            continue;
+        }
+        struct coll_geom g;
+        coll_geom(ep->cell_size, 0, o->bytes, &g);
+        uint64_t local = coll_region_off(c->n->port, c->ports, c->slot, 1, reg) +
+                         (uint64_t)o->msg * ep->cell_size;
+        uint64_t raddr = coll_peer_region(c, r, reg) + (uint64_t)o->cell * ep->cell_size;
+        if (dn_rdma_untracked(c->n, c->peer[r].addr, raddr, local, g.span) == DN_OK) {
+            c->st.resends += g.frames;
+        }
+    }
+}
+
+void coll_serve(struct dn_coll_comm *c, uint64_t now)
+{
+    credit_replies(c, now);
+    if (now < c->scan_at) {
+        return;
+    }
+    c->scan_at = now + c->resend_ns / 2;
+    uint64_t blk = coll_my_block(c);
+    for (unsigned r = 0; r < c->size; r++) {
+        if (r == c->rank) {
+            continue;
+        }
+        uint64_t v = coll_ld64(c->n, blk + COLL_NEED + 8u * r);
+        if (!v || v == c->peer[r].need_seen || (uint32_t)(v >> 40) != (c->gen & 0xffffffu)) {
+            continue;
+        }
+        c->peer[r].need_seen = v;
+        /* The request names the epoch's low 24 bits: the latest epoch given
+         * out here with them (one not begun here maps far back: nothing). */
+        resend_to(c, r, c->next_epoch - ((c->next_epoch - (uint32_t)v) & 0xffffffu));
+    }
+    if (c->first && c->rank == 0) {
+        /* Late joins (a member that asked again): answer them again. */
+        uint64_t base = coll_share_off(c->n->port, c->ports);
+        for (unsigned r = 1; r < c->size; r++) {
+            uint32_t j = (uint32_t)coll_ld64(c->n, base + COLL_JOIN + 8u * r);
+            if (j && j != c->joined[r]) {
+                c->joined[r] = j;
+                coll_word_put(c, c->peer[r].addr,
+                              coll_share_off(c->peer[r].addr >> 12, c->ports) + COLL_WELCOME,
+                              (uint64_t)j << 32 | c->gen);
+            }
+        }
+    }
+}
+
+/* Ask member @src to write epoch @epoch's messages to me again. */
+static void ask(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, uint64_t now)
+{
+    o->asks++;
+    uint64_t v = (uint64_t)(c->gen & 0xffffffu) << 40 | (uint64_t)(o->asks & 0xffffu) << 24 |
+                 (ep->epoch & 0xffffffu);
+    coll_word_put(c, c->peer[o->peer].addr, coll_peer_block(c, o->peer) + COLL_NEED +
+                  8u * c->rank, v);
+    c->st.resend_asks++;
+    uint64_t wait = c->resend_ns << (o->asks < 6 ? o->asks : 6);
+    o->ask_at = now + (wait < c->resend_cap_ns ? wait : c->resend_cap_ns);
+}
+
+/* Take what has landed of a RECV's frames. */
+static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, void *into)
+{
+    dn_node *n = c->n;
+    struct coll_geom g;
+    int mcast = !!(o->flags & OPF_MCAST);
+
+    coll_geom(ep->cell_size, mcast, o->bytes, &g);
+    uint64_t cell = coll_region_off(n->port, c->ports, c->slot, 0, ep->epoch % DN_COLL_INFLIGHT) +
+                    (uint64_t)o->cell * ep->cell_size;
+    size_t per = g.fs - 2 * COLL_STAMP;
+    for (uint32_t f = 0; f < g.frames; f++) {
+        if (o->frames_done & (1ull << f)) {
+            continue;
+        }
+        uint64_t fr = cell + (uint64_t)f * g.fs;
+        size_t len = o->bytes - (size_t)f * per < per ? o->bytes - (size_t)f * per : per;
+        size_t padded = (len + 7) & ~(size_t)7;
+        uint64_t want = coll_stamp(c->gen, ep->epoch, o->cell, f);
+
+        dn_self(n, COLL_FRAME_INSNS);
+        /* The NIC writes a packet's last 8 bytes last and its first 8
+         * first: the tail, then the bytes, then the head, all of this
+         * epoch, mean every byte read came from this epoch's writes. */
+        if (coll_ld64(n, fr + COLL_STAMP + padded) != want) {
+            continue;
+        }
+        if (len) {
+            dn_copy(n, (uint8_t *)into + (size_t)f * per, n->hostmem + fr + COLL_STAMP, len);
+        }
+        if (coll_ld64(n, fr) != want) {
+            c->st.stale_frames++;
+            continue;
+        }
+        o->frames_done |= 1ull << f;
+        c->st.frames_taken++;
+    }
+    return o->frames_done == (g.frames >= 64 ? ~0ull : (1ull << g.frames) - 1);
+}
+
+/* Write a SEND's message into its staging cell once per epoch. */
+static uint64_t staged(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o,
+                       struct coll_geom *g)
+{
+    uint64_t local = coll_region_off(c->n->port, c->ports, c->slot, 1,
+                                     ep->epoch % DN_COLL_INFLIGHT) +
+                     (uint64_t)o->msg * ep->cell_size;
+    if (!(ep->staged & (1ull << o->msg))) {
+        coll_frames_write(c->n, c->n->hostmem + local, o->src, o->bytes, g, c->gen,
+                          ep->epoch, o->cell);
+        ep->staged |= 1ull << o->msg;
+    }
+    return local;
+}
+
+int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, uint64_t now)
+{
+    dn_node *n = c->n;
+    unsigned reg = ep->epoch % DN_COLL_INFLIGHT;
+
+    switch (o->kind) {
+    case OP_SEND: {
+        if (!coll_credit(c, o->peer, ep->epoch)) {
+            return 0;
+        }
+        struct coll_geom g;
+        coll_geom(ep->cell_size, 0, o->bytes, &g);
+        uint64_t local = staged(c, ep, o, &g);
+        uint64_t raddr = coll_peer_region(c, o->peer, reg) + (uint64_t)o->cell * ep->cell_size;
+        dn_self(n, COLL_SEND_INSNS);
+        int rc = dn_rdma_untracked(n, c->peer[o->peer].addr, raddr, local, g.span);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        ep->dsts |= 1ull << o->peer;
+        c->st.frames_sent += g.frames;
+        return 1;
+    }
+    case OP_MCAST: {
+        for (unsigned r = 0; r < c->size; r++) {
+            if (!coll_credit(c, r, ep->epoch)) {
+                return 0;
+            }
+        }
+        struct coll_geom g;
+        coll_geom(ep->cell_size, 1, o->bytes, &g);
+        ep->mcast_copy = malloc(g.span);
+        if (!ep->mcast_copy) {
+            return DN_ENOMEM;
+        }
+        coll_frames_write(n, ep->mcast_copy, o->src, o->bytes, &g, c->gen, ep->epoch, o->cell);
+        ep->mcast_len = g.span;
+        ep->mcast_cell = o->cell;
+        uint64_t raddr = coll_region_off(c->n->port, c->ports, c->slot, 0, reg) +
+                         (uint64_t)o->cell * ep->cell_size;
+        int rc = dn_botf_put_group(n, (unsigned)c->cfg.mcast_group, raddr, ep->mcast_copy,
+                                   g.span);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        ep->dsts |= c->size >= 64 ? ~0ull : (1ull << c->size) - 1;
+        c->st.frames_sent += g.frames;
+        return 1;
+    }
+    case OP_RECV:
+    case OP_RECV_RED: {
+        if (!o->wait_since) {
+            o->wait_since = now;
+            o->ask_at = now + c->resend_ns;
+        }
+        void *into = o->kind == OP_RECV ? o->dst : (uint8_t *)ep->tmp + 0;
+        if (o->kind == OP_RECV_RED) {
+            into = (void *)o->src;      /* the op's own scratch */
+        }
+        if (!take(c, ep, o, into)) {
+            if (now >= o->ask_at) {
+                ask(c, ep, o, now);
+            }
+            return 0;
+        }
+        if (o->kind == OP_RECV_RED) {
+            coll_combine(n, ep->req->type, ep->req->op, o->dst, into, o->count,
+                         !!(o->flags & OPF_LEFT));
+        }
+        return 1;
+    }
+    case OP_COPY:
+        if (o->bytes && o->dst != o->src) {
+            memmove(o->dst, o->src, o->bytes);
+            dn_host_work(n, DN_HOST_COPY, o->bytes);
+        }
+        return 1;
+    case OP_CANON:
+        coll_canon(n, ep->req->type, ep->req->op, o->dst, o->src, o->stride, c->size,
+                   o->count);
+        return 1;
+    }
+    return DN_EINVAL;
+}

@@ -1,0 +1,228 @@
+/*
+ * Run-time choice among a collective's implementations, as NBC-SIA makes
+ * it and with its lesson applied: for each (collective, op, type, size
+ * class) of a communicator, the first calls try every candidate in turn,
+ * `trials` calls each; a candidate's figure is the slowest member's total
+ * over its trials, which all members learn by one max-reduction of their
+ * own totals started at the same point of the call sequence on every
+ * member; the fastest is kept. All members so choose the same.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "coll.h"
+
+static unsigned size_class(size_t bytes)
+{
+    return bytes <= 64 ? 0 : bytes <= 1024 ? 1 : bytes <= 16384 ? 2 : bytes <= 262144 ? 3 : 4;
+}
+
+static int is_pow2(unsigned n)
+{
+    return n && !(n & (n - 1));
+}
+
+int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned type, unsigned op)
+{
+    (void)type; (void)op;
+    if (kind >= DN_COLL_KINDS || i >= COLL_MAX_IMPLS || !coll_impls[kind][i]) {
+        return 0;
+    }
+    const struct coll_impl *im = coll_impls[kind][i];
+    if (im->mcast && !c->mcast_ok) {
+        return 0;
+    }
+    if (im->pow2 && !is_pow2(c->size)) {
+        return 0;
+    }
+    unsigned cells = im->ncells(c->size);
+    return cells <= 255 && coll_cell_cap((uint32_t)(c->lay.region / cells), im->mcast) > 0;
+}
+
+/* Progress until @cond holds (the selection's own waits). */
+static int wait_until(struct dn_coll_comm *c, const unsigned *v, unsigned want)
+{
+    while (*v != want) {
+        int rc = coll_progress(c);
+        if (rc != DN_OK) {
+            return rc;
+        }
+        if (*v != want && (rc = dn_idle(c->n)) != DN_OK) {
+            return rc;
+        }
+    }
+    return DN_OK;
+}
+
+/* Every member's total over candidate @ci's trials, maximized. */
+static int reduce_times(struct dn_coll_comm *c, unsigned key, unsigned ci)
+{
+    struct coll_sel *s = &c->sel[key];
+    struct dn_coll_req *rq = calloc(1, sizeof(*rq));
+    uint64_t *v = malloc(2 * sizeof(uint64_t));
+    dn_coll_req *out;
+
+    if (!rq || !v) {
+        free(rq);
+        free(v);
+        return DN_ENOMEM;
+    }
+    v[0] = s->own_ns[ci];
+    rq->kind = DN_COLL_ALLREDUCE;
+    rq->type = DN_COLL_UINT64;
+    rq->op = DN_COLL_MAX;
+    rq->count = 1;
+    rq->esize = 8;
+    rq->sbuf = &v[0];
+    rq->rbuf = &v[1];
+    rq->tmp = v;
+    rq->internal = 1;
+    rq->impl = 0;
+    rq->sel_key = (int)key;
+    rq->sel_cand = (int)ci;
+    s->pending++;
+    return coll_start(c, rq, &out);
+}
+
+int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq)
+{
+    if (c->forced[rq->kind] >= 0) {
+        rq->impl = c->forced[rq->kind];
+        return DN_OK;
+    }
+    int reduction = rq->kind == DN_COLL_REDUCE || rq->kind == DN_COLL_ALLREDUCE ||
+                    rq->kind == DN_COLL_REDUCE_SCATTER;
+    uint8_t op = reduction ? rq->op : 0, type = rq->kind == DN_COLL_BARRIER ? 0 : rq->type;
+    uint8_t sc = rq->kind == DN_COLL_BARRIER ? 0 : (uint8_t)size_class(rq->count * rq->esize);
+    unsigned key;
+    struct coll_sel *s = NULL;
+
+    for (key = 0; key < COLL_SEL_KEYS; key++) {
+        s = &c->sel[key];
+        if (!s->used || (s->kind == rq->kind && s->op == op && s->type == type &&
+                         s->sclass == sc)) {
+            break;
+        }
+    }
+    if (key == COLL_SEL_KEYS) {
+        rq->impl = 0;       /* table full: the first, untimed */
+        return DN_OK;
+    }
+    if (!s->used) {
+        memset(s, 0, sizeof(*s));
+        s->used = 1;
+        s->kind = rq->kind;
+        s->op = op;
+        s->type = type;
+        s->sclass = sc;
+        s->chosen = -1;
+        for (unsigned i = 0; i < COLL_MAX_IMPLS; i++) {
+            if (coll_impl_ok(c, rq->kind, i, rq->type, rq->op)) {
+                s->cand[s->ncand++] = i;
+            }
+        }
+        if (s->ncand == 1) {
+            s->chosen = (int)s->cand[0];
+        }
+    }
+    for (;;) {
+        if (s->chosen >= 0) {
+            rq->impl = s->chosen;
+            return DN_OK;
+        }
+        unsigned trials = c->cfg.trials, t = s->calls, ci = t / trials;
+        int rc;
+        if (t > 0 && t % trials == 0 && !s->reduced[ci - 1]) {
+            /* Candidate ci - 1's trials are over: once they are done here,
+             * every member reduces its total, at this same call. */
+            if ((rc = wait_until(c, &s->outstanding, 0)) != DN_OK) {
+                return rc;
+            }
+            s->reduced[ci - 1] = 1;
+            if ((rc = reduce_times(c, key, ci - 1)) != DN_OK) {
+                return rc;
+            }
+        }
+        if (ci >= s->ncand) {
+            if ((rc = wait_until(c, &s->pending, 0)) != DN_OK) {
+                return rc;
+            }
+            unsigned best = 0;
+            for (unsigned i = 1; i < s->ncand; i++) {
+                if (s->slowest_ns[i] < s->slowest_ns[best]) {
+                    best = i;
+                }
+            }
+            s->chosen = (int)s->cand[best];
+            continue;
+        }
+        rq->impl = (int)s->cand[ci];
+        rq->sel_key = (int)key;
+        rq->sel_cand = (int)ci;
+        s->calls++;
+        s->outstanding++;
+        return DN_OK;
+    }
+}
+
+void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq)
+{
+    if (rq->sel_key < 0) {
+        return;
+    }
+    struct coll_sel *s = &c->sel[rq->sel_key];
+    if (rq->internal) {
+        s->slowest_ns[rq->sel_cand] = ((const uint64_t *)rq->tmp)[1];
+        s->pending--;
+        return;
+    }
+    s->own_ns[rq->sel_cand] += rq->t_end - rq->t_start;
+    s->trials_done[rq->sel_cand]++;
+    s->outstanding--;
+}
+
+int dn_coll_report(dn_coll_comm *c, void *fp)
+{
+    FILE *f = fp;
+    static const char *const ops[] = { "sum", "prod", "min", "max", "band", "bor", "bxor" };
+    static const char *const types[] = { "int32", "int64", "uint64", "float", "double", "byte" };
+    static const char *const classes[] = { "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB" };
+
+    if (!c || !f) {
+        return DN_EINVAL;
+    }
+    fprintf(f, "coll: rank %u of %u, incarnation %u, times %s ns of the slowest member over %u trials\n",
+            c->rank, c->size, c->gen, c->n->timed ? "modeled" : "wall-clock", c->cfg.trials);
+    for (unsigned k = 0; k < COLL_SEL_KEYS; k++) {
+        const struct coll_sel *s = &c->sel[k];
+        if (!s->used) {
+            continue;
+        }
+        int red = s->kind == DN_COLL_REDUCE || s->kind == DN_COLL_ALLREDUCE ||
+                  s->kind == DN_COLL_REDUCE_SCATTER;
+        fprintf(f, "coll: %s%s%s type=%s size%s chosen=%s", dn_coll_kind_name(s->kind),
+                red ? " op=" : "", red ? ops[s->op] : "", types[s->type], classes[s->sclass],
+                s->chosen >= 0 ? coll_impls[s->kind][s->chosen]->name : "(trying)");
+        for (unsigned i = 0; i < s->ncand; i++) {
+            fprintf(f, " %s=%llu", coll_impls[s->kind][s->cand[i]]->name,
+                    s->reduced[i] && !s->pending ? (unsigned long long)s->slowest_ns[i] : 0ull);
+        }
+        fputc('\n', f);
+    }
+    for (unsigned k = 0; k < DN_COLL_KINDS; k++) {
+        if (!c->st.calls[k]) {
+            continue;
+        }
+        fprintf(f, "coll: %s calls=%llu", dn_coll_kind_name(k), (unsigned long long)c->st.calls[k]);
+        for (unsigned i = 0; i < COLL_MAX_IMPLS && coll_impls[k][i]; i++) {
+            fprintf(f, " %s=%llu", coll_impls[k][i]->name,
+                    (unsigned long long)c->impl_calls[k][i]);
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "coll: frames_sent=%llu frames_taken=%llu resend_asks=%llu resends=%llu "
+            "credit_reads=%llu stale_frames=%llu\n",
+            (unsigned long long)c->st.frames_sent, (unsigned long long)c->st.frames_taken,
+            (unsigned long long)c->st.resend_asks, (unsigned long long)c->st.resends,
+            (unsigned long long)c->st.credit_reads, (unsigned long long)c->st.stale_frames);
+    return DN_OK;
+}

@@ -1,0 +1,354 @@
+/*
+ * The collectives checked against a host reference (issue 37, item 5):
+ * every collective x implementation (each forced by name, then the
+ * run-time choice) x op x type x size on every member of the run, and the
+ * same on a split into two halves. Every member's input is a function of
+ * (rank, element, seed), so each member computes the whole reference
+ * itself: reductions in the canonical order of docs/collectives.md (the
+ * binomial tree over ranks), written here independently of the library,
+ * so floating-point results must match bit for bit.
+ *
+ *   coll_check [--max-bytes B] [--nonblocking K] [--split] [--impl auto|all]
+ *              [--rounds R] [--report]
+ *
+ * --nonblocking K: also K collectives of mixed kinds in flight at once,
+ * waited for in reverse order. Prints "coll_check: rank R ok C checks".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include "../common/check.h"
+#include "dimmnet1/dn.h"
+
+static dn_node *n;
+static unsigned seed = 1;
+
+static const unsigned types[] = { DN_COLL_INT32, DN_COLL_INT64, DN_COLL_UINT64,
+                                  DN_COLL_FLOAT, DN_COLL_DOUBLE };
+static const char *const tnames[] = { "int32", "int64", "uint64", "float", "double", "byte" };
+static const char *const onames[] = { "sum", "prod", "min", "max", "band", "bor", "bxor" };
+
+/* Member @r's element @i (of a buffer of a given role @salt). */
+static void gen(unsigned type, unsigned r, size_t i, unsigned salt, void *out)
+{
+    uint64_t h = (uint64_t)(r + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(i + 1) * 0xc2b2ae3d27d4eb4full ^
+                 (uint64_t)salt * 0x165667b19e3779f9ull;
+    h ^= h >> 29;
+    switch (type) {
+    case DN_COLL_INT32: *(int32_t *)out = (int32_t)(h % 2001) - 1000; break;
+    case DN_COLL_INT64: *(int64_t *)out = (int64_t)(h >> 8) - (int64_t)(1ll << 54); break;
+    case DN_COLL_UINT64: *(uint64_t *)out = h; break;
+    /* Values whose sums round differently in different orders. */
+    case DN_COLL_FLOAT: *(float *)out = (float)((double)(h % 100000) / 7.0 - 5000.0); break;
+    case DN_COLL_DOUBLE: *(double *)out = (double)(h % 10000000) / 3.0 - 1.0e6 +
+                                          (double)(h >> 40) * 1e-9; break;
+    default: *(uint8_t *)out = (uint8_t)h; break;
+    }
+}
+
+static int op_ok(unsigned type, unsigned op)
+{
+    return op < 4 || type == DN_COLL_INT32 || type == DN_COLL_INT64 || type == DN_COLL_UINT64;
+}
+
+/* a = a op b (one element), a the left operand. */
+static void combine1(unsigned type, unsigned op, void *a, const void *b)
+{
+#define C(T) do { T x = *(T *)a, y = *(const T *)b; \
+        switch (op) { case 0: x = (T)(x + y); break; case 1: x = (T)(x * y); break; \
+        case 2: x = y < x ? y : x; break; case 3: x = y > x ? y : x; break; } \
+        *(T *)a = x; } while (0)
+#define B(T) do { T x = *(T *)a, y = *(const T *)b; \
+        switch (op) { case 4: x &= y; break; case 5: x |= y; break; case 6: x ^= y; break; } \
+        *(T *)a = x; } while (0)
+    if (op >= 4) {
+        if (type == DN_COLL_INT32) B(uint32_t); else B(uint64_t);
+        return;
+    }
+    switch (type) {
+    case DN_COLL_INT32: if (op < 2) C(uint32_t); else C(int32_t); break;
+    case DN_COLL_INT64: if (op < 2) C(uint64_t); else C(int64_t); break;
+    case DN_COLL_UINT64: C(uint64_t); break;
+    case DN_COLL_FLOAT: C(float); break;
+    case DN_COLL_DOUBLE: C(double); break;
+    }
+}
+
+/* The canonical reduction of ranks r .. r+size-1's element i: the
+ * binomial tree rooted at r, children r + 2^k combined in increasing k. */
+static void canon(unsigned type, unsigned op, unsigned r, unsigned size, size_t i,
+                  unsigned salt, void *out)
+{
+    gen(type, r, i, salt, out);
+    for (unsigned k = 1; k < size; k <<= 1) {
+        uint8_t sub[8];
+        canon(type, op, r + k, size - k < k ? size - k : k, i, salt, sub);
+        combine1(type, op, out, sub);
+    }
+}
+
+static size_t esize(unsigned type)
+{
+    return dn_coll_type_size(type);
+}
+
+struct run {
+    dn_coll_comm *c;
+    unsigned rank, size;
+    unsigned kind, type, op, root;
+    size_t count;
+    void *sbuf, *rbuf;
+    dn_coll_req *rq;
+    unsigned salt;
+};
+
+static int start(struct run *x)
+{
+    size_t es = esize(x->type), n_el = x->count;
+    size_t sn = x->kind == DN_COLL_ALLTOALL || x->kind == DN_COLL_REDUCE_SCATTER
+                ? n_el * x->size : n_el;
+    size_t rn = x->kind == DN_COLL_ALLGATHER || x->kind == DN_COLL_ALLTOALL ? n_el * x->size
+                : n_el;
+    x->sbuf = malloc(sn * es + 1);
+    x->rbuf = malloc(rn * es + 1);
+    for (size_t i = 0; i < sn; i++) {
+        gen(x->type, x->rank, i, x->salt, (uint8_t *)x->sbuf + i * es);
+    }
+    memset(x->rbuf, 0xa5, rn * es + 1);
+    switch (x->kind) {
+    case DN_COLL_BARRIER: return dn_coll_ibarrier(x->c, &x->rq);
+    case DN_COLL_BCAST:
+        if (x->rank == x->root) {
+            memcpy(x->rbuf, x->sbuf, n_el * es);
+        }
+        return dn_coll_ibcast(x->c, x->rbuf, n_el, x->type, x->root, &x->rq);
+    case DN_COLL_REDUCE:
+        return dn_coll_ireduce(x->c, x->sbuf, x->rbuf, n_el, x->type, x->op, x->root, &x->rq);
+    case DN_COLL_ALLREDUCE:
+        return dn_coll_iallreduce(x->c, x->sbuf, x->rbuf, n_el, x->type, x->op, &x->rq);
+    case DN_COLL_ALLGATHER:
+        return dn_coll_iallgather(x->c, x->sbuf, x->rbuf, n_el, x->type, &x->rq);
+    case DN_COLL_ALLTOALL:
+        return dn_coll_ialltoall(x->c, x->sbuf, x->rbuf, n_el, x->type, &x->rq);
+    case DN_COLL_REDUCE_SCATTER:
+        return dn_coll_ireduce_scatter(x->c, x->sbuf, x->rbuf, n_el, x->type, x->op, &x->rq);
+    }
+    return DN_EINVAL;
+}
+
+/* Compare with the reference; the report names the first wrong element. */
+static void verify(struct run *x, const char *impl)
+{
+    size_t es = esize(x->type), n_el = x->count;
+    uint8_t want[8];
+    size_t bad = 0, first = 0;
+
+    for (size_t i = 0; x->kind != DN_COLL_BARRIER && i < (x->kind == DN_COLL_ALLGATHER ||
+                       x->kind == DN_COLL_ALLTOALL ? n_el * x->size : n_el); i++) {
+        unsigned blk = (unsigned)(i / (n_el ? n_el : 1));
+        size_t j = i % (n_el ? n_el : 1);
+        switch (x->kind) {
+        case DN_COLL_BCAST: gen(x->type, x->root, i, x->salt, want); break;
+        case DN_COLL_REDUCE:
+            if (x->rank != x->root) {
+                continue;
+            }
+            canon(x->type, x->op, 0, x->size, i, x->salt, want);
+            break;
+        case DN_COLL_ALLREDUCE: canon(x->type, x->op, 0, x->size, i, x->salt, want); break;
+        case DN_COLL_ALLGATHER: gen(x->type, blk, j, x->salt, want); break;
+        case DN_COLL_ALLTOALL: gen(x->type, blk, x->rank * n_el + j, x->salt, want); break;
+        case DN_COLL_REDUCE_SCATTER:
+            canon(x->type, x->op, 0, x->size, x->rank * n_el + i, x->salt, want);
+            break;
+        }
+        if (memcmp((uint8_t *)x->rbuf + i * es, want, es)) {
+            if (!bad++) {
+                first = i;
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "rank %u: %s %s %s %s count %zu root %u: %zu wrong elements, the first %zu",
+              x->rank, dn_coll_kind_name(x->kind), impl, tnames[x->type],
+              onames[x->op], n_el, x->root, bad, first);
+    free(x->sbuf);
+    free(x->rbuf);
+}
+
+static unsigned checks;
+
+static void one(dn_coll_comm *c, unsigned kind, const char *impl, unsigned type, unsigned op,
+                size_t count, unsigned root)
+{
+    struct run x = { c, dn_coll_rank(c), dn_coll_size(c), kind, type, op, root, count,
+                     NULL, NULL, NULL, ++seed };
+    int rc = start(&x);
+    if (rc == DN_OK) {
+        rc = dn_coll_wait(x.rq);
+    }
+    CHECK_MSG(rc == DN_OK, "%s %s: %s", dn_coll_kind_name(kind), impl, dn_strerror(rc));
+    verify(&x, impl);
+    checks++;
+}
+
+static int reduction(unsigned k)
+{
+    return k == DN_COLL_REDUCE || k == DN_COLL_ALLREDUCE || k == DN_COLL_REDUCE_SCATTER;
+}
+
+/* Every kind x implementation x type x op x size on @c. */
+static void sweep(dn_coll_comm *c, size_t max_bytes, int all_impls, unsigned rounds)
+{
+    static const size_t sizes[] = { 0, 1, 3, 8, 57, 300, 1000, 5000, 20000, 100000, 600000 };
+    for (unsigned k = 0; k < DN_COLL_KINDS; k++) {
+        const char *const *impls = dn_coll_impls(k);
+        for (unsigned i = 0; all_impls ? impls[i] != NULL : i < 1; i++) {
+            const char *impl = all_impls ? impls[i] : "auto";
+            if (dn_coll_force(c, k, impl) != DN_OK) {
+                continue;       /* e.g. multicast without a group: not a candidate */
+            }
+            if (k == DN_COLL_BARRIER) {
+                for (unsigned r = 0; r < rounds * 4; r++) {
+                    one(c, k, impl, DN_COLL_INT32, 0, 0, 0);
+                }
+                continue;
+            }
+            for (unsigned t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+                for (unsigned op = 0; op < (reduction(k) ? 7u : 1u); op++) {
+                    if (!op_ok(types[t], op)) {
+                        continue;
+                    }
+                    for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+                        size_t bytes = sizes[s] * esize(types[t]);
+                        if (bytes > max_bytes ||
+                            ((s % 3) != (t + op) % 3 && s > 4 && sizes[s] != 1000)) {
+                            continue;   /* a spread of sizes a combination, all of them small */
+                        }
+                        unsigned root = (unsigned)(s + t) % dn_coll_size(c);
+                        for (unsigned r = 0; r < rounds; r++) {
+                            one(c, k, impl, types[t], op, sizes[s], root);
+                        }
+                    }
+                }
+            }
+        }
+        dn_coll_force(c, k, "auto");
+    }
+}
+
+/* @k collectives of mixed kinds in flight at once, waited for last first. */
+static void in_flight(dn_coll_comm *c, unsigned k)
+{
+    struct run *x = calloc(k, sizeof(*x));
+    for (unsigned i = 0; i < k; i++) {
+        unsigned kind = 1 + i % (DN_COLL_KINDS - 1);
+        x[i] = (struct run){ c, dn_coll_rank(c), dn_coll_size(c), kind,
+                             types[i % 5], reduction(kind) ? (i / 5) % 4 : 0, i % dn_coll_size(c),
+                             1 + (i * 37) % 700, NULL, NULL, NULL, ++seed };
+        int rc = start(&x[i]);
+        CHECK_MSG(rc == DN_OK, "in flight %u: %s", i, dn_strerror(rc));
+    }
+    for (unsigned i = k; i-- > 0;) {
+        int rc = dn_coll_wait(x[i].rq);
+        CHECK_MSG(rc == DN_OK, "in flight %u: %s", i, dn_strerror(rc));
+        verify(&x[i], "in-flight");
+        checks++;
+    }
+    free(x);
+}
+
+/* Bad arguments: clear errors, nothing started. */
+static void bad_args(dn_coll_comm *c)
+{
+    dn_coll_req *rq;
+    int x = 1, y;
+    CHECK_EQ(dn_coll_iallreduce(c, &x, &y, 1, DN_COLL_FLOAT, DN_COLL_BXOR, &rq), DN_EINVAL);
+    CHECK_EQ(dn_coll_iallreduce(c, &x, &y, 1, (enum dn_coll_type)17, DN_COLL_SUM, &rq),
+             DN_EINVAL);
+    CHECK_EQ(dn_coll_iallreduce(c, &x, &y, 1, DN_COLL_INT32, (enum dn_coll_op)9, &rq),
+             DN_EINVAL);
+    CHECK_EQ(dn_coll_ibcast(c, &x, 1, DN_COLL_INT32, dn_coll_size(c), &rq), DN_EINVAL);
+    CHECK_EQ(dn_coll_iallgather(c, NULL, &y, 1, DN_COLL_INT32, &rq), DN_EINVAL);
+    CHECK_EQ(dn_coll_iallreduce(c, &x, &y, 1, DN_COLL_BYTE, DN_COLL_SUM, &rq), DN_EINVAL);
+    CHECK_EQ(dn_coll_force(c, DN_COLL_ALLREDUCE, "no-such"), DN_EINVAL);
+    CHECK_EQ(dn_coll_iallreduce(NULL, &x, &y, 1, DN_COLL_INT32, DN_COLL_SUM, &rq),
+             DN_EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+    size_t max_bytes = 65536;
+    unsigned nonblocking = 0, rounds = 1;
+    int split = 0, all_impls = 1, report = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) {
+            max_bytes = strtoull(argv[++i], NULL, 0);
+        } else if (!strcmp(argv[i], "--nonblocking") && i + 1 < argc) {
+            nonblocking = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+            rounds = (unsigned)atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--split")) {
+            split = 1;
+        } else if (!strcmp(argv[i], "--impl") && i + 1 < argc) {
+            all_impls = strcmp(argv[++i], "auto") != 0;
+        } else if (!strcmp(argv[i], "--report")) {
+            report = 1;
+        } else {
+            fprintf(stderr, "usage: coll_check [--max-bytes B] [--nonblocking K] [--split] "
+                    "[--impl auto|all] [--rounds R] [--report]\n");
+            return 2;
+        }
+    }
+    int rc = dn_open_env(&n, 60000);
+    if (rc != DN_OK) {
+        fprintf(stderr, "coll_check: dn_open_env: %s\n", dn_strerror(rc));
+        return 1;
+    }
+    struct dn_coll_config cfg;
+    dn_coll_config_default(n, &cfg);
+    dn_coll_comm *world;
+    rc = dn_coll_comm_create(n, &cfg, &world);
+    if (rc != DN_OK) {
+        fprintf(stderr, "coll_check: dn_coll_comm_create: %s\n", dn_strerror(rc));
+        return 1;
+    }
+    bad_args(world);
+    sweep(world, max_bytes, all_impls, rounds);
+    if (nonblocking) {
+        in_flight(world, nonblocking);
+    }
+    if (split && dn_coll_size(world) >= 2) {
+        /* Two halves, ranked backwards within each. */
+        unsigned r = dn_coll_rank(world);
+        dn_coll_comm *half;
+        rc = dn_coll_comm_split(world, (int)(r % 2), -(int)r, &half);
+        CHECK_MSG(rc == DN_OK && half, "split: %s", dn_strerror(rc));
+        if (half) {
+            CHECK_EQ(dn_coll_size(half), (dn_coll_size(world) + 1 - r % 2) / 2);
+            sweep(half, max_bytes < 8192 ? max_bytes : 8192, all_impls, 1);
+            if (nonblocking) {
+                /* In flight on both at once. */
+                in_flight(half, nonblocking / 2 + 1);
+                in_flight(world, nonblocking / 2 + 1);
+            }
+            dn_coll_comm_free(half);
+        }
+    }
+    struct dn_coll_stats st;
+    unsigned me = dn_coll_rank(world);
+    dn_coll_stats(world, &st);
+    if (report) {
+        dn_coll_report(world, stderr);
+    }
+    dn_coll_comm_free(world);
+    printf("coll_check: rank %u ok %u checks (frames %llu sent, %llu taken, %llu asked again, "
+           "%llu written again, %llu stale)\n",
+           me, checks,
+           (unsigned long long)st.frames_sent, (unsigned long long)st.frames_taken,
+           (unsigned long long)st.resend_asks, (unsigned long long)st.resends,
+           (unsigned long long)st.stale_frames);
+    dn_close(n);
+    return check_failures ? 1 : 0;
+}
