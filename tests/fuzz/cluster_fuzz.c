@@ -428,8 +428,12 @@ static void check_alive(void)
                     return;
                 }
             }
-            /* Let (virtual) time pass, as a polling host does. */
-            request(DN1_HB_MAGIC, DN1_HB_CLOCK, 150, 0, 0, NULL);
+            /* Let (virtual) time pass, as a polling host does; then more
+             * of it: in modeled time the storm may have left milliseconds
+             * of held packets queued ahead of this one (the receive
+             * pipeline is in order), and 20 tries must outlast them. */
+            request(DN1_HB_MAGIC, DN1_HB_CLOCK, poll_n > 100 ? 20000 : 150,
+                    0, 0, NULL);
             if (poll_n > 100) {
                 usleep(1000);
             }
