@@ -790,7 +790,7 @@ int dn_barrier_algorithm_parse(const char *name);
  * an epoch's cells only once their reader freed the previous use (a
  * remote read of its progress word).
  *
- * Implementations (docs/collectives.md; dn_coll_impl_name): each
+ * Implementations (docs/collectives.md; dn_coll_impls): each
  * collective has at least two that use the hardware differently (trees
  * of RDMA writes, recursive doubling, rings, direct writes, the switch's
  * multicast). The first DN_COLL_TRIALS calls of each (collective, op,
