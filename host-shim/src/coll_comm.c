@@ -149,6 +149,19 @@ static int config_ok(dn_node *n, const struct dn_coll_config *cfg, unsigned *ran
     return found == 1 ? DN_OK : DN_EINVAL;
 }
 
+/* A number this port's processes never gave before (kept in LLCM). */
+static uint32_t take_nonce(dn_node *n, unsigned ports)
+{
+    uint64_t base = coll_share_off(n->port, ports);
+    uint32_t nonce = (uint32_t)coll_ld64(n, base + COLL_NONCE) + 1u;
+
+    if (!nonce) {
+        nonce = 1;
+    }
+    coll_st64(n, base + COLL_NONCE, nonce);
+    return nonce;
+}
+
 /* The join: every member tells rank 0 its nonce (a number this port's
  * processes never gave before) until rank 0 answers it with the
  * incarnation, its own nonce. */
@@ -156,13 +169,9 @@ static int join(struct dn_coll_comm *c)
 {
     dn_node *n = c->n;
     uint64_t base = coll_share_off(n->port, c->ports);
-    uint32_t nonce = (uint32_t)coll_ld64(n, base + COLL_NONCE) + 1u;
+    uint32_t nonce = take_nonce(n, c->ports);
     int64_t deadline = dn_now_ms() + c->cfg.timeout_ms;
 
-    if (!nonce) {
-        nonce = 1;
-    }
-    coll_st64(n, base + COLL_NONCE, nonce);
     if (c->rank == 0) {
         unsigned left = c->size - 1;
         c->gen = nonce;
@@ -246,6 +255,84 @@ int dn_coll_comm_create(dn_node *n, const struct dn_coll_config *cfg, dn_coll_co
     }
     if (c->size == 1) {
         c->gen = 1;
+    }
+    comm_open(c);
+    *out = c;
+    return DN_OK;
+}
+
+int dn_coll_join_prepare(dn_node *n, struct dn_coll_join *mine)
+{
+    if (!n || !mine) {
+        return DN_EINVAL;
+    }
+    memset(mine, 0, sizeof(*mine));
+    mine->addr = (uint16_t)(n->node_id | n->port << 12);
+    mine->slot = DN_COLL_NO_SLOT;
+    mine->nonce = take_nonce(n, n->ports ? n->ports : 1);
+    /* Slot 0 last: dn_coll_comm_create wants it. */
+    for (unsigned s = 1; s <= DN_COLL_COMMS; s++) {
+        unsigned slot = s % DN_COLL_COMMS;
+        if (!(n->coll_slots & (1u << slot))) {
+            n->coll_slots |= (uint8_t)(1u << slot);
+            mine->slot = (uint8_t)slot;
+            return DN_OK;
+        }
+    }
+    return DN_ENOMEM;
+}
+
+void dn_coll_join_cancel(dn_node *n, const struct dn_coll_join *mine)
+{
+    if (n && mine && mine->slot < DN_COLL_COMMS) {
+        n->coll_slots &= (uint8_t)~(1u << mine->slot);
+    }
+}
+
+int dn_coll_comm_create_joined(dn_node *n, const struct dn_coll_config *cfg,
+                               const struct dn_coll_join *all, dn_coll_comm **out)
+{
+    unsigned rank = 0;
+    int rc;
+
+    if (!n || !cfg || !all || !out) {
+        return DN_EINVAL;
+    }
+    *out = NULL;
+    if ((rc = config_ok(n, cfg, &rank)) != DN_OK) {
+        return rc;
+    }
+    unsigned full = 0;
+    for (unsigned i = 0; i < cfg->nmembers; i++) {
+        if (all[i].addr != cfg->members[i]) {
+            return DN_EINVAL;   /* records not in rank order: the layer's bug */
+        }
+        full |= all[i].slot >= DN_COLL_COMMS;
+    }
+    if (full) {
+        dn_coll_join_cancel(n, &all[rank]);
+        return DN_ENOMEM;       /* a member has no free area: every member says so */
+    }
+    struct dn_coll_comm *c = comm_new(n, cfg);
+    if (!c) {
+        dn_coll_join_cancel(n, &all[rank]);
+        return DN_ENOMEM;
+    }
+    c->rank = rank;
+    c->slot = all[rank].slot;
+    c->mcast_ok = cfg->mcast_group >= 0 && c->ports == 1;
+    for (unsigned i = 0; i < c->size; i++) {
+        c->peer[i].slot = all[i].slot;
+    }
+    /* Rank 0's nonce is new for its port; with the port mixed in, new
+     * for every slot a member may have used before (its stale frames
+     * carry another incarnation). */
+    uint32_t g = all[0].nonce * 0x9e3779b1u ^ (uint32_t)all[0].addr * 0x85ebca6bu;
+    c->gen = g ? g : 1;
+    if ((rc = force_from_env(c)) != DN_OK) {
+        dn_coll_join_cancel(n, &all[rank]);
+        free(c);
+        return rc;
     }
     comm_open(c);
     *out = c;

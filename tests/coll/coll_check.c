@@ -8,7 +8,7 @@
  * binomial tree over ranks), written here independently of the library,
  * so floating-point results must match bit for bit.
  *
- *   coll_check [--max-bytes B] [--nonblocking K] [--split] [--impl auto|all]
+ *   coll_check [--max-bytes B] [--nonblocking K] [--split] [--joined] [--impl auto|all]
  *              [--rounds R] [--report]
  *
  * --nonblocking K: also K collectives of mixed kinds in flight at once,
@@ -276,11 +276,69 @@ static void bad_args(dn_coll_comm *c)
              DN_EINVAL);
 }
 
+/* A communicator made from join records exchanged by another layer (here
+ * the launcher's key-value store stands for an MPI library's allgather):
+ * the world's members in reverse order, made twice on the same slots so
+ * that the second must ignore what the first left in its cells. */
+static void joined(dn_coll_comm *world, size_t max_bytes, int all_impls)
+{
+    unsigned size = dn_coll_size(world), me = dn_coll_rank(world);
+
+    for (unsigned round = 0; round < 2; round++) {
+        struct dn_coll_config cfg;
+        struct dn_coll_join mine, all[DN_COLL_MAX_MEMBERS];
+        char key[64], val[64];
+        dn_coll_comm *c = NULL;
+
+        dn_coll_config_default(n, &cfg);
+        int rc = dn_coll_join_prepare(n, &mine);
+        CHECK_MSG(rc == DN_OK, "join_prepare: %s", dn_strerror(rc));
+        snprintf(key, sizeof(key), "coll_join.%u.%u", round, me);
+        snprintf(val, sizeof(val), "%u %u %u", mine.addr, mine.slot, mine.nonce);
+        CHECK_EQ(dn_publish(key, val), DN_OK);
+        for (unsigned i = 0; i < size; i++) {
+            unsigned r = size - 1 - i, a, sl, no;   /* reversed ranks */
+            snprintf(key, sizeof(key), "coll_join.%u.%u", round, r);
+            CHECK_EQ(dn_lookup(key, val, sizeof(val), 60000), DN_OK);
+            CHECK_EQ(sscanf(val, "%u %u %u", &a, &sl, &no), 3);
+            all[i] = (struct dn_coll_join){ .addr = (uint16_t)a, .slot = (uint8_t)sl,
+                                            .nonce = no };
+            cfg.members[i] = (uint16_t)a;
+        }
+        cfg.nmembers = size;
+        cfg.mcast_group = -1;
+        rc = dn_coll_comm_create_joined(n, &cfg, all, &c);
+        CHECK_MSG(rc == DN_OK && c, "create_joined: %s", dn_strerror(rc));
+        if (!c) {
+            return;
+        }
+        CHECK_EQ(dn_coll_rank(c), size - 1 - me);
+        sweep(c, max_bytes < 4096 ? max_bytes : 4096, all_impls, 1);
+        dn_coll_comm_free(c);
+    }
+    /* Records out of rank order are the layer's bug: refused. */
+    if (size >= 2) {
+        struct dn_coll_config cfg;
+        struct dn_coll_join mine, all[2];
+        dn_coll_comm *c = NULL;
+        dn_coll_config_default(n, &cfg);
+        CHECK_EQ(dn_coll_join_prepare(n, &mine), DN_OK);
+        all[0] = mine;
+        all[1] = mine;
+        all[1].addr ^= 1;
+        cfg.nmembers = 2;
+        cfg.members[0] = mine.addr;
+        cfg.members[1] = mine.addr ^ 2;
+        CHECK_EQ(dn_coll_comm_create_joined(n, &cfg, all, &c), DN_EINVAL);
+        dn_coll_join_cancel(n, &mine);
+    }
+}
+
 int main(int argc, char **argv)
 {
     size_t max_bytes = 65536;
     unsigned nonblocking = 0, rounds = 1;
-    int split = 0, all_impls = 1, report = 0;
+    int split = 0, all_impls = 1, report = 0, join = 0;
 
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc) {
@@ -293,11 +351,13 @@ int main(int argc, char **argv)
             split = 1;
         } else if (!strcmp(argv[i], "--impl") && i + 1 < argc) {
             all_impls = strcmp(argv[++i], "auto") != 0;
+        } else if (!strcmp(argv[i], "--joined")) {
+            join = 1;
         } else if (!strcmp(argv[i], "--report")) {
             report = 1;
         } else {
             fprintf(stderr, "usage: coll_check [--max-bytes B] [--nonblocking K] [--split] "
-                    "[--impl auto|all] [--rounds R] [--report]\n");
+                    "[--joined] [--impl auto|all] [--rounds R] [--report]\n");
             return 2;
         }
     }
@@ -335,6 +395,9 @@ int main(int argc, char **argv)
             }
             dn_coll_comm_free(half);
         }
+    }
+    if (join) {
+        joined(world, max_bytes, all_impls);
     }
     struct dn_coll_stats st;
     unsigned me = dn_coll_rank(world);

@@ -860,6 +860,28 @@ int dn_coll_comm_create(dn_node *n, const struct dn_coll_config *cfg, dn_coll_co
  * if one of them has no free area (DN_COLL_COMMS).
  */
 int dn_coll_comm_split(dn_coll_comm *parent, int color, int key, dn_coll_comm **out);
+/*
+ * For a layer that has collectives of its own to agree with (an MPI
+ * library creating a communicator): each member takes a join record
+ * (reserves an area slot, DN_COLL_NO_SLOT if none is free, and takes a
+ * new nonce), the layer gives every member every record in rank order
+ * (its allgather), and each creates the communicator from them, with no
+ * traffic of its own; the incarnation comes from rank 0's record.
+ * DN_ENOMEM on every member if a record has no slot (the reserved one is
+ * given back); dn_coll_join_cancel gives it back if the layer gives up.
+ */
+#define DN_COLL_NO_SLOT 0xffu
+struct dn_coll_join {
+    uint16_t addr;                      /* this process's address */
+    uint8_t slot;                       /* its area slot, or DN_COLL_NO_SLOT */
+    uint8_t reserved;
+    uint32_t nonce;
+};
+int dn_coll_join_prepare(dn_node *n, struct dn_coll_join *mine);
+void dn_coll_join_cancel(dn_node *n, const struct dn_coll_join *mine);
+/* cfg->members[i] must be all[i].addr. */
+int dn_coll_comm_create_joined(dn_node *n, const struct dn_coll_config *cfg,
+                               const struct dn_coll_join *all, dn_coll_comm **out);
 /* Waits for its collectives in flight; then frees its area. */
 void dn_coll_comm_free(dn_coll_comm *c);
 unsigned dn_coll_rank(const dn_coll_comm *c);
