@@ -24,18 +24,22 @@
  * e mod DN_COLL_INFLIGHT).
  */
 #define COLL_HDR           0x8000u
-#define COLL_JOIN          0x0000u   /* root of a first comm: member r's join word at + 8 r */
+#define COLL_JOIN          0x0000u   /* root of a first comm: member r's join word at + 8 r:
+                                        {attempt:32, nonce:32} */
 #define COLL_WELCOME       0x0200u   /* member: the root's answer {nonce echoed, incarnation} */
 #define COLL_NONCE         0x0208u   /* this port's processes so far (kept by the board) */
 #define COLL_SLOT_BLOCK(s) (0x1000u + 0x800u * (s))
 #define COLL_FREED         0x000u    /* in a slot block: {gen, epochs freed} (this process) */
-#define COLL_NEED          0x040u    /* + 8 r: member r's resend request to this process */
+#define COLL_NEED          0x040u    /* + 8 r: member r's resend request to this process:
+                                        gen:24 seq:12 mask:4 epoch:24 (coll_area.c, ask) */
 #define COLL_CREDIT        0x400u    /* + 8 r: member r's freed word, read remotely */
 #define COLL_FRAME         2048u     /* an RDMA packet: frames of unicast messages */
 #define COLL_MFRAME        464u      /* a BOTF packet: frames of multicast messages */
 #define COLL_STAMP         8u        /* a frame's first and last 8 bytes */
 
 _Static_assert(COLL_SLOT_BLOCK(DN_COLL_COMMS) <= COLL_HDR, "slot blocks fit the header");
+_Static_assert(DN_COLL_COMMS <= 8, "dn_node's coll_comm[] and coll_slots hold 8");
+_Static_assert(DN_COLL_INFLIGHT <= 4, "a resend request's mask has 4 bits");
 
 /* Layout of a port's share, the same on every process of a run (ports = K). */
 struct coll_layout {
@@ -193,6 +197,7 @@ struct dn_coll_comm {
     unsigned slot;               /* my comm slot */
     uint32_t gen;                /* the comm's incarnation: the same on every member */
     int broken;                  /* a collective failed: the members no longer agree */
+    int progressing;             /* inside its progress (another comm's turn skips it) */
     int mcast_ok;                /* one port a node, the same slot everywhere, a group */
     struct coll_layout lay;
     struct coll_peer peer[DN_COLL_MAX_MEMBERS];
@@ -206,9 +211,10 @@ struct dn_coll_comm {
     unsigned in_flight;          /* requests started, not yet complete */
     uint64_t resend_ns, resend_cap_ns;
     uint64_t scan_at;            /* next look at the resend requests */
+    uint32_t ask_seq;            /* resend requests made (each word differs) */
     /* First comm's root: joins answered (nonce last welcomed per member). */
     int first;
-    uint32_t joined[DN_COLL_MAX_MEMBERS];
+    uint64_t joined[DN_COLL_MAX_MEMBERS];  /* {attempt, nonce} last answered */
     /* Selection. */
     int forced[DN_COLL_KINDS];   /* impl index, -1: auto */
     struct coll_sel sel[COLL_SEL_KEYS];

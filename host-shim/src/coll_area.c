@@ -257,31 +257,77 @@ void coll_serve(struct dn_coll_comm *c, uint64_t now)
             continue;
         }
         c->peer[r].need_seen = v;
-        /* The request names the epoch's low 24 bits: the latest epoch given
-         * out here with them (one not begun here maps far back: nothing). */
-        resend_to(c, r, c->next_epoch - ((c->next_epoch - (uint32_t)v) & 0xffffffu));
+        /* The request names an epoch's low 24 bits (the latest epoch given
+         * out here with them; one not begun here maps far back: nothing)
+         * and which of it and the next three it waits for. */
+        uint32_t base = c->next_epoch - ((c->next_epoch - (uint32_t)v) & 0xffffffu);
+        for (unsigned k = 0; k < DN_COLL_INFLIGHT; k++) {
+            if ((v >> (24 + k)) & 1) {
+                resend_to(c, r, base + k);
+            }
+        }
     }
     if (c->first && c->rank == 0) {
         /* Late joins (a member that asked again): answer them again. */
         uint64_t base = coll_share_off(c->n->port, c->ports);
         for (unsigned r = 1; r < c->size; r++) {
-            uint32_t j = (uint32_t)coll_ld64(c->n, base + COLL_JOIN + 8u * r);
+            uint64_t j = coll_ld64(c->n, base + COLL_JOIN + 8u * r);
             if (j && j != c->joined[r]) {
                 c->joined[r] = j;
                 coll_word_put(c, c->peer[r].addr,
                               coll_share_off(c->peer[r].addr >> 12, c->ports) + COLL_WELCOME,
-                              (uint64_t)j << 32 | c->gen);
+                              (uint64_t)(uint32_t)j << 32 | c->gen);
             }
         }
     }
 }
 
-/* Ask member @src to write epoch @epoch's messages to me again. */
+/* Does epoch @ep wait for a message from member @r (for a while)? */
+static int waits_for(struct dn_coll_comm *c, const struct coll_epoch *ep, unsigned r,
+                     uint64_t now)
+{
+    if (!ep || ep->done || !ep->req) {
+        return 0;
+    }
+    for (unsigned i = 0; i < ep->nops; i++) {
+        const struct coll_op *o = &ep->ops[i];
+        if ((o->kind == OP_RECV || o->kind == OP_RECV_RED) && !o->done && o->peer == r &&
+            o->wait_since && now - o->wait_since >= c->resend_ns) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Ask member @o->peer to write again what it wrote me in epoch @ep, and in
+ * every other epoch in flight that waits for it too: one word a peer
+ * holds the request (the oldest such epoch's low 24 bits and a mask of it
+ * and the three after: the epochs in flight are at most DN_COLL_INFLIGHT
+ * consecutive ones), so a later request must not drop an earlier one.
+ */
 static void ask(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, uint64_t now)
 {
+    uint32_t base = ep->epoch;
+    unsigned mask = 0;
+
+    for (unsigned i = 0; i < DN_COLL_INFLIGHT; i++) {
+        const struct coll_epoch *e = c->ep[i];
+        if (e && (int32_t)(e->epoch - base) < 0 && waits_for(c, e, o->peer, now)) {
+            base = e->epoch;
+        }
+    }
+    for (unsigned i = 0; i < DN_COLL_INFLIGHT; i++) {
+        const struct coll_epoch *e = c->ep[i];
+        uint32_t k = e ? e->epoch - base : 0;
+        if (e && k < DN_COLL_INFLIGHT && (e == ep || waits_for(c, e, o->peer, now))) {
+            mask |= 1u << k;
+        }
+    }
     o->asks++;
-    uint64_t v = (uint64_t)(c->gen & 0xffffffu) << 40 | (uint64_t)(o->asks & 0xffffu) << 24 |
-                 (ep->epoch & 0xffffffu);
+    c->ask_seq++;
+    uint64_t v = (uint64_t)(c->gen & 0xffffffu) << 40 | (uint64_t)(c->ask_seq & 0xfffu) << 28 |
+                 (uint64_t)mask << 24 | (base & 0xffffffu);
     coll_word_put(c, c->peer[o->peer].addr, coll_peer_block(c, o->peer) + COLL_NEED +
                   8u * c->rank, v);
     c->st.resend_asks++;

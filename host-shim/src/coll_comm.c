@@ -180,13 +180,15 @@ static int join(struct dn_coll_comm *c)
         }
         while (left) {
             for (unsigned r = 1; r < c->size; r++) {
-                uint32_t j = (uint32_t)coll_ld64(n, base + COLL_JOIN + 8u * r);
+                uint64_t j = coll_ld64(n, base + COLL_JOIN + 8u * r);
+                /* Every ask (a new attempt number) is answered: the answer
+                 * may be what was lost. */
                 if (j && j != c->joined[r]) {
                     left -= c->joined[r] == 0;
                     c->joined[r] = j;
                     coll_word_put(c, c->peer[r].addr,
                                   coll_share_off(c->peer[r].addr >> 12, c->ports) + COLL_WELCOME,
-                                  (uint64_t)j << 32 | c->gen);
+                                  (uint64_t)(uint32_t)j << 32 | c->gen);
                 }
             }
             if (left && dn_now_ms() > deadline) {
@@ -200,11 +202,11 @@ static int join(struct dn_coll_comm *c)
     }
     coll_st64(n, base + COLL_WELCOME, 0);
     uint64_t root_join = coll_share_off(c->peer[0].addr >> 12, c->ports) + COLL_JOIN + 8u * c->rank;
-    uint64_t next = 0;
+    uint64_t next = 0, attempt = 0;
     for (;;) {
         uint64_t now = coll_now(c);
         if (now >= next) {
-            coll_word_put(c, c->peer[0].addr, root_join, nonce);
+            coll_word_put(c, c->peer[0].addr, root_join, ++attempt << 32 | nonce);
             next = now + c->resend_ns;
         }
         uint64_t w = coll_ld64(n, base + COLL_WELCOME);
@@ -222,6 +224,7 @@ static int join(struct dn_coll_comm *c)
 static void comm_open(struct dn_coll_comm *c)
 {
     c->n->coll_slots |= (uint8_t)(1u << c->slot);
+    c->n->coll_comm[c->slot] = c;
     c->freed = 0;
     coll_publish_freed(c);
 }
@@ -446,6 +449,7 @@ void dn_coll_comm_free(dn_coll_comm *c)
         }
     }
     c->n->coll_slots &= (uint8_t)~(1u << c->slot);
+    c->n->coll_comm[c->slot] = NULL;
     free(c);
 }
 

@@ -145,6 +145,44 @@ static void request_done(struct dn_coll_comm *c, struct dn_coll_req *rq, int sta
     }
 }
 
+/* What a timed-out communicator waited for, to stderr: the one place a
+ * user sees why (which peer, which epoch, which frames). */
+static void tell_stuck(struct dn_coll_comm *c, uint64_t now)
+{
+    fprintf(stderr, "dn_coll: rank %u of %u (address 0x%x): timed out after %d ms; "
+            "epochs freed %u, next %u\n", c->rank, c->size, c->peer[c->rank].addr,
+            c->cfg.timeout_ms, c->freed, c->next_epoch);
+    for (unsigned i = 0; i < DN_COLL_INFLIGHT; i++) {
+        const struct coll_epoch *ep = c->ep[i];
+        if (!ep || ep->done || !ep->req) {
+            continue;
+        }
+        fprintf(stderr, "dn_coll:   epoch %u: %s/%s round %u of %u\n", ep->epoch,
+                dn_coll_kind_name((enum dn_coll_kind)ep->req->kind),
+                coll_impls[ep->req->kind][ep->req->impl]->name, ep->round, ep->nrounds);
+        if (ep->round >= ep->nrounds) {
+            continue;
+        }
+        const struct coll_round *rd = &ep->rounds[ep->round];
+        for (unsigned k = rd->first; k < rd->first + rd->count; k++) {
+            const struct coll_op *o = &ep->ops[k];
+            if (o->done) {
+                continue;
+            }
+            if (o->kind == OP_SEND || o->kind == OP_MCAST) {
+                fprintf(stderr, "dn_coll:     %s to rank %u not written: its reader has "
+                        "freed %u epochs\n", o->kind == OP_SEND ? "send" : "multicast",
+                        o->peer, c->peer[o->peer].freed);
+            } else if (o->kind == OP_RECV || o->kind == OP_RECV_RED) {
+                fprintf(stderr, "dn_coll:     receive from rank %u: %zu bytes, frames taken "
+                        "0x%llx, asked %u times, waiting %.3f ms\n", o->peer, o->bytes,
+                        (unsigned long long)o->frames_done, o->asks,
+                        (double)(now - o->wait_since) / 1e6);
+            }
+        }
+    }
+}
+
 /* Fail everything: the members no longer agree on what comes next. */
 static void broken(struct dn_coll_comm *c, int status, uint64_t now)
 {
@@ -204,7 +242,28 @@ static int run_epoch(struct dn_coll_comm *c, struct coll_epoch *ep, uint64_t now
     return DN_OK;
 }
 
+static int progress_one(struct dn_coll_comm *c);
+
+/*
+ * A turn of progress on @c, and on every other communicator of this
+ * process first (MPI's progress rule): a member that waits on one may owe
+ * another's peers a resend, a credit or a send of a collective it started
+ * there, and they may be what it waits for.
+ */
 int coll_progress(struct dn_coll_comm *c)
+{
+    for (unsigned s = 0; s < DN_COLL_COMMS; s++) {
+        struct dn_coll_comm *o = c->n->coll_comm[s];
+        if (o && o != c && !o->broken && !o->progressing) {
+            o->progressing = 1;
+            progress_one(o);
+            o->progressing = 0;
+        }
+    }
+    return progress_one(c);
+}
+
+static int progress_one(struct dn_coll_comm *c)
 {
     if (c->broken) {
         return c->broken;
@@ -264,12 +323,14 @@ int coll_progress(struct dn_coll_comm *c)
         for (unsigned i = 0; i < DN_COLL_INFLIGHT; i++) {
             struct coll_epoch *ep = c->ep[i];
             if (ep && !ep->done && ep->req && ms > ep->req->deadline_ms) {
+                tell_stuck(c, now);
                 broken(c, DN_ETIMEDOUT, now);
                 return DN_ETIMEDOUT;
             }
         }
         for (struct dn_coll_req *rq = c->queue; rq; rq = rq->next) {
             if (ms > rq->deadline_ms) {
+                tell_stuck(c, now);
                 broken(c, DN_ETIMEDOUT, now);
                 return DN_ETIMEDOUT;
             }

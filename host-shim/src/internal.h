@@ -189,6 +189,7 @@ struct dn_node {
     struct dn_atomic_state *atomic;    /* remote atomics, from the first post */
     struct dn_barrier *barriers[16];   /* by id (DN_BARRIER_MAX) */
     uint8_t coll_slots;                /* collectives: comm slots in use (bit s) */
+    struct dn_coll_comm *coll_comm[8]; /* ... and the communicator open in each */
     unsigned barrier_created[16];      /* how often each id was created */
 };
 
