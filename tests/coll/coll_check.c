@@ -280,6 +280,20 @@ static void bad_args(dn_coll_comm *c)
  * the launcher's key-value store stands for an MPI library's allgather):
  * the world's members in reverse order, made twice on the same slots so
  * that the second must ignore what the first left in its cells. */
+/* dn_lookup that keeps the collectives moving meanwhile: a peer may still
+ * need this process to write an epoch of @world again (the progress an MPI
+ * library's own allgather gives the component, from opal_progress). */
+static int lookup_progressing(dn_coll_comm *world, const char *key, char *val, size_t size)
+{
+    for (unsigned waited = 0; waited < 60000; waited += 5) {
+        if (dn_lookup(key, val, size, 5) == DN_OK) {
+            return DN_OK;
+        }
+        dn_coll_progress(world);
+    }
+    return DN_ETIMEDOUT;
+}
+
 static void joined(dn_coll_comm *world, size_t max_bytes, int all_impls)
 {
     unsigned size = dn_coll_size(world), me = dn_coll_rank(world);
@@ -299,7 +313,7 @@ static void joined(dn_coll_comm *world, size_t max_bytes, int all_impls)
         for (unsigned i = 0; i < size; i++) {
             unsigned r = size - 1 - i, a, sl, no;   /* reversed ranks */
             snprintf(key, sizeof(key), "coll_join.%u.%u", round, r);
-            CHECK_EQ(dn_lookup(key, val, sizeof(val), 60000), DN_OK);
+            CHECK_EQ(lookup_progressing(world, key, val, sizeof(val)), DN_OK);
             CHECK_EQ(sscanf(val, "%u %u %u", &a, &sl, &no), 3);
             all[i] = (struct dn_coll_join){ .addr = (uint16_t)a, .slot = (uint8_t)sl,
                                             .nonce = no };
