@@ -67,6 +67,13 @@ __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, in
     return dn_clock(clock_node, now_ns) == DN_OK ? 0 : -FI_EIO;
 }
 
+/* The node fi_dimmnet_coll_ops wraps (dimmnet_coll.c); the caller holds
+ * the provider's lock. NULL when no domain is open. */
+dn_node *dnf_coll_node(void)
+{
+    return clock_node;
+}
+
 static int domain_close(struct fid *fid)
 {
     struct dnf_domain *d = container_of(fid, struct dnf_domain, dom.fid);

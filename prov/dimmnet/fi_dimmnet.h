@@ -45,4 +45,61 @@ static inline fi_dimmnet_clock_fn fi_dimmnet_modeled_clock(void)
     return clock && clock(&ns, &sync) == 0 && sync ? clock : NULL;
 }
 
+/*
+ * The shim's collective engine (dn_coll_*, dimmnet1(3) "Collectives") on
+ * the process's node, for an MPI library's coll component: every call
+ * takes the provider's lock. Opaque handles; status codes are the shim's
+ * (DN_OK 0, DN_E* negative). fi_dimmnet_coll_ops(FI_DIMMNET_COLL_VERSION)
+ * is NULL for another version or when no domain is open.
+ */
+#define FI_DIMMNET_COLL_VERSION 1u
+struct dn_coll_join;
+struct dn_coll_config;
+struct fi_dimmnet_coll_ops {
+    unsigned version;
+    uint16_t addr;          /* this process: node | port << 12 */
+    unsigned nodes;         /* nodes of the cluster */
+    unsigned ports;         /* host ports a node: multicast (group 0) iff 1 */
+    size_t join_size;       /* sizeof(struct dn_coll_join) */
+    void (*config_default)(struct dn_coll_config *cfg);
+    int (*join_prepare)(struct dn_coll_join *mine);
+    void (*join_cancel)(const struct dn_coll_join *mine);
+    int (*create_joined)(const struct dn_coll_config *cfg,
+                         const struct dn_coll_join *all, void **comm);
+    void (*comm_free)(void *comm);
+    /* Non-blocking starts; type and op are enum dn_coll_type / dn_coll_op. */
+    int (*ibarrier)(void *comm, void **req);
+    int (*ibcast)(void *comm, void *buf, size_t count, int type, unsigned root,
+                  void **req);
+    int (*ireduce)(void *comm, const void *sbuf, void *rbuf, size_t count,
+                   int type, int op, unsigned root, void **req);
+    int (*iallreduce)(void *comm, const void *sbuf, void *rbuf, size_t count,
+                      int type, int op, void **req);
+    int (*iallgather)(void *comm, const void *sbuf, void *rbuf, size_t count,
+                      int type, void **req);
+    int (*ialltoall)(void *comm, const void *sbuf, void *rbuf, size_t count,
+                     int type, void **req);
+    int (*ireduce_scatter)(void *comm, const void *sbuf, void *rbuf, size_t count,
+                           int type, int op, void **req);
+    int (*test)(void *req, int *done);      /* frees req once done */
+    int (*progress)(void *comm);
+};
+const struct fi_dimmnet_coll_ops *fi_dimmnet_coll_ops(unsigned version);
+typedef const struct fi_dimmnet_coll_ops *(*fi_dimmnet_coll_ops_fn)(unsigned version);
+
+static inline const struct fi_dimmnet_coll_ops *fi_dimmnet_find_coll_ops(void)
+{
+    const char *dir = getenv("FI_PROVIDER_PATH");
+    char path[4096];
+    fi_dimmnet_coll_ops_fn fn = NULL;
+    void *h;
+
+    snprintf(path, sizeof(path), "%s/libdimmnet-fi.so", dir ? dir : ".");
+    h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (h) {
+        fn = (fi_dimmnet_coll_ops_fn)(uintptr_t)dlsym(h, "fi_dimmnet_coll_ops");
+    }
+    return fn ? fn(FI_DIMMNET_COLL_VERSION) : NULL;
+}
+
 #endif

@@ -1,0 +1,150 @@
+/*
+ * fi_dimmnet_coll_ops: the shim's collectives (dn_coll_*) on the process's
+ * node, for a coll component of an MPI library running over this provider
+ * (fi_dimmnet.h). Each entry takes the provider's lock: the engine shares
+ * the node with the endpoints, and MPI_THREAD_MULTIPLE callers may enter
+ * at once.
+ */
+#include "dimmnet.h"
+#include "fi_dimmnet.h"
+
+dn_node *dnf_coll_node(void);   /* dimmnet_domain.c */
+
+#define NODE_OR(err) dn_node *n = dnf_coll_node(); if (!n) return (err)
+
+static void c_config_default(struct dn_coll_config *cfg)
+{
+    dnf_enter();
+    dn_node *n = dnf_coll_node();
+    if (n) {
+        dn_coll_config_default(n, cfg);
+    }
+}
+
+static int c_join_prepare(struct dn_coll_join *mine)
+{
+    dnf_enter();
+    NODE_OR(-FI_ENODEV);
+    return dn_coll_join_prepare(n, mine);
+}
+
+static void c_join_cancel(const struct dn_coll_join *mine)
+{
+    dnf_enter();
+    dn_node *n = dnf_coll_node();
+    if (n) {
+        dn_coll_join_cancel(n, mine);
+    }
+}
+
+static int c_create_joined(const struct dn_coll_config *cfg,
+                           const struct dn_coll_join *all, void **comm)
+{
+    dnf_enter();
+    NODE_OR(-FI_ENODEV);
+    return dn_coll_comm_create_joined(n, cfg, all, (dn_coll_comm **)comm);
+}
+
+static void c_comm_free(void *comm)
+{
+    dnf_enter();
+    dn_coll_comm_free(comm);
+}
+
+static int c_ibarrier(void *c, void **req)
+{
+    dnf_enter();
+    return dn_coll_ibarrier(c, (dn_coll_req **)req);
+}
+
+static int c_ibcast(void *c, void *buf, size_t count, int type, unsigned root, void **req)
+{
+    dnf_enter();
+    return dn_coll_ibcast(c, buf, count, type, root, (dn_coll_req **)req);
+}
+
+static int c_ireduce(void *c, const void *sbuf, void *rbuf, size_t count, int type,
+                     int op, unsigned root, void **req)
+{
+    dnf_enter();
+    return dn_coll_ireduce(c, sbuf, rbuf, count, type, op, root, (dn_coll_req **)req);
+}
+
+static int c_iallreduce(void *c, const void *sbuf, void *rbuf, size_t count, int type,
+                        int op, void **req)
+{
+    dnf_enter();
+    return dn_coll_iallreduce(c, sbuf, rbuf, count, type, op, (dn_coll_req **)req);
+}
+
+static int c_iallgather(void *c, const void *sbuf, void *rbuf, size_t count, int type,
+                        void **req)
+{
+    dnf_enter();
+    return dn_coll_iallgather(c, sbuf, rbuf, count, type, (dn_coll_req **)req);
+}
+
+static int c_ialltoall(void *c, const void *sbuf, void *rbuf, size_t count, int type,
+                       void **req)
+{
+    dnf_enter();
+    return dn_coll_ialltoall(c, sbuf, rbuf, count, type, (dn_coll_req **)req);
+}
+
+static int c_ireduce_scatter(void *c, const void *sbuf, void *rbuf, size_t count,
+                             int type, int op, void **req)
+{
+    dnf_enter();
+    return dn_coll_ireduce_scatter(c, sbuf, rbuf, count, type, op, (dn_coll_req **)req);
+}
+
+static int c_test(void *req, int *done)
+{
+    dnf_enter();
+    return dn_coll_test(req, done);
+}
+
+static int c_progress(void *c)
+{
+    dnf_enter();
+    return dn_coll_progress(c);
+}
+
+static struct fi_dimmnet_coll_ops coll_ops = {
+    .version = FI_DIMMNET_COLL_VERSION,
+    .join_size = sizeof(struct dn_coll_join),
+    .config_default = c_config_default,
+    .join_prepare = c_join_prepare,
+    .join_cancel = c_join_cancel,
+    .create_joined = c_create_joined,
+    .comm_free = c_comm_free,
+    .ibarrier = c_ibarrier,
+    .ibcast = c_ibcast,
+    .ireduce = c_ireduce,
+    .iallreduce = c_iallreduce,
+    .iallgather = c_iallgather,
+    .ialltoall = c_ialltoall,
+    .ireduce_scatter = c_ireduce_scatter,
+    .test = c_test,
+    .progress = c_progress,
+};
+
+__attribute__((visibility("default")))
+const struct fi_dimmnet_coll_ops *fi_dimmnet_coll_ops(unsigned version)
+{
+    dnf_enter();
+    dn_node *n = dnf_coll_node();
+    unsigned ports = 1;
+
+    if (version != FI_DIMMNET_COLL_VERSION || !n) {
+        return NULL;
+    }
+    /* The address the shim's communicators name this process by. */
+    unsigned port = dn_port(n, &ports);
+    coll_ops.addr = (uint16_t)(dn_node_id(n) | port << 12);
+    coll_ops.ports = ports;
+    struct dn_coll_config cfg;
+    dn_coll_config_default(n, &cfg);
+    coll_ops.nodes = ports ? cfg.nmembers / ports : cfg.nmembers;
+    return &coll_ops;
+}
