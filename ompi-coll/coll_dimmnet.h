@@ -60,6 +60,7 @@ typedef struct mca_coll_dimmnet_component_t {
      * several communicators at once). */
     uint64_t comms;                        /* communicators enabled on */
     uint64_t calls[COLL_DIMMNET_NOPS];     /* calls taken, by operation */
+    uint64_t served[COLL_DIMMNET_NOPS];    /* of those, the backend's */
 } mca_coll_dimmnet_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_dimmnet_component_t mca_coll_dimmnet_component;
@@ -81,7 +82,15 @@ typedef struct mca_coll_dimmnet_module_t {
      * module, not counted and never to the backend. A communicator's
      * collectives are never concurrent (MPI), so a plain counter. */
     int depth;
+
+    /* The backend's communicator (coll_dimmnet_engine.c): joined at the
+     * first outermost collective; -1 forward forever, 0 not yet, 1 joined. */
+    int engine_state;
+    void *engine_comm;
 } mca_coll_dimmnet_module_t;
+
+/* The engine's part of a module's destruction (coll_dimmnet_engine.c). */
+void coll_dimmnet_engine_release(mca_coll_dimmnet_module_t *m);
 
 OBJ_CLASS_DECLARATION(mca_coll_dimmnet_module_t);
 

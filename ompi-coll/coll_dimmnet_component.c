@@ -91,7 +91,14 @@ int mca_coll_dimmnet_init_query(bool enable_progress_threads, bool enable_mpi_th
 void mca_coll_dimmnet_print_stats(void)
 {
     mca_coll_dimmnet_component_t *c = &mca_coll_dimmnet_component;
-    uint64_t n[COLL_DIMMNET_NOPS];
+    static const char *const names[] = {
+#define COLL_DIMMNET_NAME(name) #name,
+        COLL_DIMMNET_OPS(COLL_DIMMNET_NAME)
+#undef COLL_DIMMNET_NAME
+    };
+    uint64_t n[COLL_DIMMNET_NOPS], sv[COLL_DIMMNET_NOPS], served = 0, total = 0;
+    char extra[1024];
+    int len;
 
     if (!c->stats || !c->initialized) {
         return;
@@ -99,6 +106,18 @@ void mca_coll_dimmnet_print_stats(void)
     c->initialized = false;   /* once */
     for (int i = 0; i < COLL_DIMMNET_NOPS; i++) {
         n[i] = __atomic_load_n(&c->calls[i], __ATOMIC_RELAXED);
+        sv[i] = __atomic_load_n(&c->served[i], __ATOMIC_RELAXED);
+        served += sv[i];
+        total += n[i];
+    }
+    /* Appended fields: what the engine served and what went to the module
+     * below (outermost calls), in total and by operation (Open MPI's
+     * names: reduce_scatter_block apart from reduce_scatter here). */
+    len = snprintf(extra, sizeof(extra), " served=%llu forwarded=%llu",
+                   (unsigned long long) served, (unsigned long long) (total - served));
+    for (int i = 0; i < COLL_DIMMNET_NOPS && len < (int) sizeof(extra); i++) {
+        len += snprintf(extra + len, sizeof(extra) - len, " served_%s=%llu", names[i],
+                        (unsigned long long) sv[i]);
     }
 #define N(op) (unsigned long long) n[COLL_DIMMNET_OP_##op]
     /* reduce_scatter counts MPI_Reduce_scatter and MPI_Reduce_scatter_block;
@@ -106,12 +125,12 @@ void mca_coll_dimmnet_print_stats(void)
     fprintf(stderr, "coll/dimmnet: rank %lu comms %llu barrier=%llu bcast=%llu reduce=%llu "
             "allreduce=%llu allgather=%llu alltoall=%llu reduce_scatter=%llu "
             "ibarrier=%llu ibcast=%llu ireduce=%llu iallreduce=%llu iallgather=%llu "
-            "ialltoall=%llu ireduce_scatter=%llu\n",
+            "ialltoall=%llu ireduce_scatter=%llu%s\n",
             c->rank, (unsigned long long) __atomic_load_n(&c->comms, __ATOMIC_RELAXED),
             N(barrier), N(bcast), N(reduce), N(allreduce), N(allgather), N(alltoall),
             N(reduce_scatter) + N(reduce_scatter_block),
             N(ibarrier), N(ibcast), N(ireduce), N(iallreduce), N(iallgather),
-            N(ialltoall), N(ireduce_scatter_block));
+            N(ialltoall), N(ireduce_scatter_block), extra);
 #undef N
     fflush(stderr);
 }

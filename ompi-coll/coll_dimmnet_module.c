@@ -18,21 +18,19 @@
 #include "opal/util/output.h"
 #include "coll_dimmnet.h"
 
-/* The backend table: every operation NULL, everything forwarded. */
-const struct coll_dimmnet_backend coll_dimmnet_backend = {
-    .name = "forward",
-};
-
 static void dimmnet_module_construct(mca_coll_dimmnet_module_t *m)
 {
 #define COLL_DIMMNET_CLEAR(name) m->prev_##name = NULL; m->prev_##name##_module = NULL;
     COLL_DIMMNET_OPS(COLL_DIMMNET_CLEAR)
 #undef COLL_DIMMNET_CLEAR
     m->depth = 0;
+    m->engine_state = 0;
+    m->engine_comm = NULL;
 }
 
 static void dimmnet_module_destruct(mca_coll_dimmnet_module_t *m)
 {
+    coll_dimmnet_engine_release(m);
 #define COLL_DIMMNET_RELEASE(name) \
     if (NULL != m->prev_##name##_module) { \
         OBJ_RELEASE(m->prev_##name##_module); \
@@ -74,6 +72,10 @@ static inline bool dimmnet_outermost(mca_coll_dimmnet_module_t *m, enum coll_dim
         if (dimmnet_outermost(m, COLL_DIMMNET_OP_##name) && \
             NULL != coll_dimmnet_backend.name) { \
             rc = coll_dimmnet_backend.name(__VA_ARGS__, module); \
+            if (COLL_DIMMNET_DECLINED != rc) { \
+                __atomic_fetch_add(&mca_coll_dimmnet_component.served[COLL_DIMMNET_OP_##name], \
+                                   1, __ATOMIC_RELAXED); \
+            } \
         } \
         if (COLL_DIMMNET_DECLINED == rc) { \
             rc = m->prev_##name(__VA_ARGS__, m->prev_##name##_module); \

@@ -48,7 +48,9 @@ static int c_create_joined(const struct dn_coll_config *cfg,
 static void c_comm_free(void *comm)
 {
     dnf_enter();
-    dn_coll_comm_free(comm);
+    if (dnf_coll_node()) {      /* else the node, and the area with it, is gone */
+        dn_coll_comm_free(comm);
+    }
 }
 
 static int c_ibarrier(void *c, void **req)

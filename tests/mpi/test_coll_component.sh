@@ -41,7 +41,7 @@ for ((r = 0; r < ranks; r++)); do
         continue
     fi
     [ "$(wc -l <<<"$line")" = 1 ] || fail "rank $r printed $(wc -l <<<"$line") stats lines"
-    grep -qE 'comms [0-9]+ barrier=[0-9]+ bcast=[0-9]+ reduce=[0-9]+ allreduce=[0-9]+ allgather=[0-9]+ alltoall=[0-9]+ reduce_scatter=[0-9]+ ibarrier=[0-9]+ ibcast=[0-9]+ ireduce=[0-9]+ iallreduce=[0-9]+ iallgather=[0-9]+ ialltoall=[0-9]+ ireduce_scatter=[0-9]+$' <<<"$line" ||
+    grep -qE 'comms [0-9]+ barrier=[0-9]+ bcast=[0-9]+ reduce=[0-9]+ allreduce=[0-9]+ allgather=[0-9]+ alltoall=[0-9]+ reduce_scatter=[0-9]+ ibarrier=[0-9]+ ibcast=[0-9]+ ireduce=[0-9]+ iallreduce=[0-9]+ iallgather=[0-9]+ ialltoall=[0-9]+ ireduce_scatter=[0-9]+( [a-z_]+=[0-9]+)*$' <<<"$line" ||
         fail "rank $r: malformed stats line '$line'"
     comms=$(sed -n 's/.* comms \([0-9]*\) .*/\1/p' <<<"$line" | head -1)
     ar=$(sed -n 's/.* allreduce=\([0-9]*\) .*/\1/p' <<<"$line" | head -1)
