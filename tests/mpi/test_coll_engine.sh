@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# coll/dimmnet's engine backend (ompi-coll/coll_dimmnet_engine.c) under
+# dimmnet-cluster --mpi, the MPI program unchanged (mpi_coll_engine: every
+# byte checked):
+#  - on 4 boards with DIMMNET_COLL_STATS=1 it passes, and every rank's
+#    stats line says the engine served each blocking kind the program uses
+#    (served_<kind> > 0);
+#  - with OMPI_MCA_coll=^dimmnet it passes again;
+#  - on 2 boards with --ranks-per-board 2 (no multicast: two ports a
+#    board) it passes and the engine served allreduce.
+#   test_coll_engine.sh LAUNCHER QEMU FIRMWARE MPI_COLL_ENGINE
+set -uo pipefail
+launcher=$1 qemu=$2 firmware=$3 prog=$4
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+run() {  # BOARDS [launcher args...]
+    local n=$1; shift
+    "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n "$n" --mpi "$@" \
+        --timeout 600 -- "$prog" 2>&1
+}
+ok_ranks() {  # OUTPUT RANKS
+    [ "$(grep -cE "^\[mpi\] mpi_coll_engine: rank [0-9]+ of $2: [0-9]+ results checked: ok$" <<<"$1")" = "$2" ]
+}
+served() {  # OUTPUT RANKS KIND...
+    local out=$1 ranks=$2; shift 2
+    for ((r = 0; r < ranks; r++)); do
+        line=$(grep -E "^\[mpi\] coll/dimmnet: rank $r comms " <<<"$out")
+        [ -n "$line" ] || { fail "rank $r printed no stats line"; continue; }
+        for k in "$@"; do
+            v=$(sed -n "s/.* served_$k=\([0-9]*\).*/\1/p" <<<"$line")
+            [ "${v:-0}" -gt 0 ] || fail "rank $r: the engine served no $k ('$line')"
+        done
+    done
+}
+
+out=$(DIMMNET_COLL_STATS=1 run 4); rc=$?
+grep -E 'mpi_coll_engine|coll/dimmnet|FAIL|failed' <<<"$out"
+[ "$rc" = 0 ] || { fail "4 boards: exit $rc"; tail -30 <<<"$out" >&2; }
+ok_ranks "$out" 4 || fail "4 boards: not 4 ranks ok"
+served "$out" 4 barrier bcast reduce allreduce allgather alltoall reduce_scatter_block
+
+echo "with OMPI_MCA_coll=^dimmnet:"
+out=$(OMPI_MCA_coll='^sm,dimmnet' run 4); rc=$?
+grep -E 'mpi_coll_engine' <<<"$out"
+[ "$rc" = 0 ] || { fail "^dimmnet: exit $rc"; tail -30 <<<"$out" >&2; }
+ok_ranks "$out" 4 || fail "^dimmnet: not 4 ranks ok"
+
+echo "2 boards, 2 ranks a board:"
+out=$(DIMMNET_COLL_STATS=1 run 2 --ranks-per-board 2); rc=$?
+grep -E 'mpi_coll_engine|coll/dimmnet' <<<"$out"
+[ "$rc" = 0 ] || { fail "2x2: exit $rc"; tail -30 <<<"$out" >&2; }
+ok_ranks "$out" 4 || fail "2x2: not 4 ranks ok"
+served "$out" 4 allreduce
+
+[ "$fails" = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, $fails failed"
+[ "$fails" = 0 ]
