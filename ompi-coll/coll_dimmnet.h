@@ -7,7 +7,7 @@
  * more, it keeps, at module_enable, the function and module that served
  * each collective it takes (retaining those modules) and calls them. The
  * place to serve an operation some other way is the backend table
- * (coll_dimmnet_backend.h), all NULL today.
+ * (coll_dimmnet_backend.h), filled by coll_dimmnet_engine.c.
  */
 #ifndef MCA_COLL_DIMMNET_H
 #define MCA_COLL_DIMMNET_H

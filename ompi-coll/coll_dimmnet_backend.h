@@ -13,7 +13,7 @@
  * A backend must decide the same way on every rank of the communicator
  * (the ranks must all take the same path).
  *
- * Today every pointer is NULL: everything is forwarded.
+ * coll_dimmnet_engine.c fills the table (the NIC's collective engine).
  *
  * The arguments are those of Open MPI's coll functions of that operation
  * (ompi/mca/coll/coll.h, 4.1.x), the last one being the coll/dimmnet
@@ -100,7 +100,7 @@ struct coll_dimmnet_backend {
                                  struct mca_coll_base_module_2_3_0_t *module);
 };
 
-/* The table the component calls (coll_dimmnet_module.c): all NULL today. */
+/* The table the component calls (coll_dimmnet_module.c), in coll_dimmnet_engine.c. */
 extern const struct coll_dimmnet_backend coll_dimmnet_backend;
 
 #ifdef __cplusplus
