@@ -343,7 +343,6 @@ static int e_gather_like(bool to_all, const void *sbuf, int scount,
     size_t block, total;
     char *stmp = NULL, *rtmp;
     const char *in;
-    ptrdiff_t lb, rext;
 
     if (NULL == c) {
         return COLL_DIMMNET_DECLINED;
@@ -375,7 +374,6 @@ static int e_gather_like(bool to_all, const void *sbuf, int scount,
                 : ops->iallgather(c, in, out, block, DN_COLL_BYTE, &req);
     rc = FINISH(rc, req);
     free(stmp);
-    (void) lb; (void) rext;
     from_bytes(rtmp, total, rbuf, rcount * n, rdtype);
     return rc;
 }
