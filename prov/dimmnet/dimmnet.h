@@ -879,6 +879,9 @@ int dnf_domain_take_ep(struct dnf_ep *ep);
 void dnf_domain_give_ep(struct dnf_ep *ep);
 int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
                     struct fid_domain **dom, void *context);
+/* The node fi_dimmnet_coll_ops wraps (dimmnet_coll.c), under the lock;
+ * NULL when no domain is open. */
+dn_node *dnf_coll_node(void);
 /* dimmnet_av.c */
 int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
                 struct fid_av **av, void *context);

@@ -8,8 +8,6 @@
 #include "dimmnet.h"
 #include "fi_dimmnet.h"
 
-dn_node *dnf_coll_node(void);   /* dimmnet_domain.c */
-
 #define NODE_OR(err) dn_node *n = dnf_coll_node(); if (!n) return (err)
 
 static void c_config_default(struct dn_coll_config *cfg)

@@ -4,7 +4,7 @@ DIMMNET_BENCH_CLUSTER names it (tests/paper/test_bench_keeps.sh): no boards,
 it answers as the bench's programs would, in their output formats, with
 made-up figures. Each call is logged to FAKE_CLUSTER_LOG as
 "PART NODES PROGRAM...". FAKE_CLUSTER_FAIL=PART[:N][,...] makes the calls of
-PART (fig2, handlers, fig4 or mpi) fail as a launcher does (status 1), every call
+PART (fig2, handlers, fig4, mpi or coll) fail as a launcher does (status 1), every call
 or only its first N; a failed call is logged as "fail PART ...".
 """
 import os
@@ -19,7 +19,7 @@ def main(argv):
     plugin = [a for a in qemu_args if ",out=" in a]
     name = os.path.basename(program[0])
     part = ("handlers" if plugin else "fig2" if name == "fig2_bench" else
-            "mpi" if name == "mpi_pingpong" else "fig4")
+            "mpi" if name == "mpi_pingpong" else "coll" if name == "coll_bench" else "fig4")
     log = os.environ["FAKE_CLUSTER_LOG"]
     calls = []
     if os.path.exists(log):
@@ -62,6 +62,21 @@ def main(argv):
                 print("[mpi] mpi_pingpong (modeled):    %-10s %8d B  %6d round trips  %9.0f "
                       "round trips/s  %9.2f us half round trip  %8.2f MB/s"
                       % (how, size, rounds, 1000.0, 3.0 + size / 100000.0, size / 1000.0))
+    elif part == "coll":
+        sizes = [int(a) for a in program[1:] if a.isdigit()]
+        kinds = program[program.index("--kinds") + 1].split(",")
+        for kind in kinds:
+            if kind == "none":
+                continue
+            for b in ([0] if kind == "barrier" else sizes):
+                for impl in ("one", "two", "auto"):
+                    print("[node 0] coll_bench: kind=%s impl=%s nodes=%d bytes=%d iters=3 "
+                          "modeled us=%.3f" % (kind, impl, nodes, b,
+                                               2.0 * nodes + b / 1000.0 + len(impl)))
+        if "--overlap" in program:
+            for b in sizes:
+                print("[node 0] coll_bench: overlap nodes=%d bytes=%d modeled pure_us=10.000 "
+                      "compute_us=10.500 total_us=12.000 overlap_pct=85.0" % (nodes, b))
     else:
         for node in range(nodes):
             print("soak-barrier-node: node=%d rounds=20 mean_ns=%d modeled=1"

@@ -62,6 +62,27 @@ done
 lacks=$(mpi_csv_complete "$out/mpi.csv" quick); [ -z "$lacks" ] || fail "$lacks"
 grep -q '^## MPI ping-pong' "$out/report.md" || fail "report.md: no MPI section"
 
+# The collectives: every collective's run-time choice at 8 bytes on 2 and
+# 4 boards, the overlap rows, and the targets judged in the report.
+head -1 "$out/coll.csv" | grep -qx 'collective,implementation,nodes,bytes,modeled_us' ||
+    fail "coll.csv header"
+for n in 2 4; do
+    grep -Eq "^barrier,auto,$n,0,[0-9]+\.[0-9]+$" "$out/coll.csv" || fail "coll.csv: no barrier on $n"
+    for k in bcast reduce allreduce allgather alltoall reduce_scatter; do
+        for b in 8; do
+            grep -Eq "^$k,auto,$n,$b,[0-9]+\.[0-9]+$" "$out/coll.csv" ||
+                fail "coll.csv: no $k auto $b B on $n boards"
+        done
+    done
+    for i in pure compute overlapped; do
+        grep -Eq "^iallreduce,$i,$n,8,[0-9]+\.[0-9]+$" "$out/coll.csv" ||
+            fail "coll.csv: no iallreduce $i on $n boards"
+    done
+done
+grep -q '^## Collectives' "$out/report.md" || fail "report.md: no collectives section"
+grep -Eq '^\| non-blocking allreduce overlap .*\| (met|not met) \|$' "$out/report.md" ||
+    fail "report.md: the overlap target not judged"
+
 for png in fig2.png fig4.png; do
     [ "$(head -c 4 "$out/$png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || fail "$png is not a PNG"
 done
