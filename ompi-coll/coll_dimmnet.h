@@ -89,8 +89,10 @@ typedef struct mca_coll_dimmnet_module_t {
     void *engine_comm;
 } mca_coll_dimmnet_module_t;
 
-/* The engine's part of a module's destruction (coll_dimmnet_engine.c). */
+/* The engine's part of a module's destruction, and of the component's
+ * close (coll_dimmnet_engine.c). */
 void coll_dimmnet_engine_release(mca_coll_dimmnet_module_t *m);
+void coll_dimmnet_engine_finalize(void);
 
 OBJ_CLASS_DECLARATION(mca_coll_dimmnet_module_t);
 

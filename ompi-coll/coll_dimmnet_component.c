@@ -72,6 +72,7 @@ static int dimmnet_open(void)
 
 static int dimmnet_close(void)
 {
+    coll_dimmnet_engine_finalize();
     mca_coll_dimmnet_print_stats();
     return OMPI_SUCCESS;
 }

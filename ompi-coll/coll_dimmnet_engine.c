@@ -1,18 +1,20 @@
 /*
  * coll/dimmnet's backend: the NIC's collective engine (the shim's dn_coll_*,
  * reached through the provider's fi_dimmnet_coll_ops). Per communicator,
- * at its first outermost collective (the same call on every rank, so the
+ * at its first outermost blocking collective (the same call on every rank, so the
  * same decision everywhere), the ranks exchange join records with the
  * allgather of the module below and create the engine's communicator; any
  * failure there marks the communicator "forward forever".
  *
  * Served: predefined types and ops the engine has (reductions); any type
- * (data movement, as bytes, packed when not contiguous). The decision only
+ * (data movement, as bytes, packed when not contiguous); blocking and
+ * non-blocking forms (the latter once joined: engine_for). The decision only
  * looks at what MPI makes identical on every rank (datatype and op of a
  * reduction, the byte count of a type signature).
  */
 #include "ompi_config.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@
 #include "ompi/constants.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
+#include "ompi/request/request.h"
 #include "ompi/runtime/mpiruntime.h"
 #include "opal/runtime/opal_progress.h"
 #include "opal/util/output.h"
@@ -30,6 +33,9 @@
 #define M(module) ((mca_coll_dimmnet_module_t *) (module))
 
 static const struct fi_dimmnet_coll_ops *ops;
+
+static void joined_add(void *c);
+static void joined_remove(void *c);
 
 /* The engine's communicator of @comm, joined now if this is its first
  * collective; NULL: forward. */
@@ -92,14 +98,17 @@ static void *engine_comm(struct ompi_communicator_t *comm, mca_coll_dimmnet_modu
         return NULL;
     }
     m->engine_state = 1;
+    joined_add(m->engine_comm);
     return m->engine_comm;
 }
 
 void coll_dimmnet_engine_release(mca_coll_dimmnet_module_t *m)
 {
-    /* Nothing of ours is in flight (blocking forms only); the provider
-     * skips this if its domain is already gone (MPI_Finalize order). */
+    /* Nothing of ours is in flight: a non-blocking form's request holds
+     * the module until it is freed. The provider skips this if its domain
+     * is already gone (MPI_Finalize order). */
     if (1 == m->engine_state && NULL != ops) {
+        joined_remove(m->engine_comm);
         ops->comm_free(m->engine_comm);
     }
     m->engine_state = -1;
@@ -139,18 +148,235 @@ static int dn_op(struct ompi_op_t *op)
            op == MPI_BXOR ? DN_COLL_BXOR : -1;
 }
 
-/* Wait for a started request, progressing Open MPI between tests (the
- * shim's lock is not held while we wait). */
-static int finish(int rc, void *const *req, const char *what)
+/*
+ * What is left to do when the engine's request is done: a packed copy to
+ * unpack into the user's buffer, copies to free. The request runs either
+ * to its end here (a blocking form) or in a coll_dimmnet_request_t that
+ * the progress callback completes (a non-blocking form).
+ */
+struct job {
+    void *req;                        /* the engine's request */
+    char *tmp[2];                     /* freed at the end */
+    char *packed;                     /* unpacked into buf, then freed */
+    size_t bytes;
+    void *buf;
+    int count;
+    struct ompi_datatype_t *dt;       /* retained while packed is set */
+};
+
+#define JOB_INIT { NULL, { NULL, NULL }, NULL, 0, NULL, 0, NULL }
+
+static void job_end(struct job *j)
+{
+    if (NULL != j->packed) {
+        ompi_datatype_sndrcv(j->packed, (int) j->bytes, MPI_PACKED, j->buf, j->count, j->dt);
+        free(j->packed);
+        OBJ_RELEASE(j->dt);
+        j->packed = NULL;
+    }
+    free(j->tmp[0]);
+    free(j->tmp[1]);
+    j->tmp[0] = j->tmp[1] = NULL;
+}
+
+/* Unpack @packed (@bytes of @count x @dt) into @buf at the job's end. */
+static void job_unpack(struct job *j, char *packed, size_t bytes, void *buf, int count,
+                       struct ompi_datatype_t *dt)
+{
+    if (NULL != packed) {
+        OBJ_RETAIN(dt);
+        j->packed = packed;
+        j->bytes = bytes;
+        j->buf = buf;
+        j->count = count;
+        j->dt = dt;
+    }
+}
+
+/*
+ * A non-blocking form's MPI request: completed by coll_progress (an
+ * opal_progress callback) once the engine's request is done. It holds the
+ * module, so the engine's communicator outlives an MPI_Comm_free that
+ * comes before the wait.
+ */
+typedef struct coll_dimmnet_request_t {
+    ompi_request_t super;
+    struct job job;
+    mca_coll_dimmnet_module_t *module;
+    struct coll_dimmnet_request_t *next;     /* on the pending list */
+} coll_dimmnet_request_t;
+
+static OBJ_CLASS_INSTANCE(coll_dimmnet_request_t, ompi_request_t, NULL, NULL);
+
+/* The requests in flight, oldest first. */
+static coll_dimmnet_request_t *pending, **pending_tail = &pending;
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * The engine's communicators of this process (any one moves them all).
+ * With nothing of ours in flight a peer may still wait on this process:
+ * a resend it asked for after a loss, while this rank has gone on to
+ * messages. So the callback, registered at the first join, also gives the
+ * engine a turn every COLL_IDLE_EVERY progress calls when idle: a turn
+ * reads the card's resend requests (charged), too dear for every call of
+ * a polling loop.
+ */
+#define COLL_IDLE_EVERY 64
+static void *joined[16];
+static unsigned idle_calls;
+static bool progress_registered;
+static int coll_progress(void);
+
+static void joined_add(void *c)
+{
+    pthread_mutex_lock(&pending_lock);
+    for (unsigned i = 0; i < sizeof(joined) / sizeof(joined[0]); i++) {
+        if (NULL == joined[i]) {
+            joined[i] = c;
+            break;
+        }
+    }
+    if (!progress_registered) {
+        progress_registered = OPAL_SUCCESS == opal_progress_register(coll_progress);
+    }
+    pthread_mutex_unlock(&pending_lock);
+}
+
+static void joined_remove(void *c)
+{
+    pthread_mutex_lock(&pending_lock);
+    for (unsigned i = 0; i < sizeof(joined) / sizeof(joined[0]); i++) {
+        if (joined[i] == c) {
+            joined[i] = NULL;
+        }
+    }
+    pthread_mutex_unlock(&pending_lock);
+}
+
+/* Unregistered at the component's close (MPI_Finalize). */
+void coll_dimmnet_engine_finalize(void)
+{
+    if (progress_registered) {
+        opal_progress_unregister(coll_progress);
+        progress_registered = false;
+    }
+}
+
+static int request_free(ompi_request_t **rq)
+{
+    coll_dimmnet_request_t *r = (coll_dimmnet_request_t *) *rq;
+
+    if (!REQUEST_COMPLETE(*rq)) {
+        return MPI_ERR_REQUEST;     /* MPI: erroneous on a collective's request */
+    }
+    OMPI_REQUEST_FINI(&r->super);
+    OBJ_RELEASE(r->module);
+    OBJ_RELEASE(r);
+    *rq = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+static int request_cancel(ompi_request_t *rq, int complete)
+{
+    return MPI_SUCCESS;             /* a collective is not cancelled */
+}
+
+/*
+ * Test the requests in flight; complete each one done. Every test moves
+ * every communicator of the process (the shim's progress rule), so a
+ * program that only calls MPI_Test, MPI_Wait or any other MPI call that
+ * progresses sees its collectives move. One thread at a time: another
+ * finds the lock taken and leaves it to the holder.
+ */
+static int coll_progress(void)
+{
+    coll_dimmnet_request_t *done = NULL, **at, *r;
+    int count = 0;
+
+    if (NULL == pending && 0 != ++idle_calls % COLL_IDLE_EVERY) {
+        return 0;
+    }
+    if (0 != pthread_mutex_trylock(&pending_lock)) {
+        return 0;
+    }
+    if (NULL == pending) {
+        for (unsigned i = 0; i < sizeof(joined) / sizeof(joined[0]); i++) {
+            if (NULL != joined[i]) {
+                (void) ops->progress(joined[i]);
+                break;
+            }
+        }
+        pthread_mutex_unlock(&pending_lock);
+        return 0;
+    }
+    for (at = &pending; NULL != (r = *at);) {
+        int fin = 0, rc = ops->test(r->job.req, &fin);
+        if (DN_OK != rc || fin) {
+            if (DN_OK != rc) {
+                opal_output(0, "coll/dimmnet: the engine failed a non-blocking "
+                            "collective: dn status %d", rc);
+            }
+            r->super.req_status.MPI_ERROR = DN_OK == rc ? MPI_SUCCESS : MPI_ERR_INTERN;
+            *at = r->next;
+            r->next = done;
+            done = r;
+        } else {
+            at = &r->next;
+        }
+    }
+    pending_tail = at;
+    pthread_mutex_unlock(&pending_lock);
+    /* Outside the lock: completing may run a waiter's callback. */
+    for (; NULL != (r = done); count++) {
+        done = r->next;
+        job_end(&r->job);
+        ompi_request_complete(&r->super, true);
+    }
+    return count;
+}
+
+/*
+ * Start @rc's request (@j->req) as a blocking or a non-blocking form:
+ * @request NULL waits here, progressing Open MPI between tests (the
+ * shim's lock is not held while we wait); else *request is an MPI request
+ * that coll_progress completes.
+ */
+static int run(int rc, struct job *j, ompi_request_t **request, struct ompi_communicator_t *comm,
+               mca_coll_base_module_t *module, const char *what)
 {
     int done = 0;
 
+    if (DN_OK == rc && NULL != request) {
+        coll_dimmnet_request_t *r = OBJ_NEW(coll_dimmnet_request_t);
+        if (NULL == r) {
+            rc = DN_ENOMEM;         /* the engine's request still runs: wait it */
+        } else {
+            OMPI_REQUEST_INIT(&r->super, false);
+            r->super.req_type = OMPI_REQUEST_COLL;
+            r->super.req_state = OMPI_REQUEST_ACTIVE;
+            r->super.req_status = ompi_status_empty;
+            r->super.req_free = request_free;
+            r->super.req_cancel = request_cancel;
+            r->super.req_mpi_object.comm = comm;
+            r->job = *j;
+            r->module = M(module);
+            OBJ_RETAIN(module);
+            r->next = NULL;
+            pthread_mutex_lock(&pending_lock);
+            *pending_tail = r;
+            pending_tail = &r->next;
+            pthread_mutex_unlock(&pending_lock);
+            *request = &r->super;
+            return OMPI_SUCCESS;
+        }
+    }
     while (DN_OK == rc && !done) {
-        rc = ops->test(*req, &done);
+        rc = ops->test(j->req, &done);
         if (DN_OK == rc && !done) {
             opal_progress();
         }
     }
+    job_end(j);
     if (DN_OK != rc) {
         opal_output(0, "coll/dimmnet: the engine failed %s: dn status %d", what, rc);
         return OMPI_ERROR;
@@ -158,8 +384,23 @@ static int finish(int rc, void *const *req, const char *what)
     return OMPI_SUCCESS;
 }
 
-/* (@req by address: the start, an argument, sets it) */
-#define FINISH(rc, req) finish(rc, &(req), __func__)
+/* (the start, an argument, sets job.req) */
+#define RUN(rc, job) run(rc, &(job), request, comm, module, __func__)
+
+/* The engine's communicator for a call: a non-blocking form is served only
+ * once a blocking collective has joined the communicator (every rank
+ * makes the same calls in the same order: the same decision everywhere).
+ * A join inside a non-blocking call would wait for every rank to enter
+ * it, and MPI lets a rank reach its MPI_Ibarrier only after a message the
+ * others send once theirs has returned. */
+static void *engine_for(struct ompi_communicator_t *comm, mca_coll_base_module_t *module,
+                        ompi_request_t **request)
+{
+    if (NULL != request && 1 != M(module)->engine_state) {
+        return NULL;
+    }
+    return engine_comm(comm, M(module));
+}
 
 /* @count elements of @dt as bytes: the buffer itself when its layout is
  * contiguous, else a packed copy (*tmp, to free). */
@@ -183,33 +424,36 @@ static char *as_bytes(const void *buf, int count, struct ompi_datatype_t *dt,
     return *tmp;
 }
 
-/* Unpack a packed copy back into the user's buffer, and free it. */
-static void from_bytes(char *tmp, size_t bytes, void *buf, int count,
-                       struct ompi_datatype_t *dt)
+/* A collective of nothing, done at once: a blocking form returns, a
+ * non-blocking one gets a request already complete. */
+static int nothing(ompi_request_t **request)
 {
-    if (NULL != tmp) {
-        ompi_datatype_sndrcv(tmp, (int) bytes, MPI_PACKED, buf, count, dt);
-        free(tmp);
+    if (NULL != request) {
+        *request = &ompi_request_empty;
     }
+    return OMPI_SUCCESS;
 }
 
-static int e_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+static int s_barrier(struct ompi_communicator_t *comm, ompi_request_t **request,
+                     mca_coll_base_module_t *module)
 {
-    void *c = engine_comm(comm, M(module)), *req;
+    void *c = engine_for(comm, module, request);
+    struct job job = JOB_INIT;
 
     if (NULL == c) {
         return COLL_DIMMNET_DECLINED;
     }
-    return FINISH(ops->ibarrier(c, &req), req);
+    return RUN(ops->ibarrier(c, &job.req), job);
 }
 
-static int e_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
-                   struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+static int s_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
+                   struct ompi_communicator_t *comm, ompi_request_t **request,
+                   mca_coll_base_module_t *module)
 {
-    void *c = engine_comm(comm, M(module)), *req;
+    void *c = engine_for(comm, module, request);
+    struct job job = JOB_INIT;
     size_t bytes;
     char *tmp;
-    int rc;
 
     if (NULL == c) {
         return COLL_DIMMNET_DECLINED;
@@ -217,18 +461,17 @@ static int e_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int roo
     char *b = as_bytes(buff, count, dtype, &bytes, &tmp, ompi_comm_rank(comm) == root);
     if (0 == bytes) {
         free(tmp);
-        return OMPI_SUCCESS;
+        return nothing(request);
     }
     if (NULL == b) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = FINISH(ops->ibcast(c, b, bytes, DN_COLL_BYTE, root, &req), req);
     if (ompi_comm_rank(comm) != root) {
-        from_bytes(tmp, bytes, buff, count, dtype);
+        job_unpack(&job, tmp, bytes, buff, count, dtype);
     } else {
-        free(tmp);
+        job.tmp[0] = tmp;
     }
-    return rc;
+    return RUN(ops->ibcast(c, b, bytes, DN_COLL_BYTE, root, &job.req), job);
 }
 
 /* The input of a reduction: @sbuf, or a copy of @rbuf for MPI_IN_PLACE
@@ -246,102 +489,95 @@ static const void *reduce_input(const void *sbuf, const void *rbuf, size_t bytes
     return *tmp;
 }
 
-static int e_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+static int s_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                     struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
-                    mca_coll_base_module_t *module)
+                    ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    int t = dn_type(dtype), o = dn_op(op), rc;
-    void *c, *req;
+    int t = dn_type(dtype), o = dn_op(op);
+    struct job job = JOB_INIT;
+    void *c;
     size_t sz;
-    char *in_tmp = NULL, *out_tmp = NULL;
 
-    if (t < 0 || o < 0 || NULL == (c = engine_comm(comm, M(module)))) {
+    if (t < 0 || o < 0 || NULL == (c = engine_for(comm, module, request))) {
         return COLL_DIMMNET_DECLINED;
     }
     if (0 == count) {
-        return OMPI_SUCCESS;
+        return nothing(request);
     }
     ompi_datatype_type_size(dtype, &sz);
     const void *in = ompi_comm_rank(comm) == root
-                   ? reduce_input(sbuf, rbuf, sz * count, &in_tmp) : sbuf;
+                   ? reduce_input(sbuf, rbuf, sz * count, &job.tmp[0]) : sbuf;
     void *out = rbuf;
     if (ompi_comm_rank(comm) != root) {       /* rbuf is not significant here */
-        out = out_tmp = malloc(sz * count);
+        out = job.tmp[1] = malloc(sz * count);
     }
     if (NULL == in || NULL == out) {
-        free(in_tmp);
-        free(out_tmp);
+        job_end(&job);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = FINISH(ops->ireduce(c, in, out, count, t, o, root, &req), req);
-    free(in_tmp);
-    free(out_tmp);
-    return rc;
+    return RUN(ops->ireduce(c, in, out, count, t, o, root, &job.req), job);
 }
 
-static int e_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+static int s_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                        struct ompi_op_t *op, struct ompi_communicator_t *comm,
-                       mca_coll_base_module_t *module)
+                       ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    int t = dn_type(dtype), o = dn_op(op), rc;
-    void *c, *req;
+    int t = dn_type(dtype), o = dn_op(op);
+    struct job job = JOB_INIT;
+    void *c;
     size_t sz;
-    char *tmp;
 
-    if (t < 0 || o < 0 || NULL == (c = engine_comm(comm, M(module)))) {
+    if (t < 0 || o < 0 || NULL == (c = engine_for(comm, module, request))) {
         return COLL_DIMMNET_DECLINED;
     }
     if (0 == count) {
-        return OMPI_SUCCESS;
+        return nothing(request);
     }
     ompi_datatype_type_size(dtype, &sz);
-    const void *in = reduce_input(sbuf, rbuf, sz * count, &tmp);
+    const void *in = reduce_input(sbuf, rbuf, sz * count, &job.tmp[0]);
     if (NULL == in) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = FINISH(ops->iallreduce(c, in, rbuf, count, t, o, &req), req);
-    free(tmp);
-    return rc;
+    return RUN(ops->iallreduce(c, in, rbuf, count, t, o, &job.req), job);
 }
 
-static int e_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+static int s_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                                  struct ompi_communicator_t *comm,
+                                  struct ompi_communicator_t *comm, ompi_request_t **request,
                                   mca_coll_base_module_t *module)
 {
-    int t = dn_type(dtype), o = dn_op(op), rc;
-    void *c, *req;
+    int t = dn_type(dtype), o = dn_op(op);
+    struct job job = JOB_INIT;
+    void *c;
     size_t sz;
-    char *tmp;
 
-    if (t < 0 || o < 0 || NULL == (c = engine_comm(comm, M(module)))) {
+    if (t < 0 || o < 0 || NULL == (c = engine_for(comm, module, request))) {
         return COLL_DIMMNET_DECLINED;
     }
     if (0 == rcount) {
-        return OMPI_SUCCESS;
+        return nothing(request);
     }
     ompi_datatype_type_size(dtype, &sz);
     /* MPI_IN_PLACE: the input is all of rbuf (size * rcount elements). */
-    const void *in = reduce_input(sbuf, rbuf, sz * rcount * ompi_comm_size(comm), &tmp);
+    const void *in = reduce_input(sbuf, rbuf, sz * rcount * ompi_comm_size(comm), &job.tmp[0]);
     if (NULL == in) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = FINISH(ops->ireduce_scatter(c, in, rbuf, rcount, t, o, &req), req);
-    free(tmp);
-    return rc;
+    return RUN(ops->ireduce_scatter(c, in, rbuf, rcount, t, o, &job.req), job);
 }
 
 /* allgather and alltoall: bytes of the send signature (MPI makes
  * scount x sdtype of every rank match rcount x rdtype). */
-static int e_gather_like(bool to_all, const void *sbuf, int scount,
+static int s_gather_like(bool to_all, const void *sbuf, int scount,
                          struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
                          struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
-                         mca_coll_base_module_t *module)
+                         ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    void *c = engine_comm(comm, M(module)), *req;
-    int n = ompi_comm_size(comm), me = ompi_comm_rank(comm), rc;
+    void *c = engine_for(comm, module, request);
+    int n = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    struct job job = JOB_INIT;
     size_t block, total;
-    char *stmp = NULL, *rtmp;
+    char *rtmp;
     const char *in;
 
     if (NULL == c) {
@@ -351,48 +587,135 @@ static int e_gather_like(bool to_all, const void *sbuf, int scount,
     block = total / n;
     if (0 == block) {
         free(rtmp);
-        return OMPI_SUCCESS;
+        return nothing(request);
     }
     if (NULL == out) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (MPI_IN_PLACE == sbuf) {              /* a copy: the engine's input */
-        stmp = malloc(to_all ? total : block);
-        if (NULL != stmp) {
-            memcpy(stmp, to_all ? out : out + me * block, to_all ? total : block);
+        char *copy = job.tmp[0] = malloc(to_all ? total : block);
+        if (NULL != copy) {
+            memcpy(copy, to_all ? out : out + me * block, to_all ? total : block);
         }
-        in = stmp;
+        in = copy;
     } else {
         size_t sbytes;
-        in = as_bytes(sbuf, to_all ? scount * n : scount, sdtype, &sbytes, &stmp, true);
+        in = as_bytes(sbuf, to_all ? scount * n : scount, sdtype, &sbytes, &job.tmp[0], true);
     }
     if (NULL == in) {
         free(rtmp);
+        job_end(&job);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    rc = to_all ? ops->ialltoall(c, in, out, block, DN_COLL_BYTE, &req)
-                : ops->iallgather(c, in, out, block, DN_COLL_BYTE, &req);
-    rc = FINISH(rc, req);
-    free(stmp);
-    from_bytes(rtmp, total, rbuf, rcount * n, rdtype);
-    return rc;
+    job_unpack(&job, rtmp, total, rbuf, rcount * n, rdtype);
+    return RUN(to_all ? ops->ialltoall(c, in, out, block, DN_COLL_BYTE, &job.req)
+                      : ops->iallgather(c, in, out, block, DN_COLL_BYTE, &job.req), job);
+}
+
+/* The table's entries: each blocking form is its non-blocking one with no
+ * request (the core waits). */
+static int e_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return s_barrier(comm, NULL, module);
+}
+
+static int e_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **request,
+                      mca_coll_base_module_t *module)
+{
+    return s_barrier(comm, request, module);
+}
+
+static int e_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
+                   struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return s_bcast(buff, count, dtype, root, comm, NULL, module);
+}
+
+static int e_ibcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
+                    struct ompi_communicator_t *comm, ompi_request_t **request,
+                    mca_coll_base_module_t *module)
+{
+    return s_bcast(buff, count, dtype, root, comm, request, module);
+}
+
+static int e_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                    struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                    mca_coll_base_module_t *module)
+{
+    return s_reduce(sbuf, rbuf, count, dtype, op, root, comm, NULL, module);
+}
+
+static int e_ireduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                     struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                     ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return s_reduce(sbuf, rbuf, count, dtype, op, root, comm, request, module);
+}
+
+static int e_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                       struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                       mca_coll_base_module_t *module)
+{
+    return s_allreduce(sbuf, rbuf, count, dtype, op, comm, NULL, module);
+}
+
+static int e_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                        struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                        ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    return s_allreduce(sbuf, rbuf, count, dtype, op, comm, request, module);
+}
+
+static int e_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                  struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                  struct ompi_communicator_t *comm,
+                                  mca_coll_base_module_t *module)
+{
+    return s_reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, NULL, module);
+}
+
+static int e_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                   struct ompi_communicator_t *comm, ompi_request_t **request,
+                                   mca_coll_base_module_t *module)
+{
+    return s_reduce_scatter_block(sbuf, rbuf, rcount, dtype, op, comm, request, module);
 }
 
 static int e_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                        void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    return e_gather_like(false, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, module);
+    return s_gather_like(false, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, NULL, module);
+}
+
+static int e_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                        void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                        struct ompi_communicator_t *comm, ompi_request_t **request,
+                        mca_coll_base_module_t *module)
+{
+    return s_gather_like(false, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
+                         module);
 }
 
 static int e_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                       void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                       struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    return e_gather_like(true, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, module);
+    return s_gather_like(true, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, NULL, module);
 }
 
-/* The non-blocking forms are forwarded for now (NULL). */
+static int e_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                       void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                       struct ompi_communicator_t *comm, ompi_request_t **request,
+                       mca_coll_base_module_t *module)
+{
+    return s_gather_like(true, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
+                         module);
+}
+
+/* reduce_scatter (counts a rank) is forwarded: the engine's
+ * reduce-scatter gives every rank the same count. */
 const struct coll_dimmnet_backend coll_dimmnet_backend = {
     .name = "engine",
     .barrier = e_barrier,
@@ -402,4 +725,11 @@ const struct coll_dimmnet_backend coll_dimmnet_backend = {
     .allgather = e_allgather,
     .alltoall = e_alltoall,
     .reduce_scatter_block = e_reduce_scatter_block,
+    .ibarrier = e_ibarrier,
+    .ibcast = e_ibcast,
+    .ireduce = e_ireduce,
+    .iallreduce = e_iallreduce,
+    .iallgather = e_iallgather,
+    .ialltoall = e_ialltoall,
+    .ireduce_scatter_block = e_ireduce_scatter_block,
 };

@@ -10,6 +10,23 @@
 
 #define NODE_OR(err) dn_node *n = dnf_coll_node(); if (!n) return (err)
 
+/*
+ * One call into the engine on a communicator or request of the node:
+ * -FI_ENODEV once the node is gone (its communicators with it: MPI_Finalize
+ * closes the domain around the time it frees communicators), else @call
+ * with the shim charging its own instructions. The provider's DNF_SELF_*
+ * counts cover its data path, not the collectives' turns, frames and sends.
+ */
+#define ENGINE(call) \
+    ({ \
+        dnf_enter(); \
+        NODE_OR(-FI_ENODEV); \
+        dn_host_self(n, 1); \
+        int rc_ = (call); \
+        dn_host_self(n, 0); \
+        rc_; \
+    })
+
 static void c_config_default(struct dn_coll_config *cfg)
 {
     dnf_enter();
@@ -53,61 +70,54 @@ static void c_comm_free(void *comm)
 
 static int c_ibarrier(void *c, void **req)
 {
-    dnf_enter();
-    return dn_coll_ibarrier(c, (dn_coll_req **)req);
+    return ENGINE(dn_coll_ibarrier(c, (dn_coll_req **)req));
 }
 
 static int c_ibcast(void *c, void *buf, size_t count, int type, unsigned root, void **req)
 {
-    dnf_enter();
-    return dn_coll_ibcast(c, buf, count, type, root, (dn_coll_req **)req);
+    return ENGINE(dn_coll_ibcast(c, buf, count, type, root, (dn_coll_req **)req));
 }
 
 static int c_ireduce(void *c, const void *sbuf, void *rbuf, size_t count, int type,
                      int op, unsigned root, void **req)
 {
-    dnf_enter();
-    return dn_coll_ireduce(c, sbuf, rbuf, count, type, op, root, (dn_coll_req **)req);
+    return ENGINE(dn_coll_ireduce(c, sbuf, rbuf, count, type, op, root,
+                                  (dn_coll_req **)req));
 }
 
 static int c_iallreduce(void *c, const void *sbuf, void *rbuf, size_t count, int type,
                         int op, void **req)
 {
-    dnf_enter();
-    return dn_coll_iallreduce(c, sbuf, rbuf, count, type, op, (dn_coll_req **)req);
+    return ENGINE(dn_coll_iallreduce(c, sbuf, rbuf, count, type, op, (dn_coll_req **)req));
 }
 
 static int c_iallgather(void *c, const void *sbuf, void *rbuf, size_t count, int type,
                         void **req)
 {
-    dnf_enter();
-    return dn_coll_iallgather(c, sbuf, rbuf, count, type, (dn_coll_req **)req);
+    return ENGINE(dn_coll_iallgather(c, sbuf, rbuf, count, type, (dn_coll_req **)req));
 }
 
 static int c_ialltoall(void *c, const void *sbuf, void *rbuf, size_t count, int type,
                        void **req)
 {
-    dnf_enter();
-    return dn_coll_ialltoall(c, sbuf, rbuf, count, type, (dn_coll_req **)req);
+    return ENGINE(dn_coll_ialltoall(c, sbuf, rbuf, count, type, (dn_coll_req **)req));
 }
 
 static int c_ireduce_scatter(void *c, const void *sbuf, void *rbuf, size_t count,
                              int type, int op, void **req)
 {
-    dnf_enter();
-    return dn_coll_ireduce_scatter(c, sbuf, rbuf, count, type, op, (dn_coll_req **)req);
+    return ENGINE(dn_coll_ireduce_scatter(c, sbuf, rbuf, count, type, op,
+                                          (dn_coll_req **)req));
 }
 
 static int c_test(void *req, int *done)
 {
-    dnf_enter();
-    return dn_coll_test(req, done);
+    return ENGINE(dn_coll_test(req, done));
 }
 
 static int c_progress(void *c)
 {
-    dnf_enter();
-    return dn_coll_progress(c);
+    return ENGINE(dn_coll_progress(c));
 }
 
 static struct fi_dimmnet_coll_ops coll_ops = {

@@ -4,7 +4,9 @@
  * allreduce, allgather, alltoall, reduce_scatter_block and their I-forms
  * (several in flight at once), with int, long, uint64, float and double,
  * SUM MAX MIN BXOR PROD, MPI_IN_PLACE, counts 1 .. 16384 elements (64 KiB
- * of int). Values are small integers, so float sums are exact.
+ * of int), and a communicator whose first collective is an MPI_Ibarrier
+ * that a message must overtake. Values are small integers, so float sums
+ * are exact.
  * Prints "rank R of N: K results checked: ok".
  */
 #include <mpi.h>
@@ -208,6 +210,40 @@ static void nonblocking(MPI_Comm comm, const char *cn)
     free(ds); free(dr); free(dred); free(ls); free(lr); free(bc); free(ag); free(as); free(ar);
 }
 
+/* A communicator whose first collective is non-blocking, with a message
+ * that rank 0 sends only after its MPI_Ibarrier returned and rank 1
+ * receives before entering its own: legal MPI, and a hang if starting the
+ * collective waited for every rank (the engine's join is left to a
+ * blocking collective). Then an MPI_Iallreduce on the joined communicator
+ * completed by MPI_Test alone (the component's progress callback). */
+static void first_nonblocking(MPI_Comm parent)
+{
+    MPI_Comm comm;
+    MPI_Request rq;
+    int me, n, token = 0, done = 0;
+    MPI_Comm_dup(parent, &comm);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    if (me == 1) {
+        MPI_Recv(&token, 1, MPI_INT, 0, 7, comm, MPI_STATUS_IGNORE);
+    }
+    MPI_Ibarrier(comm, &rq);
+    if (me == 0) {
+        token = 4711;
+        MPI_Send(&token, 1, MPI_INT, 1, 7, comm);
+    }
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    if (me == 1) CHECK(token == 4711, "first ibarrier's message");
+    MPI_Barrier(comm);                                  /* joins */
+    long in = val(me, 3), out = -1;
+    MPI_Iallreduce(&in, &out, 1, MPI_LONG, MPI_SUM, comm, &rq);
+    while (!done) {
+        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+    }
+    CHECK(out == expect(MPI_SUM, n, 3), "iallreduce completed by MPI_Test");
+    MPI_Comm_free(&comm);
+}
+
 static void all(MPI_Comm comm, const char *cn)
 {
     MPI_Barrier(comm);
@@ -226,6 +262,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_split(MPI_COMM_WORLD, me % 2, n - me, &split);
     all(MPI_COMM_WORLD, "world");
+    first_nonblocking(MPI_COMM_WORLD);
     all(dup, "dup");
     int ssize;
     MPI_Comm_size(split, &ssize);

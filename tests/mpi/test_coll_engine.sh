@@ -3,11 +3,11 @@
 # dimmnet-cluster --mpi, the MPI program unchanged (mpi_coll_engine: every
 # byte checked):
 #  - on 4 boards with DIMMNET_COLL_STATS=1 it passes, and every rank's
-#    stats line says the engine served each blocking kind the program uses
-#    (served_<kind> > 0);
+#    stats line says the engine served each kind the program uses, blocking
+#    and non-blocking (served_<kind> > 0);
 #  - with OMPI_MCA_coll=^dimmnet it passes again;
 #  - on 2 boards with --ranks-per-board 2 (no multicast: two ports a
-#    board) it passes and the engine served allreduce.
+#    board) it passes and the engine served allreduce and iallreduce.
 #   test_coll_engine.sh LAUNCHER QEMU FIRMWARE MPI_COLL_ENGINE
 set -uo pipefail
 launcher=$1 qemu=$2 firmware=$3 prog=$4
@@ -37,7 +37,8 @@ out=$(DIMMNET_COLL_STATS=1 run 4); rc=$?
 grep -E 'mpi_coll_engine|coll/dimmnet|FAIL|failed' <<<"$out"
 [ "$rc" = 0 ] || { fail "4 boards: exit $rc"; tail -30 <<<"$out" >&2; }
 ok_ranks "$out" 4 || fail "4 boards: not 4 ranks ok"
-served "$out" 4 barrier bcast reduce allreduce allgather alltoall reduce_scatter_block
+served "$out" 4 barrier bcast reduce allreduce allgather alltoall reduce_scatter_block \
+    ibarrier ibcast ireduce iallreduce iallgather ialltoall ireduce_scatter_block
 
 echo "with OMPI_MCA_coll=^dimmnet:"
 out=$(OMPI_MCA_coll='^sm,dimmnet' run 4); rc=$?
@@ -50,7 +51,7 @@ out=$(DIMMNET_COLL_STATS=1 run 2 --ranks-per-board 2); rc=$?
 grep -E 'mpi_coll_engine|coll/dimmnet' <<<"$out"
 [ "$rc" = 0 ] || { fail "2x2: exit $rc"; tail -30 <<<"$out" >&2; }
 ok_ranks "$out" 4 || fail "2x2: not 4 ranks ok"
-served "$out" 4 allreduce
+served "$out" 4 allreduce iallreduce
 
 [ "$fails" = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, $fails failed"
 [ "$fails" = 0 ]
