@@ -27,7 +27,7 @@
 #define COLL_JOIN          0x0000u   /* root of a first comm: member r's join word at + 8 r:
                                         {attempt:32, nonce:32} */
 #define COLL_WELCOME       0x0200u   /* member: the root's answer {nonce echoed, incarnation} */
-#define COLL_NONCE         0x0208u   /* this port's processes so far (kept by the board) */
+#define COLL_NONCE         0x0208u   /* nonces this port handed out (kept by the board) */
 #define COLL_SLOT_BLOCK(s) (0x1000u + 0x800u * (s))
 #define COLL_FREED         0x000u    /* in a slot block: {gen, epochs freed} (this process) */
 #define COLL_NEED          0x040u    /* + 8 r: member r's resend request to this process:
@@ -54,10 +54,11 @@ uint64_t coll_share_off(unsigned port, unsigned ports);
 uint64_t coll_region_off(unsigned port, unsigned ports, unsigned s, int staging, unsigned r);
 
 /* Stamp of frame @f of cell @cell, epoch @epoch, comm incarnation @gen:
- * never 0, and different for every other frame a cell could hold. */
+ * never 0 (bit 63), and different for every other frame a cell could
+ * hold: the incarnation's low 23 bits, the epoch's 24, cell and frame. */
 static inline uint64_t coll_stamp(uint32_t gen, uint32_t epoch, unsigned cell, unsigned f)
 {
-    return (uint64_t)(gen & 0xffffffu) << 40 | (uint64_t)(epoch & 0xffffffu) << 16 |
+    return (uint64_t)(gen & 0x7fffffu) << 40 | (uint64_t)(epoch & 0xffffffu) << 16 |
            (uint64_t)(cell & 0xffu) << 8 | (f & 0xffu) | 1ull << 63;
 }
 
@@ -151,7 +152,12 @@ struct coll_sel {
     unsigned calls;              /* calls seen */
     unsigned cand[COLL_MAX_IMPLS];   /* candidates' impl indexes, in trial order */
     unsigned ncand;
-    uint64_t own_ns[COLL_MAX_IMPLS];     /* this member's total over the trials */
+    /* This member's span over a candidate's trials but the first (a
+     * warm-up: it takes the skew the previous calls left): from the
+     * earliest start to the latest end, so the host's time between calls
+     * and a root's run ahead count as a caller sees them. */
+    uint64_t span_start[COLL_MAX_IMPLS], span_end[COLL_MAX_IMPLS];
+    uint64_t own_ns[COLL_MAX_IMPLS];     /* the span */
     uint64_t slowest_ns[COLL_MAX_IMPLS]; /* the slowest member's: what is compared */
     unsigned trials_done[COLL_MAX_IMPLS];
     uint8_t reduced[COLL_MAX_IMPLS];     /* its max-reduction started */
@@ -169,6 +175,7 @@ struct dn_coll_req {
     size_t esize;
     int impl;                    /* index in coll_impls[kind] */
     int sel_key, sel_cand;       /* selection key and candidate being tried (-1: none) */
+    unsigned sel_trial;          /* which of the candidate's trials, from 0 */
     int internal;                /* the selection's own max-reduction */
     uint64_t sel_value;          /* internal: the value reduced */
     uint32_t first_epoch, epochs, epochs_started, epochs_done;

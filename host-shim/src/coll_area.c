@@ -17,9 +17,16 @@
 #define COLL_SEND_INSNS  120u
 #define COLL_FRAME_INSNS 40u
 
+/* A port's share of the area: a Kth, whole frames (a third of 1 MiB is
+ * not 8-byte aligned, and frames rely on whole aligned 8-byte words). */
+static uint64_t share_size(unsigned ports)
+{
+    return (DN_COLL_AREA_SIZE / (ports ? ports : 1)) & ~(uint64_t)(COLL_FRAME - 1);
+}
+
 void coll_layout(unsigned ports, struct coll_layout *l)
 {
-    l->share = DN_COLL_AREA_SIZE / (ports ? ports : 1);
+    l->share = share_size(ports);
     l->slot = ((l->share - COLL_HDR) / DN_COLL_COMMS) & ~(uint64_t)(COLL_FRAME - 1);
     l->region = ((l->slot / 2) / DN_COLL_INFLIGHT) & ~(uint64_t)7;
     if (l->region >= COLL_FRAME) {
@@ -29,7 +36,7 @@ void coll_layout(unsigned ports, struct coll_layout *l)
 
 uint64_t coll_share_off(unsigned port, unsigned ports)
 {
-    return (uint64_t)port * (DN_COLL_AREA_SIZE / (ports ? ports : 1));
+    return (uint64_t)port * share_size(ports);
 }
 
 uint64_t coll_region_off(unsigned port, unsigned ports, unsigned s, int staging, unsigned r)

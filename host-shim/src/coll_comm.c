@@ -149,7 +149,9 @@ static int config_ok(dn_node *n, const struct dn_coll_config *cfg, unsigned *ran
     return found == 1 ? DN_OK : DN_EINVAL;
 }
 
-/* A number this port's processes never gave before (kept in LLCM). */
+/* A number this port's processes never gave before: one a communicator
+ * made or joined, counted in the port's share of receive memory (the
+ * board keeps it across processes). */
 static uint32_t take_nonce(dn_node *n, unsigned ports)
 {
     uint64_t base = coll_share_off(n->port, ports);
@@ -323,9 +325,13 @@ int dn_coll_comm_create_joined(dn_node *n, const struct dn_coll_config *cfg,
     }
     c->rank = rank;
     c->slot = all[rank].slot;
+    /* A multicast write lands at one offset on every member: only when
+     * every member's area is in the same slot (the records are the same
+     * on every member, so is this). */
     c->mcast_ok = cfg->mcast_group >= 0 && c->ports == 1;
     for (unsigned i = 0; i < c->size; i++) {
         c->peer[i].slot = all[i].slot;
+        c->mcast_ok &= all[i].slot == all[0].slot;
     }
     /* Rank 0's nonce is new for its port; with the port mixed in, new
      * for every slot a member may have used before (its stale frames

@@ -35,7 +35,15 @@ int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned typ
         return 0;
     }
     unsigned cells = im->ncells(c->size);
-    return cells <= 255 && coll_cell_cap((uint32_t)(c->lay.region / cells), im->mcast) > 0;
+    if (cells > 255) {
+        return 0;
+    }
+    /* A piece of at least one element of the widest type (8 bytes): a
+     * packed piece (a slice for every member in one cell) may have none
+     * on many members, and a start that fails after the trial counted it
+     * would leave the selection waiting for it for good. */
+    size_t cap = coll_cell_cap((uint32_t)(c->lay.region / cells), im->mcast);
+    return cap > 0 && im->piece(cap, 8, c->size) > 0;
 }
 
 /* Progress until @cond holds (the selection's own waits). */
@@ -138,7 +146,10 @@ int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq)
                 return rc;
             }
             s->reduced[ci - 1] = 1;
-            if ((rc = reduce_times(c, key, ci - 1)) != DN_OK) {
+            /* Done before the next candidate's trials start: running
+             * under them, it would be charged to that candidate. */
+            if ((rc = reduce_times(c, key, ci - 1)) != DN_OK ||
+                (rc = wait_until(c, &s->pending, 0)) != DN_OK) {
                 return rc;
             }
         }
@@ -158,6 +169,7 @@ int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq)
         rq->impl = (int)s->cand[ci];
         rq->sel_key = (int)key;
         rq->sel_cand = (int)ci;
+        rq->sel_trial = t % trials;
         s->calls++;
         s->outstanding++;
         return DN_OK;
@@ -175,8 +187,17 @@ void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq)
         s->pending--;
         return;
     }
-    s->own_ns[rq->sel_cand] += rq->t_end - rq->t_start;
-    s->trials_done[rq->sel_cand]++;
+    unsigned ci = (unsigned)rq->sel_cand;
+    if (rq->sel_trial > 0 || c->cfg.trials == 1) {
+        if (!s->span_end[ci] || rq->t_start < s->span_start[ci]) {
+            s->span_start[ci] = rq->t_start;
+        }
+        if (rq->t_end > s->span_end[ci]) {
+            s->span_end[ci] = rq->t_end;
+        }
+        s->own_ns[ci] = s->span_end[ci] - s->span_start[ci];
+    }
+    s->trials_done[ci]++;
     s->outstanding--;
 }
 
@@ -190,7 +211,8 @@ int dn_coll_report(dn_coll_comm *c, void *fp)
     if (!c || !f) {
         return DN_EINVAL;
     }
-    fprintf(f, "coll: rank %u of %u, incarnation %u, times %s ns of the slowest member over %u trials\n",
+    fprintf(f, "coll: rank %u of %u, incarnation %u, times %s ns of the slowest member's span "
+            "over %u trials, the first a warm-up\n",
             c->rank, c->size, c->gen, c->n->timed ? "modeled" : "wall-clock", c->cfg.trials);
     for (unsigned k = 0; k < COLL_SEL_KEYS; k++) {
         const struct coll_sel *s = &c->sel[k];

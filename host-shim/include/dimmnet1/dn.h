@@ -775,13 +775,15 @@ int dn_barrier_algorithm_parse(const char *name);
  * board named by its address (node | port << 12, as dn_msg_isend takes);
  * rank r is members[r]. Every member makes the same calls in the same
  * order (MPI's rule for collectives), blocking or not; any number may be
- * in flight (DN_COLL_INFLIGHT progress at once, the rest wait their turn).
+ * in flight (DN_COLL_INFLIGHT epochs, pieces of them, progress at once,
+ * the rest wait their turn).
  *
  * Data moves by the NIC's hardware remote writes: a message is written
  * into the receiver's landing cells in receive memory (the collectives'
  * area, receive memory [0, 1 MiB), split among the host ports) by an RDMA
  * post from the sender's staging cells, or by one multicast the switch
- * copies; no firmware, no matching, no ACKs. Each 2048-byte frame carries
+ * copies; no firmware, no matching, no ACKs. Each frame (2048 bytes, 464
+ * for multicast) carries
  * a stamp first and last (the NIC writes a packet's first 8 bytes first
  * and its last 8 bytes last, docs/hardware.md section 5), so a reader
  * takes only whole frames of the collective it waits for. A receiver that
@@ -793,8 +795,8 @@ int dn_barrier_algorithm_parse(const char *name);
  * Implementations (docs/collectives.md; dn_coll_impls): each
  * collective has at least two that use the hardware differently (trees
  * of RDMA writes, recursive doubling, rings, direct writes, the switch's
- * multicast). The first DN_COLL_TRIALS calls of each (collective, op,
- * size class) try every candidate in turn; the candidates are compared by
+ * multicast). While selecting, each candidate is tried for cfg.trials
+ * calls (default 4) of each (collective, type, op, size class) in turn; the candidates are compared by
  * the slowest member's time (all members agree by a max-reduction) and
  * the fastest is kept: NBC-SIA's selection with its lesson applied.
  * DIMMNET_COLL=coll:impl[,coll:impl...] forces a choice by name;
