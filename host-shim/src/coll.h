@@ -177,6 +177,7 @@ struct dn_coll_req {
     int sel_key, sel_cand;       /* selection key and candidate being tried (-1: none) */
     unsigned sel_trial;          /* which of the candidate's trials, from 0 */
     int internal;                /* the selection's own max-reduction */
+    int checking;                /* DIMMNET_COLL_CHECK's comparison (not selected, not counted) */
     uint64_t sel_value;          /* internal: the value reduced */
     uint32_t first_epoch, epochs, epochs_started, epochs_done;
     int complete;
@@ -205,6 +206,7 @@ struct dn_coll_comm {
     uint32_t gen;                /* the comm's incarnation: the same on every member */
     int broken;                  /* a collective failed: the members no longer agree */
     int progressing;             /* inside its progress (another comm's turn skips it) */
+    int check;                   /* DIMMNET_COLL_CHECK: calls compared before they start */
     int mcast_ok;                /* one port a node, the same slot everywhere, a group */
     struct coll_layout lay;
     struct coll_peer peer[DN_COLL_MAX_MEMBERS];
@@ -260,6 +262,9 @@ int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned typ
  * elements; the canonical combine of @nblocks blocks. Charges the host's
  * work. */
 int coll_op_ok(unsigned type, unsigned op);
+/* Names for messages and reports ("?" out of range). */
+const char *coll_type_name(unsigned type);
+const char *coll_op_name(unsigned op);
 void coll_combine(dn_node *n, unsigned type, unsigned op, void *inout, const void *in,
                   size_t count, int left);
 void coll_canon(dn_node *n, unsigned type, unsigned op, void *out, const uint8_t *blocks,

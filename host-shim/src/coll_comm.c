@@ -119,6 +119,8 @@ static struct dn_coll_comm *comm_new(dn_node *n, const struct dn_coll_config *cf
     for (unsigned r = 0; r < c->size; r++) {
         c->peer[r].addr = cfg->members[r];
     }
+    const char *chk = getenv("DIMMNET_COLL_CHECK");
+    c->check = chk && *chk && strcmp(chk, "0");
     return c;
 }
 
@@ -480,6 +482,53 @@ int dn_coll_stats(const dn_coll_comm *c, struct dn_coll_stats *st)
 
 /* ---- starting collectives ---- */
 
+/*
+ * DIMMNET_COLL_CHECK=1: before a call starts, every member learns whether
+ * all made the same call (kind, type, op, root, count), as MPI libraries'
+ * collective checkers do: one allreduce (MAX) of the call's signature and
+ * of its complement, waited for here, so max == min. A mismatch is
+ * DN_EINVAL on every member with a line on stderr; the collective starts
+ * nowhere and the communicator goes on. Without it, members that disagree
+ * wait for frames that never come: DN_ETIMEDOUT after timeout_ms.
+ */
+static int check_call(struct dn_coll_comm *c, unsigned kind, unsigned type, unsigned op,
+                      unsigned root, size_t count)
+{
+    uint64_t sig = (uint64_t)kind << 60 | (uint64_t)type << 56 | (uint64_t)op << 52 |
+                   (uint64_t)root << 44 | ((uint64_t)count & ((1ull << 44) - 1));
+    uint64_t v[4] = { sig, ~sig, 0, 0 };
+    struct dn_coll_req *rq = calloc(1, sizeof(*rq));
+    dn_coll_req *out;
+    int rc;
+
+    if (!rq) {
+        return DN_ENOMEM;
+    }
+    rq->kind = DN_COLL_ALLREDUCE;
+    rq->type = DN_COLL_UINT64;
+    rq->op = DN_COLL_MAX;
+    rq->count = 2;
+    rq->esize = 8;
+    rq->sbuf = &v[0];
+    rq->rbuf = &v[2];
+    rq->checking = 1;
+    rq->impl = 0;
+    rq->sel_key = -1;
+    if ((rc = coll_start(c, rq, &out)) != DN_OK || (rc = dn_coll_wait(out)) != DN_OK) {
+        return rc;
+    }
+    if (v[2] != ~v[3]) {
+        fprintf(stderr, "dn_coll: rank %u of %u: the members' calls differ (this one: %s, "
+                "type %s, op %s, root %u, count %zu): DN_EINVAL on every member\n",
+                c->rank, c->size, dn_coll_kind_name((enum dn_coll_kind)kind),
+                coll_type_name(type), op || kind == DN_COLL_REDUCE ||
+                kind == DN_COLL_ALLREDUCE || kind == DN_COLL_REDUCE_SCATTER ?
+                coll_op_name(op) : "-", root, count);
+        return DN_EINVAL;
+    }
+    return DN_OK;
+}
+
 static int begin(dn_coll_comm *c, dn_coll_req **req, unsigned kind, const void *sbuf,
                  void *rbuf, size_t count, unsigned type, unsigned op, unsigned root)
 {
@@ -497,6 +546,11 @@ static int begin(dn_coll_comm *c, dn_coll_req **req, unsigned kind, const void *
         if (count > (SIZE_MAX / 2) / (dn_coll_type_size(type) * c->size)) {
             return DN_ERANGE;
         }
+    }
+    int rc;
+    if (c->check && (rc = check_call(c, kind, type, reduction ? op : 0, root,
+                                     kind == DN_COLL_BARRIER ? 0 : count)) != DN_OK) {
+        return rc;
     }
     struct dn_coll_req *rq = calloc(1, sizeof(*rq));
     if (!rq) {

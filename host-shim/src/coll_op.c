@@ -13,6 +13,19 @@
  * estimate until the charges are measured, docs/collectives.md). */
 #define COLL_COMBINE_INSNS 3u
 
+const char *coll_type_name(unsigned type)
+{
+    static const char *const names[] = { "int32", "int64", "uint64", "float", "double",
+                                         "byte" };
+    return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+}
+
+const char *coll_op_name(unsigned op)
+{
+    static const char *const names[] = { "sum", "prod", "min", "max", "band", "bor", "bxor" };
+    return op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+}
+
 int coll_op_ok(unsigned type, unsigned op)
 {
     if (op > DN_COLL_BXOR || type > DN_COLL_DOUBLE) {

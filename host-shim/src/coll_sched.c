@@ -346,7 +346,7 @@ int coll_start(struct dn_coll_comm *c, struct dn_coll_req *rq, dn_coll_req **out
         return c->broken;
     }
     rq->c = c;
-    if (!rq->internal) {
+    if (!rq->internal && !rq->checking) {
         rq->sel_key = -1;
         int rc = coll_select(c, rq);
         if (rc != DN_OK) {

@@ -204,8 +204,6 @@ void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq)
 int dn_coll_report(dn_coll_comm *c, void *fp)
 {
     FILE *f = fp;
-    static const char *const ops[] = { "sum", "prod", "min", "max", "band", "bor", "bxor" };
-    static const char *const types[] = { "int32", "int64", "uint64", "float", "double", "byte" };
     static const char *const classes[] = { "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB" };
 
     if (!c || !f) {
@@ -222,7 +220,7 @@ int dn_coll_report(dn_coll_comm *c, void *fp)
         int red = s->kind == DN_COLL_REDUCE || s->kind == DN_COLL_ALLREDUCE ||
                   s->kind == DN_COLL_REDUCE_SCATTER;
         fprintf(f, "coll: %s%s%s type=%s size%s chosen=%s", dn_coll_kind_name(s->kind),
-                red ? " op=" : "", red ? ops[s->op] : "", types[s->type], classes[s->sclass],
+                red ? " op=" : "", red ? coll_op_name(s->op) : "", coll_type_name(s->type), classes[s->sclass],
                 s->chosen >= 0 ? coll_impls[s->kind][s->chosen]->name : "(trying)");
         for (unsigned i = 0; i < s->ncand; i++) {
             fprintf(f, " %s=%llu", coll_impls[s->kind][s->cand[i]]->name,

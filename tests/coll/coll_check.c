@@ -276,6 +276,38 @@ static void bad_args(dn_coll_comm *c)
              DN_EINVAL);
 }
 
+/* DIMMNET_COLL_CHECK (read when a communicator is made): calls that differ
+ * among the members (count, root, op) are DN_EINVAL on every member,
+ * started nowhere, and the communicator goes on. */
+static void mismatch(dn_coll_comm *world)
+{
+    unsigned me = dn_coll_rank(world), size = dn_coll_size(world);
+    int64_t in[5], out[5];
+    dn_coll_comm *c = NULL;
+
+    setenv("DIMMNET_COLL_CHECK", "1", 1);
+    int rc = dn_coll_comm_split(world, 0, (int)me, &c);
+    unsetenv("DIMMNET_COLL_CHECK");
+    CHECK_MSG(rc == DN_OK && c, "checked split: %s", dn_strerror(rc));
+    if (!c) {
+        return;
+    }
+    for (unsigned i = 0; i < 5; i++) {
+        in[i] = (int64_t)(me + i);
+    }
+    CHECK_EQ(dn_coll_allreduce(c, in, out, me == size - 1 ? 5 : 4, DN_COLL_INT64, DN_COLL_SUM),
+             DN_EINVAL);
+    CHECK_EQ(dn_coll_bcast(c, in, 2, DN_COLL_INT64, me == 0 ? 1 % size : 0), DN_EINVAL);
+    CHECK_EQ(dn_coll_allreduce(c, in, out, 4, DN_COLL_INT64, me ? DN_COLL_SUM : DN_COLL_MAX),
+             DN_EINVAL);
+    CHECK_EQ(dn_coll_allreduce(c, in, out, 4, DN_COLL_INT64, DN_COLL_SUM), DN_OK);
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK_EQ(out[i], (int64_t)(size * (size - 1) / 2 + size * i));
+    }
+    checks += 5;
+    dn_coll_comm_free(c);
+}
+
 /* A communicator made from join records exchanged by another layer (here
  * the launcher's key-value store stands for an MPI library's allgather):
  * the world's members in reverse order, made twice on the same slots so
@@ -403,7 +435,7 @@ int main(int argc, char **argv)
             CHECK_EQ(dn_coll_size(half), (dn_coll_size(world) + 1 - r % 2) / 2);
             sweep(half, max_bytes < 8192 ? max_bytes : 8192, all_impls, 1);
             if (nonblocking) {
-                /* In flight on both at once. */
+                /* In flight on the half, then on the whole. */
                 in_flight(half, nonblocking / 2 + 1);
                 in_flight(world, nonblocking / 2 + 1);
             }
@@ -412,6 +444,9 @@ int main(int argc, char **argv)
     }
     if (join) {
         joined(world, max_bytes, all_impls);
+    }
+    if (dn_coll_size(world) >= 2) {
+        mismatch(world);
     }
     struct dn_coll_stats st;
     unsigned me = dn_coll_rank(world);

@@ -799,6 +799,11 @@ int dn_barrier_algorithm_parse(const char *name);
  * calls (default 4) of each (collective, type, op, size class) in turn; the candidates are compared by
  * the slowest member's time (all members agree by a max-reduction) and
  * the fastest is kept: NBC-SIA's selection with its lesson applied.
+ * DIMMNET_COLL_CHECK=1 (read when a communicator is made) compares every
+ * call with every member's before it starts (one small allreduce, waited
+ * for in the start): calls that differ in kind, count, root, type or op
+ * are DN_EINVAL on every member, started nowhere; without it they wait
+ * for frames that never come and fail DN_ETIMEDOUT after timeout_ms.
  * DIMMNET_COLL=coll:impl[,coll:impl...] forces a choice by name;
  * DIMMNET_COLL_REPORT=1 prints every choice and candidate time to stderr
  * at dn_coll_comm_free.
