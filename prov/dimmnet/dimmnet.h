@@ -55,10 +55,10 @@
  * receive, domain; info->caps is their union. Primary ones are answered only
  * when asked for (or with no caps in the hints), secondary ones always. */
 #define DNF_TX_CAPS     (FI_TAGGED | FI_MSG | FI_SEND | FI_RMA | FI_ATOMIC | FI_READ | \
-                         FI_WRITE)
+                         FI_WRITE | FI_COLLECTIVE)
 #define DNF_RX_CAPS     (FI_TAGGED | FI_MSG | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | \
                          FI_MULTI_RECV | FI_RMA | FI_ATOMIC | FI_REMOTE_READ | \
-                         FI_REMOTE_WRITE | FI_RMA_EVENT)
+                         FI_REMOTE_WRITE | FI_RMA_EVENT | FI_COLLECTIVE)
 /* FI_RMA (FI_ATOMIC) asked without FI_READ, FI_WRITE, FI_REMOTE_* implies them. */
 #define DNF_RMA_ROLES   (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
 #define DNF_DOMAIN_CAPS (FI_LOCAL_COMM | FI_REMOTE_COMM)
@@ -85,11 +85,16 @@
  *   REWRITE: rid (a receive of the sender's with a landing), sid (its
  *           chunk's slot, or DNF_MBOX_SLOTS + its zone): write it again
  *   DONE:   rid (the CTS's), len: a zero-copy rest is in place (below)
+ *   JOIN:   fi_join_collective's record exchange (dimmnet_fcoll.c): tag the
+ *           member list's key, seq the join's number for that list, sid the
+ *           sender's rank, rid 0 (a member's record, in data, to rank 0) or
+ *           1 (rank 0's table: len records after the header). Never matched
+ *           against a receive: no application message has this kind.
  * data is the sender's remote CQ data (FI_REMOTE_CQ_DATA), there if flags
  * has DNF_F_DATA. */
 #define DNF_MAGIC       0x49464e44u        /* "DNFI" */
 enum { DNF_K_FIRST = 1, DNF_K_CTS, DNF_K_RREQ, DNF_K_DIRECT, DNF_K_PING, DNF_K_WDATA,
-       DNF_K_REWRITE, DNF_K_DONE };
+       DNF_K_REWRITE, DNF_K_DONE, DNF_K_JOIN };
 #define DNF_F_TAGGED    1u
 #define DNF_F_DATA      2u                 /* FIRST, DIRECT: data is remote CQ data */
 #define DNF_F_LAND      4u                 /* RREQ: a landing chunk waits for it (below) */
@@ -399,6 +404,9 @@ struct dnf_eq {
     size_t count, size;
     int overrun;                 /* an event was lost: fatal (fi_eq(3) NOTES) */
     atomic_int refs;             /* domains, endpoints and AVs bound to it */
+    atomic_int joins;            /* fi_join_collective in flight reporting here:
+                                  * reading it drives their progress (control
+                                  * progress is manual, fi_domain(3)) */
 };
 
 struct dnf_ep;
@@ -419,6 +427,7 @@ struct dnf_domain {
     int refs;                    /* AVs, CQs and the endpoint open on it */
     uint64_t mr_mode;            /* FI_MR_* the application allowed and we use */
     int rma_event;               /* FI_RMA_EVENT asked: every RMA announced (below) */
+    int coll;                    /* FI_COLLECTIVE asked: AV sets, fi_query_collective */
     atomic_int mr_refs;          /* registrations open on it */
     /* Instructions charged as host work under host sync per data call in
      * and per completion-queue read: the provider's and shim's own
@@ -790,6 +799,8 @@ struct dnf_ep {
     int enabled;
     int fatal;                   /* its board is gone: reported once */
     int messaging;               /* FI_MSG/FI_TAGGED: the port's message endpoint */
+    int coll;                    /* FI_COLLECTIVE: joins and collectives (dimmnet_fcoll.c) */
+    struct dnf_ep_coll *cl;      /* ... their state (NULL until the first join) */
     unsigned slot;               /* its place among the node's endpoints (area) */
     /* FI_SELECTIVE_COMPLETION on the CQ binding: then only operations with
      * FI_COMPLETION (their flags, or the default op_flags) complete. */
@@ -1004,6 +1015,27 @@ int dnf_eq_report(struct dnf_eq *eq, uint32_t event, const void *buf, size_t len
 /* A failed operation's shim status: DN_EIO (the board gone) is the
  * endpoint's critical error, reported once on its EQ. */
 void dnf_ep_fatal(struct dnf_ep *ep, int dn_status);
+/* dimmnet_fcoll.c: FI_COLLECTIVE (fi_collective(3), fi_av_set(3)) over the
+ * shim's collectives (dn_coll_*): AV sets, fi_join_collective (a record
+ * exchange by DNF_K_JOIN messages, then dn_coll_comm_create_joined), the
+ * collectives started non-blocking and completed by the endpoint's
+ * progress on its transmit CQ. */
+extern struct fi_ops_collective dnf_coll_ops;
+int dnf_av_set(struct fid_av *av, struct fi_av_set_attr *attr, struct fid_av_set **set,
+               void *context);
+int dnf_query_collective(struct fid_domain *domain, enum fi_collective_op coll,
+                         struct fi_collective_attr *attr, uint64_t flags);
+int dnf_coll_join(struct dnf_ep *ep, const void *addr, uint64_t flags, struct fid_mc **mc,
+                  void *context);
+void dnf_coll_msg(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h,
+                  const uint8_t *part, size_t plen);
+void dnf_coll_progress(struct dnf_ep *ep);
+/* -FI_EBUSY while the endpoint has collective groups open; else 0. */
+int dnf_coll_ep_busy(struct dnf_ep *ep);
+void dnf_coll_ep_free(struct dnf_ep *ep);
+/* An EQ with joins in flight is read: progress for them (1 if it made any). */
+int dnf_coll_eq_progress(struct dnf_eq *eq);
+void dnf_coll_eq_idle(void);
 /* dimmnet_nosys.c: what is not offered (-FI_ENOSYS, or the error the man
  * page names) */
 int dnf_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

@@ -240,7 +240,7 @@ static struct fi_ops_av av_ops = {
     .remove = av_remove,
     .lookup = av_lookup,
     .straddr = av_straddr,
-    .av_set = dnf_no_av_set,
+    .av_set = dnf_av_set,          /* with FI_COLLECTIVE (dimmnet_fcoll.c) */
 };
 
 int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,

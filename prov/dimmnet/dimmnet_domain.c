@@ -155,7 +155,7 @@ static struct fi_ops_domain domain_ops = {
     .stx_ctx = dnf_no_stx_ctx,
     .srx_ctx = dnf_no_srx_ctx,
     .query_atomic = dnf_query_atomic,
-    .query_collective = dnf_no_query_collective,
+    .query_collective = dnf_query_collective,
     .endpoint2 = domain_endpoint2,
 };
 
@@ -250,6 +250,7 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
                    : mode == FI_MR_SCALABLE ? 0 : (uint64_t)mode & DNF_MR_MODES;
     }
     d->rma_event = info && (info->caps & FI_RMA_EVENT) != 0;
+    d->coll = info && (info->caps & FI_COLLECTIVE) != 0;
     atomic_init(&d->mr_refs, 0);
     d->fab = container_of(fabric, struct dnf_fabric, fab);
     atomic_fetch_add(&d->fab->refs, 1);

@@ -3,8 +3,9 @@
  * two CQs (FI_TRANSMIT, FI_RECV), optionally to an EQ (else its domain's)
  * for critical errors; fi_enable posts its receives in the shim. Its name
  * is the process's address, node | port << 12 (struct dnf_addr). RMA (dimmnet_rma.c), atomics
- * (dimmnet_atomic.c) and counters (dimmnet_cntr.c); no collectives: that
- * table answers with errors (dimmnet_nosys.c).
+ * (dimmnet_atomic.c) and counters (dimmnet_cntr.c); collectives
+ * (dimmnet_fcoll.c) with FI_COLLECTIVE in its caps, else that table answers
+ * with errors (dimmnet_nosys.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,10 @@ static int ep_close(struct fid *fid)
     int stats = 0;
 
     dnf_enter();
+    if (dnf_coll_ep_busy(ep)) {
+        return -FI_EBUSY;         /* a collective group (fid_mc) is open on it */
+    }
+    dnf_coll_ep_free(ep);         /* before the drain: its receives still posted */
     dnf_ep_drain(ep);
     fi_param_get_bool(&dnf_prov, "stats", &stats);
     if (stats) {
@@ -362,10 +367,13 @@ static int cm_shutdown(struct fid_ep *ep, uint64_t flags)
     return -FI_ENOSYS;
 }
 
+/* fi_join_collective (FI_COLLECTIVE in the flags); no multicast groups. */
 static int cm_join(struct fid_ep *ep, const void *addr, uint64_t flags,
                    struct fid_mc **mc, void *context)
 {
-    (void)ep; (void)addr; (void)flags; (void)mc; (void)context;
+    if (flags & FI_COLLECTIVE) {
+        return dnf_coll_join(container_of(ep, struct dnf_ep, ep), addr, flags, mc, context);
+    }
     return -FI_ENOSYS;
 }
 
@@ -404,7 +412,11 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     }
     /* Messages (the port's conversation) if its caps name them, or none
      * are named; else RMA and atomics only. */
-    ep->messaging = !info || !info->caps || (info->caps & (FI_MSG | FI_TAGGED));
+    uint64_t caps = info ? info->caps | (info->tx_attr ? info->tx_attr->caps : 0) |
+                               (info->rx_attr ? info->rx_attr->caps : 0) : 0;
+    ep->coll = (caps & FI_COLLECTIVE) != 0;
+    /* A collective endpoint's joins are messages of the port's conversation. */
+    ep->messaging = !info || !info->caps || (info->caps & (FI_MSG | FI_TAGGED)) || ep->coll;
     if (d->ep || dnf_domain_take_ep(ep)) {
         free(ep->bounce);
         free(ep);
@@ -435,7 +447,7 @@ int dnf_endpoint(struct fid_domain *domain, struct fi_info *info,
     ep->ep.tagged = &dnf_tagged_ops;
     ep->ep.rma = &dnf_rma_ops;
     ep->ep.atomic = &dnf_atomic_ops;
-    ep->ep.collective = &dnf_no_collective_ops;
+    ep->ep.collective = ep->coll ? &dnf_coll_ops : &dnf_no_collective_ops;
     d->ep = ep;
     d->refs++;
     *out = &ep->ep;

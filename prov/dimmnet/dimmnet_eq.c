@@ -4,8 +4,12 @@
  * an error; fi_eq_readerr takes it). What reports here: the application
  * itself (fi_eq_write), an FI_EVENT address vector bound to the EQ (one
  * FI_AV_COMPLETE per insertion, after an error entry per address that
- * failed), and an endpoint bound to it (or to its domain) whose board went
- * away (FI_EIO, once). All of them are produced inside calls into the
+ * failed), an endpoint bound to it (or to its domain) whose board went
+ * away (FI_EIO, once), and fi_join_collective on such an endpoint
+ * (FI_JOIN_COMPLETE, or an error entry). Control progress is manual: while
+ * a join reports here, reading the EQ drives the endpoint's progress (and
+ * an empty read is an idle turn), and fi_eq_sread polls instead of
+ * sleeping. All of them are produced inside calls into the
  * provider, so an EQ's wait object is honest: an eventfd that is readable
  * exactly while an event waits (FI_WAIT_FD, fi_control FI_GETWAIT), also
  * used inside for FI_WAIT_UNSPEC; FI_WAIT_YIELD spins in fi_eq_sread.
@@ -114,6 +118,9 @@ static ssize_t eq_read(struct fid_eq *feq, uint32_t *event, void *buf, size_t le
     if (flags & ~FI_PEEK) {
         return -FI_EBADFLAGS;
     }
+    /* A join in flight moves when its EQ is read (fi_domain(3), manual
+     * progress); no EQ lock is held meanwhile (progress reports here). */
+    int joining = atomic_load(&eq->joins) && dnf_coll_eq_progress(eq);
     pthread_mutex_lock(&eq->lock);
     ev = eq->head;
     if (!ev) {
@@ -135,6 +142,9 @@ static ssize_t eq_read(struct fid_eq *feq, uint32_t *event, void *buf, size_t le
         }
     }
     pthread_mutex_unlock(&eq->lock);
+    if (n == -FI_EAGAIN && joining) {
+        dnf_coll_eq_idle();      /* a turn of a polling loop, as an empty CQ read */
+    }
     return n;
 }
 
@@ -210,6 +220,9 @@ static ssize_t eq_sread(struct fid_eq *feq, uint32_t *event, void *buf, size_t l
         }
         if (timeout >= 0 && left <= 0) {
             return -FI_EAGAIN;
+        }
+        if (atomic_load(&eq->joins)) {
+            continue;                 /* a join needs our progress: eq_read's turns */
         }
         if (eq->fd >= 0) {
             struct pollfd p = { .fd = eq->fd, .events = POLLIN };
@@ -386,7 +399,7 @@ int dnf_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
             return -FI_EINVAL;
         }
         pthread_mutex_lock(&eq->lock);
-        busy = eq->count || eq->overrun;
+        busy = eq->count || eq->overrun || atomic_load(&eq->joins);   /* joins: progress */
         pthread_mutex_unlock(&eq->lock);
         if (busy) {
             return -FI_EAGAIN;

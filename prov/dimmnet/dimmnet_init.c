@@ -299,7 +299,9 @@ static int addr_node(const void *addr, size_t len, uint32_t nodes, uint32_t *nod
 static uint64_t answer_caps(uint64_t asked)
 {
     if (!asked) {
-        return DNF_CAPS & ~(uint64_t)FI_RMA_EVENT;   /* it costs a message an RMA */
+        /* FI_RMA_EVENT costs a message an RMA; FI_COLLECTIVE only when asked
+         * (an application without it sees no collective calls). */
+        return DNF_CAPS & ~(uint64_t)(FI_RMA_EVENT | FI_COLLECTIVE);
     }
     if ((asked & (FI_RMA | FI_ATOMIC)) && !(asked & DNF_RMA_ROLES)) {
         asked |= DNF_RMA_ROLES;

@@ -9,6 +9,9 @@
  * -FI_ENOSYS (not implemented) everywhere, except where the operation's
  * man page names another error for "not supported": atomics
  * (fi_atomic(3)) and collectives (fi_collective(3)) answer -FI_EOPNOTSUPP.
+ * The collective table, fi_query_collective and AV sets here are what an
+ * endpoint, domain or AV opened without FI_COLLECTIVE gets (with it:
+ * dimmnet_fcoll.c).
  */
 #include "dimmnet.h"
 
@@ -165,7 +168,7 @@ int dnf_no_av_set(struct fid_av *av, struct fi_av_set_attr *attr,
                   struct fid_av_set **av_set, void *context)
 {
     UNUSED(av); UNUSED(attr); UNUSED(av_set); UNUSED(context);
-    return -FI_ENOSYS;     /* AV sets serve collectives, not offered */
+    return -FI_ENOSYS;     /* AV sets serve collectives, not asked for */
 }
 
 /* ---- RMA (no FI_RMA) ---------------------------------------------------- */

@@ -463,6 +463,9 @@ static void arrived(struct dnf_ep *ep, uint32_t node, const uint8_t *msg, size_t
     case DNF_K_DONE:
         done_arrived(ep, node, &h);
         break;
+    case DNF_K_JOIN:
+        dnf_coll_msg(ep, node, &h, msg + sizeof(h), len - sizeof(h));
+        break;
     default:
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "message kind %u from node %u dropped\n",
                 h.kind, node);
@@ -767,6 +770,8 @@ void dnf_progress(struct dnf_ep *ep)
             free(t);
         }
     }
+    /* Joins and collectives (FI_COLLECTIVE). */
+    dnf_coll_progress(ep);
 }
 
 /* Does an operation with @flags complete on success? fi_inject and its kin

@@ -6,7 +6,8 @@
  *               capability bit on the attribute it belongs to (transmit,
  *               receive, domain), info->caps their union
  *   caps        primary caps as asked (FI_MSG alone: no FI_TAGGED), with
- *               the secondary ones; caps not offered (RMA, atomics,
+ *               the secondary ones; FI_COLLECTIVE only when asked (on
+ *               caps, tx and rx); caps not offered (FI_MULTICAST,
  *               FI_SHARED_AV, ...), in info->caps or in an attribute's
  *               caps: -FI_ENODATA
  *   order       msg_order FI_ORDER_SAS answered as asked; every other
@@ -32,9 +33,11 @@
 #include "conf_util.h"
 
 #define API FI_VERSION(1, 17)
-#define TX_BITS (FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE)
+#define TX_BITS (FI_MSG | FI_TAGGED | FI_SEND | FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | \
+                 FI_COLLECTIVE)
 #define RX_BITS (FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | FI_SOURCE | FI_MULTI_RECV | \
-                 FI_RMA | FI_ATOMIC | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT)
+                 FI_RMA | FI_ATOMIC | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT | \
+                 FI_COLLECTIVE)
 #define RMA_ROLES (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
 #define DOM_BITS (FI_LOCAL_COMM | FI_REMOTE_COMM)
 
@@ -135,10 +138,11 @@ static void test_no_hints(void)
         return;
     }
     check_info(fi);
-    /* Everything but FI_RMA_EVENT, which costs a message an RMA. */
-    CHECK_EQ(fi->caps, (TX_BITS | RX_BITS | DOM_BITS) & ~FI_RMA_EVENT);
-    CHECK_EQ(fi->tx_attr->caps, TX_BITS);
-    CHECK_EQ(fi->rx_attr->caps, RX_BITS & ~FI_RMA_EVENT);
+    /* Everything but FI_RMA_EVENT, which costs a message an RMA, and
+     * FI_COLLECTIVE, given only when asked for. */
+    CHECK_EQ(fi->caps, (TX_BITS | RX_BITS | DOM_BITS) & ~(FI_RMA_EVENT | FI_COLLECTIVE));
+    CHECK_EQ(fi->tx_attr->caps, TX_BITS & ~FI_COLLECTIVE);
+    CHECK_EQ(fi->rx_attr->caps, RX_BITS & ~(FI_RMA_EVENT | FI_COLLECTIVE));
     CHECK_EQ(fi->domain_attr->caps, DOM_BITS);
     CHECK(!fi->dest_addr && !fi->dest_addrlen);
     /* src_addr is what the endpoint calls itself. */
@@ -165,11 +169,12 @@ static void test_caps(void)
         FI_MSG | FI_MULTI_RECV, TX_BITS | RX_BITS | DOM_BITS,
         FI_RMA, FI_MSG | FI_RMA, FI_RMA | FI_WRITE, FI_RMA | FI_REMOTE_READ, FI_ATOMIC,
         FI_TAGGED | FI_ATOMIC | FI_READ, FI_RMA | FI_RMA_EVENT,
+        FI_COLLECTIVE, FI_MSG | FI_TAGGED | FI_COLLECTIVE,
     };
     static const uint64_t no[] = {
-        FI_MULTICAST, FI_NAMED_RX_CTX, FI_COLLECTIVE, FI_HMEM, FI_VARIABLE_MSG,
+        FI_MULTICAST, FI_NAMED_RX_CTX, FI_HMEM, FI_VARIABLE_MSG,
         FI_TRIGGER, FI_FENCE, FI_SOURCE_ERR, FI_RMA_PMEM,
-        FI_SHARED_AV, FI_AV_USER_ID, FI_MSG | FI_COLLECTIVE, FI_TAGGED | FI_SHARED_AV,
+        FI_SHARED_AV, FI_AV_USER_ID, FI_MSG | FI_MULTICAST, FI_TAGGED | FI_SHARED_AV,
     };
     struct fi_info *h, *fi;
 
@@ -205,11 +210,18 @@ static void test_caps(void)
         }
         fi_freeinfo(fi);
     }
-    /* FI_RMA_EVENT costs a message an RMA: given only when asked. */
+    /* FI_RMA_EVENT costs a message an RMA: given only when asked; and so
+     * is FI_COLLECTIVE, which then sits on both attributes. */
     h = hints_new();
     h->caps = FI_RMA;
     EXPECT(gi(NULL, NULL, 0, h, &fi), 0);
     CHECK(fi && !(fi->caps & FI_RMA_EVENT) && !(fi->rx_attr->caps & FI_RMA_EVENT));
+    CHECK(fi && !(fi->caps & FI_COLLECTIVE));
+    fi_freeinfo(fi);
+    h = hints_new();
+    h->caps = FI_TAGGED | FI_COLLECTIVE;
+    EXPECT(gi(NULL, NULL, 0, h, &fi), 0);
+    CHECK(fi && (fi->tx_attr->caps & FI_COLLECTIVE) && (fi->rx_attr->caps & FI_COLLECTIVE));
     fi_freeinfo(fi);
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
         h = hints_new();
@@ -218,7 +230,7 @@ static void test_caps(void)
         h = hints_new();
         h->tx_attr->caps = no[i];
         if (no[i] & (FI_MULTICAST |
-                     FI_NAMED_RX_CTX | FI_COLLECTIVE | FI_HMEM | FI_TRIGGER | FI_FENCE)) {
+                     FI_NAMED_RX_CTX | FI_HMEM | FI_TRIGGER | FI_FENCE)) {
             CHECK_MSG(takes(h) == -FI_ENODATA, "tx caps 0x%llx", (unsigned long long)no[i]);
         } else {
             fi_freeinfo(h);
@@ -226,7 +238,7 @@ static void test_caps(void)
         h = hints_new();
         h->rx_attr->caps = no[i];
         if (no[i] & (
-                     FI_VARIABLE_MSG | FI_SOURCE_ERR | FI_COLLECTIVE)) {
+                     FI_VARIABLE_MSG | FI_SOURCE_ERR)) {
             CHECK_MSG(takes(h) == -FI_ENODATA, "rx caps 0x%llx", (unsigned long long)no[i]);
         } else {
             fi_freeinfo(h);
