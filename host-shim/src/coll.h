@@ -196,6 +196,8 @@ struct coll_peer {
     dn_xfer credit_x;
     uint64_t credit_at;
     uint64_t need_seen;          /* its last resend request handled */
+    uint8_t in_comm;             /* seen in this communicator (a frame taken, its freed word) */
+    uint8_t left;                /* then its freed word of another incarnation: it freed this one */
 };
 
 struct dn_coll_comm {

@@ -157,6 +157,13 @@ int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
     if ((int32_t)(epoch - p->freed) < (int32_t)DN_COLL_INFLIGHT || r == c->rank) {
         return 1;
     }
+    /* A member that left (freed this communicator and took the slot for
+     * another, whose word replaced its last one) owes and asks nothing:
+     * what dn_coll_comm_free waits for, asked beyond the last epoch given
+     * out. Writes still wait: its region may be another communicator's. */
+    if (p->left && (int32_t)(epoch - c->next_epoch) >= 0) {
+        return 1;
+    }
     if (!p->credit_busy) {
         /* Ask its NIC for its freed word: a remote read, answered into
          * this process's credit slot for @r. */
@@ -183,8 +190,13 @@ static void credit_replies(struct dn_coll_comm *c, uint64_t now)
         int rc = dn_wait(c->n, &p->credit_x, 0);
         if (rc == DN_OK) {
             uint64_t v = coll_ld64(c->n, coll_my_block(c) + COLL_CREDIT + 8u * r);
-            if ((uint32_t)(v >> 32) == c->gen && (int32_t)((uint32_t)v - p->freed) > 0) {
-                p->freed = (uint32_t)v;
+            if ((uint32_t)(v >> 32) == c->gen) {
+                p->in_comm = 1;
+                if ((int32_t)((uint32_t)v - p->freed) > 0) {
+                    p->freed = (uint32_t)v;
+                }
+            } else if (p->in_comm) {
+                p->left = 1;
             }
             p->credit_busy = 0;
         } else if (rc != DN_ETIMEDOUT || now - p->credit_at > c->resend_ns) {
@@ -275,11 +287,15 @@ void coll_serve(struct dn_coll_comm *c, uint64_t now)
         }
     }
     if (c->first && c->rank == 0) {
-        /* Late joins (a member that asked again): answer them again. */
+        /* Late joins (a member that asked again): answer them again, but
+         * only the process that joined (its nonce): another nonce is a new
+         * process on that member's port (a restarted one), whose own
+         * communicator this is not; welcomed into it at epoch 0 it would
+         * take this one's frames for its own and give it its data. */
         uint64_t base = coll_share_off(c->n->port, c->ports);
         for (unsigned r = 1; r < c->size; r++) {
             uint64_t j = coll_ld64(c->n, base + COLL_JOIN + 8u * r);
-            if (j && j != c->joined[r]) {
+            if (j && j != c->joined[r] && (uint32_t)j == (uint32_t)c->joined[r]) {
                 c->joined[r] = j;
                 coll_word_put(c, c->peer[r].addr,
                               coll_share_off(c->peer[r].addr >> 12, c->ports) + COLL_WELCOME,
@@ -378,6 +394,7 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         }
         o->frames_done |= 1ull << f;
         c->st.frames_taken++;
+        c->peer[o->peer].in_comm = 1;
     }
     return o->frames_done == (g.frames >= 64 ? ~0ull : (1ull << g.frames) - 1);
 }
