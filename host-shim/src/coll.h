@@ -36,6 +36,7 @@
 #define COLL_FRAME         2048u     /* an RDMA packet: frames of unicast messages */
 #define COLL_MFRAME        464u      /* a BOTF packet: frames of multicast messages */
 #define COLL_STAMP         8u        /* a frame's first and last 8 bytes */
+#define COLL_OVER          24u       /* a frame's bytes beside its payload: stamps, check */
 
 _Static_assert(COLL_SLOT_BLOCK(DN_COLL_COMMS) <= COLL_HDR, "slot blocks fit the header");
 _Static_assert(DN_COLL_COMMS <= 8, "dn_node's coll_comm[] and coll_slots hold 8");
@@ -63,14 +64,19 @@ static inline uint64_t coll_stamp(uint32_t gen, uint32_t epoch, unsigned cell, u
 }
 
 /* The frames of a message: @fs bytes apart (COLL_FRAME, COLL_MFRAME, or the
- * whole cell when smaller), each a stamp, up to fs - 16 payload bytes
- * (padded to 8), a stamp. */
+ * whole cell when smaller), each a stamp, a check word, up to fs - 24
+ * payload bytes (padded to 8), a stamp. The check (coll_check of the
+ * payload, seeded by the stamp) catches what the stamps cannot: a late
+ * packet of an earlier epoch (a duplicate, one the network held) smaller
+ * than the frame, landed inside its payload between the writer's write
+ * and the reader's copy, touching neither stamp. */
 struct coll_geom {
     uint32_t fs;                 /* frame stride */
     uint32_t frames;
     uint32_t span;               /* bytes from the first frame's start to the last's end */
 };
 void coll_geom(uint32_t cell_size, int mcast, size_t bytes, struct coll_geom *g);
+uint64_t coll_check(uint64_t stamp, const uint8_t *p, size_t len);
 /* Payload bytes a cell of @cell_size holds. */
 size_t coll_cell_cap(uint32_t cell_size, int mcast);
 /* Lay @bytes of @src out as frames at @dst (host or card memory; charged
@@ -250,6 +256,7 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
 void coll_publish_freed(struct dn_coll_comm *c);
 
 /* coll_sched.c */
+void coll_epoch_free(struct coll_epoch *ep);
 int coll_start(struct dn_coll_comm *c, struct dn_coll_req *rq, dn_coll_req **out);
 int coll_progress(struct dn_coll_comm *c);
 struct coll_op *coll_add(struct coll_epoch *ep, int kind);

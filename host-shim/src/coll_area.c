@@ -16,6 +16,9 @@
  * bookkeeping, a frame checked): estimates until measured. */
 #define COLL_SEND_INSNS  120u
 #define COLL_FRAME_INSNS 40u
+/* The host's instructions a payload word costs the check (xor, multiply,
+ * shift): charged to writer and reader. */
+#define COLL_CHECK_INSNS 3u
 
 /* A port's share of the area: a Kth, whole frames (a third of 1 MiB is
  * not 8-byte aligned, and frames rely on whole aligned 8-byte words). */
@@ -53,32 +56,47 @@ void coll_geom(uint32_t cell_size, int mcast, size_t bytes, struct coll_geom *g)
     uint32_t f = mcast ? COLL_MFRAME : COLL_FRAME;
 
     g->fs = cell_size < f ? cell_size & ~7u : f;
-    size_t per = g->fs - 2 * COLL_STAMP;
+    size_t per = g->fs - COLL_OVER;
     g->frames = bytes ? (uint32_t)((bytes + per - 1) / per) : 1;
     size_t last = bytes - (size_t)(g->frames - 1) * per;
-    g->span = (g->frames - 1) * g->fs + 2 * COLL_STAMP + (uint32_t)((last + 7) & ~(size_t)7);
+    g->span = (g->frames - 1) * g->fs + COLL_OVER + (uint32_t)((last + 7) & ~(size_t)7);
+}
+
+/* A frame's check word: @len payload bytes (the last word zero-padded)
+ * mixed word by word from the frame's stamp. */
+uint64_t coll_check(uint64_t stamp, const uint8_t *p, size_t len)
+{
+    uint64_t h = stamp * 0x9e3779b97f4a7c15ull;
+
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, p + i, len - i < 8 ? len - i : 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    }
+    return h;
 }
 
 size_t coll_cell_cap(uint32_t cell_size, int mcast)
 {
     uint32_t f = mcast ? COLL_MFRAME : COLL_FRAME;
 
-    if (cell_size < 2 * COLL_STAMP + 8) {
+    if (cell_size < COLL_OVER + 8) {
         return 0;
     }
     if (cell_size < f) {
-        return (cell_size & ~7u) - 2 * COLL_STAMP;
+        return (cell_size & ~7u) - COLL_OVER;
     }
     /* Whole frames, as many as a reader's bitmap of them holds. */
     uint32_t frames = cell_size / f;
-    return (size_t)(frames > 64 ? 64 : frames) * (f - 2 * COLL_STAMP);
+    return (size_t)(frames > 64 ? 64 : frames) * (f - COLL_OVER);
 }
 
 void coll_frames_write(dn_node *n, uint8_t *dst, const void *src, size_t bytes,
                        const struct coll_geom *g, uint32_t gen, uint32_t epoch,
                        unsigned cell)
 {
-    size_t per = g->fs - 2 * COLL_STAMP;
+    size_t per = g->fs - COLL_OVER;
     const uint8_t *s = src;
 
     for (uint32_t f = 0; f < g->frames; f++) {
@@ -86,18 +104,20 @@ void coll_frames_write(dn_node *n, uint8_t *dst, const void *src, size_t bytes,
         size_t len = bytes - (size_t)f * per < per ? bytes - (size_t)f * per : per;
         size_t padded = (len + 7) & ~(size_t)7;
         uint64_t stamp = coll_stamp(gen, epoch, cell, f);
-        uint8_t head[COLL_STAMP];
+        uint8_t head[2 * COLL_STAMP];
 
         dn_put_le(head, stamp, 8);
-        dn_copy(n, fr, head, COLL_STAMP);
+        dn_put_le(head + 8, coll_check(stamp, s + (size_t)f * per, len), 8);
+        dn_host_work(n, DN_HOST_INSNS, (padded / 8) * COLL_CHECK_INSNS);
+        dn_copy(n, fr, head, 2 * COLL_STAMP);
         if (len) {
-            dn_copy(n, fr + COLL_STAMP, s + (size_t)f * per, len);
+            dn_copy(n, fr + 2 * COLL_STAMP, s + (size_t)f * per, len);
         }
         if (padded > len) {
             static const uint8_t zero[8];
-            dn_copy(n, fr + COLL_STAMP + len, zero, padded - len);
+            dn_copy(n, fr + 2 * COLL_STAMP + len, zero, padded - len);
         }
-        dn_copy(n, fr + COLL_STAMP + padded, head, COLL_STAMP);
+        dn_copy(n, fr + 2 * COLL_STAMP + padded, head, COLL_STAMP);
     }
 }
 
@@ -368,7 +388,7 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
     coll_geom(ep->cell_size, mcast, o->bytes, &g);
     uint64_t cell = coll_region_off(n->port, c->ports, c->slot, 0, ep->epoch % DN_COLL_INFLIGHT) +
                     (uint64_t)o->cell * ep->cell_size;
-    size_t per = g.fs - 2 * COLL_STAMP;
+    size_t per = g.fs - COLL_OVER;
     for (uint32_t f = 0; f < g.frames; f++) {
         if (o->frames_done & (1ull << f)) {
             continue;
@@ -382,13 +402,22 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         /* The NIC writes a packet's last 8 bytes last and its first 8
          * first: the tail, then the bytes, then the head, all of this
          * epoch, mean every byte read came from this epoch's writes. */
-        if (coll_ld64(n, fr + COLL_STAMP + padded) != want) {
+        if (coll_ld64(n, fr + 2 * COLL_STAMP + padded) != want) {
             continue;
         }
+        uint8_t *to = (uint8_t *)into + (size_t)f * per;
+        uint64_t check = coll_ld64(n, fr + COLL_STAMP);
         if (len) {
-            dn_copy(n, (uint8_t *)into + (size_t)f * per, n->hostmem + fr + COLL_STAMP, len);
+            dn_copy(n, to, n->hostmem + fr + 2 * COLL_STAMP, len);
         }
         if (coll_ld64(n, fr) != want) {
+            c->st.stale_frames++;
+            continue;
+        }
+        /* Whole stamps, a payload some late packet wrote into: not taken
+         * (the writer's own write, or its resend, comes again). */
+        dn_host_work(n, DN_HOST_INSNS, (padded / 8) * COLL_CHECK_INSNS);
+        if (coll_check(want, to, len) != check) {
             c->st.stale_frames++;
             continue;
         }

@@ -307,6 +307,13 @@ int dn_coll_comm_create_joined(dn_node *n, const struct dn_coll_config *cfg,
     }
     *out = NULL;
     if ((rc = config_ok(n, cfg, &rank)) != DN_OK) {
+        /* Our record's slot back: this process is found by its address. */
+        for (unsigned i = 0; i < cfg->nmembers && i < DN_COLL_MAX_MEMBERS; i++) {
+            if (all[i].addr == (uint16_t)(n->node_id | n->port << 12)) {
+                dn_coll_join_cancel(n, &all[i]);
+                break;
+            }
+        }
         return rc;
     }
     unsigned full = 0;
@@ -450,11 +457,7 @@ void dn_coll_comm_free(dn_coll_comm *c)
         dn_coll_report(c, stderr);
     }
     for (unsigned i = 0; i < DN_COLL_INFLIGHT; i++) {
-        if (c->ep[i]) {
-            free(c->ep[i]->tmp);
-            free(c->ep[i]->mcast_copy);
-            free(c->ep[i]);
-        }
+        coll_epoch_free(c->ep[i]);
     }
     c->n->coll_slots &= (uint8_t)~(1u << c->slot);
     c->n->coll_comm[c->slot] = NULL;

@@ -40,7 +40,7 @@ void coll_round_end(struct coll_epoch *ep)
     ep->nrounds++;
 }
 
-static void free_epoch(struct coll_epoch *ep)
+void coll_epoch_free(struct coll_epoch *ep)
 {
     if (ep) {
         free(ep->tmp);
@@ -115,10 +115,10 @@ static int start_epoch(struct dn_coll_comm *c)
     size_t a = (size_t)k * per, b = a + per < rq->count ? a + per : rq->count;
     int rc = im->build(c, ep, a, b);
     if (rc != DN_OK) {
-        free_epoch(ep);
+        coll_epoch_free(ep);
         return rc;
     }
-    free_epoch(old);
+    coll_epoch_free(old);
     c->ep[reg] = ep;
     if (++rq->epochs_started == rq->epochs) {
         c->queue = rq->next;

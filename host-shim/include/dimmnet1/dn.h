@@ -785,8 +785,9 @@ int dn_barrier_algorithm_parse(const char *name);
  * copies; no firmware, no matching, no ACKs. Each frame (2048 bytes, 464
  * for multicast) carries
  * a stamp first and last (the NIC writes a packet's first 8 bytes first
- * and its last 8 bytes last, docs/hardware.md section 5), so a reader
- * takes only whole frames of the collective it waits for. A receiver that
+ * and its last 8 bytes last, docs/hardware.md section 5) and a check word
+ * of its payload, so a reader takes only whole frames of the collective
+ * it waits for, with no byte of a late packet of another in them. A receiver that
  * waits resend_us asks the sender to write again (lost, duplicated,
  * reordered or late packets never make a wrong result); a sender writes
  * an epoch's cells only once their reader freed the previous use (a
