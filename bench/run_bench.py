@@ -13,7 +13,14 @@ Writes to OUT (default build/bench):
                 `auto`, the run-time choice after its trials; the slowest
                 member's mean; collective `iallreduce` rows `pure`, `compute`,
                 `overlapped` measure overlap as OSU's osu_iallreduce does;
-                judged against COLL_TARGETS, docs/collectives.md)
+                implementations `openmpi+dimmnet` and `openmpi`: an unmodified
+                MPI program, tests/mpi/mpi_coll_bench, measuring as OSU 5.3
+                does, with coll/dimmnet and with OMPI_MCA_coll=^dimmnet, the
+                slowest rank; judged against COLL_TARGETS, docs/collectives.md)
+  collwall.csv  collective,implementation,nodes,bytes,wall_us_avg,wall_us_max
+                (mpi_coll_bench without host sync: wall-clock, OSU's average
+                over ranks and the slowest rank; `iallreduce` rows
+                `IMPL:pure|compute|overlapped` as osu_iallreduce)
   provenance.csv part,commit,dirty,contract,measured_utc,mode (one row a part
                 whose CSV is in OUT: git rev-parse HEAD when the run started,
                 dirty 1 if git status --porcelain showed tracked changes,
@@ -66,12 +73,14 @@ CLUSTER = os.environ.get("DIMMNET_BENCH_CLUSTER") or os.path.join(TOP, "tools", 
 
 # The parts, in the order a full run makes them, and their CSVs (names and
 # columns are read by other scripts: keep them).
-PARTS = ["fig2", "handlers", "fig4", "mpi", "coll"]
+PARTS = ["fig2", "handlers", "fig4", "mpi", "coll", "collwall"]
 CSV_HEADER = {"fig2": ["series", "bytes", "mb_per_s"],
               "handlers": ["path", "instructions", "modeled_ns"],
               "fig4": ["algorithm", "nodes", "latency_us"],
               "mpi": ["profile", "mode", "bytes", "half_rtt_us", "mb_per_s"],
-              "coll": ["collective", "implementation", "nodes", "bytes", "modeled_us"]}
+              "coll": ["collective", "implementation", "nodes", "bytes", "modeled_us"],
+              "collwall": ["collective", "implementation", "nodes", "bytes", "wall_us_avg",
+                           "wall_us_max"]}
 # Parts --only knows of whose benchmark does not exist yet.
 NOT_BUILT = {}
 
@@ -107,6 +116,9 @@ CHARGED = {
             "copy, every uncached load (150 ns, 8 bytes) of the card's memory a member "
             "reads what landed with, every store it stages with, the DIMM side shared by "
             "host and NIC (docs/hardware.md section 9; docs/collectives.md)",
+    "collwall": "nothing modeled: wall-clock (MPI_Wtime) on this machine's cores, the "
+                "emulated boards without host sync, as a user running OSU 5.3 here sees "
+                "them; the average over ranks (OSU's figure) and the slowest rank",
     "mpi": "`paper-host`: the paper's host charged for the host's work (copies, CRC-32, "
            "window writes, Open MPI's and the provider's and shim's instructions) and "
            "for every uncached load and store of the card's memory (8 bytes a load); "
@@ -166,6 +178,14 @@ COLL_NODES, COLL_QUICK_NODES = [2, 4, 8], [2, 4]
 COLL_SIZES, COLL_QUICK_SIZES = [8, 1024, 65536], [8]
 COLL_OVERLAP_SIZES, COLL_QUICK_OVERLAP_SIZES = [8, 65536], [8]
 COLL_ITERS, COLL_QUICK_ITERS = 5, 3
+# The same collectives from an unmodified MPI program (tests/mpi/
+# mpi_coll_bench, measuring as OSU 5.3 does) under Open MPI over the
+# provider: with coll/dimmnet, and with it off as for any component (a
+# quick run: on 2 boards only).
+COLL_MPI_KINDS = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"]
+COLL_MPI = [("openmpi+dimmnet", {}), ("openmpi", {"OMPI_MCA_coll": "^dimmnet"})]
+COLL_WALL_NODES, COLL_QUICK_WALL_NODES = [4, 8], [2]
+COLL_WALL_SIZES, COLL_QUICK_WALL_SIZES = [4, 8, 1024, 65536], [8]
 
 # The targets (issue 37 item 6), written here before the first coll.csv was
 # measured (commit history): on the honest model (paper host, modeled),
@@ -214,13 +234,16 @@ class PartFailed(Exception):
     figure is missing from its output)."""
 
 
-def cluster(nodes, program, plugin_dir=None, timeout=900, options=(), syms=None):
+def cluster(nodes, program, plugin_dir=None, timeout=900, options=(), syms=None, env=None,
+            modeled=True):
     """Run PROGRAM on NODES boards in deterministic modeled time (with the
-    launcher's OPTIONS); its output. SYMS: the plugin names the segments
-    that enter these functions (scripts/handler-cost)."""
+    launcher's OPTIONS; @modeled False: free-running, for wall-clock
+    figures); its output. SYMS: the plugin names the segments that enter
+    these functions (scripts/handler-cost). ENV: added to the environment."""
     cmd = [CLUSTER, "--qemu", os.path.join(BUILD, "qemu-system-mips"),
            "--firmware", os.path.join(BUILD, "firmware-4kc", "martini-fw.img"),
-           "-n", str(nodes), "--deterministic", "--timeout", str(timeout), "--quiet"]
+           "-n", str(nodes)] + (["--deterministic"] if modeled else []) + \
+          ["--timeout", str(timeout), "--quiet"]
     cmd += list(options)
     if plugin_dir:
         plugin = os.path.join(BUILD, "bench", "libhandler_cost.so")
@@ -228,7 +251,8 @@ def cluster(nodes, program, plugin_dir=None, timeout=900, options=(), syms=None)
                 plugin + ",out=" + os.path.join(plugin_dir, "node{node}.handlers")
                 + (",syms=" + syms if syms else "")]
     cmd += ["--"] + program
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       env=dict(os.environ, **env) if env else None)
     if r.returncode != 0:
         sys.stderr.write(r.stdout)
         raise PartFailed("launcher exited with status %d on %d nodes: %s"
@@ -447,7 +471,7 @@ def mpi(rounds, sizes):
     return rows
 
 
-def coll(node_counts, sizes, overlap_sizes, iters):
+def coll(node_counts, sizes, overlap_sizes, iters, mpi_nodes):
     """coll.csv's rows: (collective, implementation, nodes, bytes, us)."""
     rows = []
     prog = os.path.join(BUILD, "bench", "coll_bench")
@@ -475,6 +499,56 @@ def coll(node_counts, sizes, overlap_sizes, iters):
                      ("iallreduce", "overlapped", n, b, float(m.group(5)))]
         if m is None:
             raise PartFailed("no modeled overlap figure on %d nodes" % n)
+        for impl, env in (COLL_MPI if n in mpi_nodes else []):
+            log("coll: %d nodes, MPI, %s" % (n, impl))
+            got = mpi_coll(n, env, sizes, iters, True)
+            rows += [(k, impl, n, b, mx) for k, b, _, mx in got]
+    return rows
+
+
+def mpi_coll(n, env, sizes, iters, modeled):
+    """tests/mpi/mpi_coll_bench on @n boards under --mpi: [(kind, bytes,
+    avg us, max us)], modeled (host sync) or wall-clock."""
+    prog = os.path.join(BUILD, "tests", "mpi", "mpi_coll_bench")
+    kinds = COLL_MPI_KINDS + ([] if modeled else ["iallreduce"])
+    out = cluster(n, [prog, "--iters", str(iters), "--kinds", ",".join(kinds)]
+                  + [str(b) for b in sizes], timeout=3600, options=["--mpi"], env=env,
+                  modeled=modeled)
+    what = "modeled" if modeled else "wall"
+    got = []
+    for m in re.finditer(r"mpi_coll_bench: kind=(\S+) nodes=\d+ bytes=(\d+) iters=\d+ "
+                         r"wall_us_avg=([0-9.]+) wall_us_max=([0-9.]+) "
+                         r"modeled_us_avg=([0-9.]+|-) modeled_us_max=([0-9.]+|-)", out):
+        a, x = (m.group(5), m.group(6)) if modeled else (m.group(3), m.group(4))
+        if a == "-":
+            raise PartFailed("mpi_coll_bench printed no modeled figure on %d nodes" % n)
+        got.append((m.group(1), int(m.group(2)), float(a), float(x)))
+    for k in COLL_MPI_KINDS:
+        for b in ([0] if k == "barrier" else sizes):
+            if not any(g[0] == k and g[1] == b for g in got):
+                raise PartFailed("no %s MPI %s %d B figure on %d nodes" % (what, k, b, n))
+    if not modeled:
+        for m in re.finditer(r"mpi_coll_bench: overlap nodes=\d+ bytes=(\d+) wall "
+                             r"pure_us=([0-9.]+) compute_us=([0-9.]+) total_us=([0-9.]+)", out):
+            b = int(m.group(1))
+            got += [("iallreduce:pure", b, float(m.group(2)), float(m.group(2))),
+                    ("iallreduce:compute", b, float(m.group(3)), float(m.group(3))),
+                    ("iallreduce:overlapped", b, float(m.group(4)), float(m.group(4)))]
+    return got
+
+
+def coll_wall(node_counts, sizes, iters):
+    """collwall.csv's rows: (collective, implementation, nodes, bytes, avg, max),
+    wall-clock."""
+    rows = []
+    for n in node_counts:
+        for impl, env in COLL_MPI:
+            log("collwall: %d nodes, %s" % (n, impl))
+            for k, b, a, x in mpi_coll(n, env, sizes, iters, False):
+                if k.startswith("iallreduce:"):
+                    rows.append(("iallreduce", impl + ":" + k.split(":")[1], n, b, a, x))
+                else:
+                    rows.append((k, impl, n, b, a, x))
     return rows
 
 
@@ -577,6 +651,8 @@ def csv_rows(part, measured):
         return [(p, m, b, "%.3f" % h, "%.3f" % v) for p, m, b, h, v in measured]
     if part == "coll":
         return [(k, i, n, b, "%.3f" % v) for k, i, n, b, v in measured]
+    if part == "collwall":
+        return [(k, i, n, b, "%.3f" % a, "%.3f" % x) for k, i, n, b, a, x in measured]
     return measured
 
 
@@ -597,6 +673,9 @@ def read_csv(part, path):
             return [(r[0], r[1], int(r[2]), float(r[3]), float(r[4])) for r in rows[1:]]
         if part == "coll":
             return [(r[0], r[1], int(r[2]), int(r[3]), float(r[4])) for r in rows[1:]]
+        if part == "collwall":
+            return [(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), float(r[5]))
+                    for r in rows[1:]]
         return [(r[0], int(r[1]), int(r[2])) for r in rows[1:]]
     except (IndexError, ValueError) as e:
         raise ValueError("%s: %s" % (path, e))
@@ -839,6 +918,11 @@ def report(out, data, sources, quick):
         r += report_coll(data["coll"], data["fig4"])
     else:
         r.append("No figures: coll %s." % sources["coll"])
+    r += ["", "## Collectives under MPI, wall-clock (as OSU 5.3 measures)", ""]
+    if data["collwall"]:
+        r += report_coll_wall(data["collwall"])
+    else:
+        r.append("No figures: collwall %s." % sources["collwall"])
     with open(os.path.join(out, "report.md.tmp"), "w") as fh:
         fh.write("\n".join(r) + "\n")
     os.replace(os.path.join(out, "report.md.tmp"), os.path.join(out, "report.md"))
@@ -913,6 +997,12 @@ def coll_targets(rows, fig4_rows):
         if (kind, b) in OMPI_AT_8:
             here += ", %.1fx Open MPI's %.1f us" % (OMPI_AT_8[(kind, b)] / got,
                                                    OMPI_AT_8[(kind, b)])
+        mpi = {i: v for k, i, n, bb, v in rows if k == kind and n == n8 and bb == b and
+               i.startswith("openmpi")}
+        if "openmpi" in mpi and "openmpi+dimmnet" in mpi:
+            here += ("; under MPI here: Open MPI's own %.2f us, with coll/dimmnet %.2f us "
+                     "(%.1fx)" % (mpi["openmpi"], mpi["openmpi+dimmnet"],
+                                  mpi["openmpi"] / mpi["openmpi+dimmnet"]))
         if bound is None:
             out.append(("%s %d B at %d boards: %s" % (kind, b, n8, what), here, "not judged"))
             continue
@@ -923,7 +1013,7 @@ def coll_targets(rows, fig4_rows):
     # The run-time choice against the best fixed candidate, each size.
     fixed = {}
     for k, i, n, b, v in rows:
-        if i not in ("auto", "pure", "compute", "overlapped"):
+        if i not in ("auto", "pure", "compute", "overlapped") and not i.startswith("openmpi"):
             if (k, n, b) not in fixed or v < fixed[(k, n, b)][0]:
                 fixed[(k, n, b)] = (v, i)
     worst = None
@@ -974,6 +1064,17 @@ def report_coll(rows, fig4_rows):
             keys.append((k, i, b))
     r += grid("collective, implementation, bytes", nodes, lambda n: "%d boards" % n, keys,
               lambda key: "%s %s %d B" % key, value, "%.2f")
+    return r
+
+
+def report_coll_wall(rows):
+    """OSU's figure (the average over ranks) and the slowest rank, us."""
+    r = ["Wall-clock, not modeled: %s. `openmpi+dimmnet`: with coll/dimmnet; `openmpi`: "
+         "`OMPI_MCA_coll=^dimmnet`, Open MPI's own algorithms over the provider. "
+         "`iallreduce IMPL:pure|compute|overlapped`: osu_iallreduce's three times." %
+         CHARGED["collwall"], "", "| collective | implementation | boards | bytes | "
+         "avg us | slowest us |", "|---|---|---|---|---|---|"]
+    r += ["| %s | %s | %d | %d | %.2f | %.2f |" % row for row in rows]
     return r
 
 
@@ -1113,8 +1214,11 @@ def main():
         "fig4": lambda: fig4([2, 4] if a.quick else [2, 3, 4, 5, 6, 7, 8]),
         "mpi": lambda: mpi(10, MPI_QUICK_SIZES) if a.quick else mpi(40, MPI_SIZES),
         "coll": lambda: (coll(COLL_QUICK_NODES, COLL_QUICK_SIZES, COLL_QUICK_OVERLAP_SIZES,
-                              COLL_QUICK_ITERS) if a.quick else
-                         coll(COLL_NODES, COLL_SIZES, COLL_OVERLAP_SIZES, COLL_ITERS)),
+                              COLL_QUICK_ITERS, [2]) if a.quick else
+                         coll(COLL_NODES, COLL_SIZES, COLL_OVERLAP_SIZES, COLL_ITERS,
+                              COLL_NODES)),
+        "collwall": lambda: (coll_wall(COLL_QUICK_WALL_NODES, COLL_QUICK_WALL_SIZES, 5)
+                             if a.quick else coll_wall(COLL_WALL_NODES, COLL_WALL_SIZES, 100)),
     }
     failed, written = [], []
     try:

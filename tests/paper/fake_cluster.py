@@ -4,7 +4,7 @@ DIMMNET_BENCH_CLUSTER names it (tests/paper/test_bench_keeps.sh): no boards,
 it answers as the bench's programs would, in their output formats, with
 made-up figures. Each call is logged to FAKE_CLUSTER_LOG as
 "PART NODES PROGRAM...". FAKE_CLUSTER_FAIL=PART[:N][,...] makes the calls of
-PART (fig2, handlers, fig4, mpi or coll) fail as a launcher does (status 1), every call
+PART (fig2, handlers, fig4, mpi, coll or collwall) fail as a launcher does (status 1), every call
 or only its first N; a failed call is logged as "fail PART ...".
 """
 import os
@@ -19,7 +19,9 @@ def main(argv):
     plugin = [a for a in qemu_args if ",out=" in a]
     name = os.path.basename(program[0])
     part = ("handlers" if plugin else "fig2" if name == "fig2_bench" else
-            "mpi" if name == "mpi_pingpong" else "coll" if name == "coll_bench" else "fig4")
+            "mpi" if name == "mpi_pingpong" else "coll" if name == "coll_bench" else
+            ("coll" if "--deterministic" in opts else "collwall") if name == "mpi_coll_bench"
+            else "fig4")
     log = os.environ["FAKE_CLUSTER_LOG"]
     calls = []
     if os.path.exists(log):
@@ -62,6 +64,24 @@ def main(argv):
                 print("[mpi] mpi_pingpong (modeled):    %-10s %8d B  %6d round trips  %9.0f "
                       "round trips/s  %9.2f us half round trip  %8.2f MB/s"
                       % (how, size, rounds, 1000.0, 3.0 + size / 100000.0, size / 1000.0))
+    elif name == "mpi_coll_bench":
+        if "--mpi" not in opts:
+            print("fake: mpi_coll_bench without --mpi")
+            return 1
+        sizes = [int(a) for a in program[1:] if a.isdigit()]
+        off = os.environ.get("OMPI_MCA_coll") == "^dimmnet"
+        for kind in program[program.index("--kinds") + 1].split(","):
+            if kind == "iallreduce":
+                for b in sizes:
+                    print("mpi_coll_bench: overlap nodes=%d bytes=%d wall pure_us=20.000 "
+                          "compute_us=21.000 total_us=25.000 overlap_pct=75.0" % (nodes, b))
+                continue
+            for b in ([0] if kind == "barrier" else sizes):
+                v = (50.0 if off else 5.0) * nodes + b / 100.0
+                m = ("%.3f" % (v / 2), "%.3f" % v) if part == "coll" else ("-", "-")
+                print("mpi_coll_bench: kind=%s nodes=%d bytes=%d iters=5 wall_us_avg=%.3f "
+                      "wall_us_max=%.3f modeled_us_avg=%s modeled_us_max=%s"
+                      % (kind, nodes, b, 3 * v, 4 * v, m[0], m[1]))
     elif part == "coll":
         sizes = [int(a) for a in program[1:] if a.isdigit()]
         kinds = program[program.index("--kinds") + 1].split(",")

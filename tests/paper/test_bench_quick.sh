@@ -79,6 +79,19 @@ for n in 2 4; do
             fail "coll.csv: no iallreduce $i on $n boards"
     done
 done
+# The same from an unmodified MPI program, with coll/dimmnet and without,
+# modeled (2 boards), and wall-clock (collwall.csv).
+for i in openmpi openmpi+dimmnet; do
+    grep -Eq "^barrier,$i,2,0,[0-9]+\.[0-9]+$" "$out/coll.csv" || fail "coll.csv: no MPI barrier ($i)"
+    grep -Eq "^allreduce,$i,2,8,[0-9]+\.[0-9]+$" "$out/coll.csv" || fail "coll.csv: no MPI allreduce ($i)"
+    grep -Eq "^allreduce,$i,2,8,[0-9.]+,[0-9.]+$" "$out/collwall.csv" ||
+        fail "collwall.csv: no wall-clock allreduce ($i)"
+    grep -Eq "^iallreduce,$i:overlapped,2,8,[0-9.]+,[0-9.]+$" "$out/collwall.csv" ||
+        fail "collwall.csv: no wall-clock iallreduce ($i)"
+done
+head -1 "$out/collwall.csv" | grep -qx 'collective,implementation,nodes,bytes,wall_us_avg,wall_us_max' ||
+    fail "collwall.csv header"
+grep -q '^## Collectives under MPI, wall-clock' "$out/report.md" || fail "report.md: no wall-clock collectives"
 grep -q '^## Collectives' "$out/report.md" || fail "report.md: no collectives section"
 grep -Eq '^\| non-blocking allreduce overlap .*\| (met|not met) \|$' "$out/report.md" ||
     fail "report.md: the overlap target not judged"

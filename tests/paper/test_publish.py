@@ -367,7 +367,7 @@ def test_provenance(work):
     if r.returncode != 0:
         fail("quick bench on the fake launcher: exit %d:\n%s" % (r.returncode, r.stdout))
     prov = read_prov(os.path.join(out, "provenance.csv"))
-    if sorted(prov) != sorted(["fig2", "handlers", "fig4", "mpi", "coll"]):
+    if sorted(prov) != sorted(["fig2", "handlers", "fig4", "mpi", "coll", "collwall"]):
         fail("provenance.csv parts: %s" % sorted(prov))
     for part, row in prov.items():
         if row[1:4] != [head, dirty, contract] or row[5] != "quick" or \
