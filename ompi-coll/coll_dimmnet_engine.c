@@ -31,6 +31,7 @@
 #include "fi_dimmnet.h"
 
 #define M(module) ((mca_coll_dimmnet_module_t *) (module))
+#define COLL_DIMMNET_TIMEOUT_MS (10 * 60 * 1000)
 
 static const struct fi_dimmnet_coll_ops *ops;
 
@@ -77,6 +78,10 @@ static void *engine_comm(struct ompi_communicator_t *comm, mca_coll_dimmnet_modu
     }
     ops->config_default(&cfg);
     cfg.nmembers = n;
+    /* An MPI collective waits as long as its peers take; the engine's
+     * give-up is wall-clock, and ranks of a loaded or descheduled job can
+     * be a minute apart (the default). A dead peer ends the job anyway. */
+    cfg.timeout_ms = COLL_DIMMNET_TIMEOUT_MS;
     /* Multicast (switch group 0) only when the members are every node's
      * only port: the records are the same on every rank, so is this. */
     uint64_t nodes_seen = 0;
