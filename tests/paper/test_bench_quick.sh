@@ -82,11 +82,12 @@ done
 # The same from an unmodified MPI program, with coll/dimmnet and without,
 # modeled (2 boards), and wall-clock (collwall.csv).
 for i in openmpi openmpi+dimmnet; do
-    grep -Eq "^barrier,$i,2,0,[0-9]+\.[0-9]+$" "$out/coll.csv" || fail "coll.csv: no MPI barrier ($i)"
-    grep -Eq "^allreduce,$i,2,8,[0-9]+\.[0-9]+$" "$out/coll.csv" || fail "coll.csv: no MPI allreduce ($i)"
-    grep -Eq "^allreduce,$i,2,8,[0-9.]+,[0-9.]+$" "$out/collwall.csv" ||
+    r=${i//+/\\+}     # the name as a regular expression
+    grep -Eq "^barrier,$r,2,0,[0-9]+\.[0-9]+$" "$out/coll.csv" || fail "coll.csv: no MPI barrier ($i)"
+    grep -Eq "^allreduce,$r,2,8,[0-9]+\.[0-9]+$" "$out/coll.csv" || fail "coll.csv: no MPI allreduce ($i)"
+    grep -Eq "^allreduce,$r,2,8,[0-9.]+,[0-9.]+$" "$out/collwall.csv" ||
         fail "collwall.csv: no wall-clock allreduce ($i)"
-    grep -Eq "^iallreduce,$i:overlapped,2,8,[0-9.]+,[0-9.]+$" "$out/collwall.csv" ||
+    grep -Eq "^iallreduce,$r:overlapped,2,8,[0-9.]+,[0-9.]+$" "$out/collwall.csv" ||
         fail "collwall.csv: no wall-clock iallreduce ($i)"
 done
 head -1 "$out/collwall.csv" | grep -qx 'collective,implementation,nodes,bytes,wall_us_avg,wall_us_max' ||
