@@ -255,6 +255,10 @@ void coll_serve(struct dn_coll_comm *c, uint64_t now);
 int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, uint64_t now);
 void coll_publish_freed(struct dn_coll_comm *c);
 
+/* coll_select.c: an unstarted allreduce MAX of @count uint64 (the first
+ * implementation, not selected), for the library's own agreements. */
+struct dn_coll_req *coll_max_req(const uint64_t *in, uint64_t *out, size_t count);
+
 /* coll_sched.c */
 void coll_epoch_free(struct coll_epoch *ep);
 int coll_start(struct dn_coll_comm *c, struct dn_coll_req *rq, dn_coll_req **out);

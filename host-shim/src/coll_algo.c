@@ -63,6 +63,16 @@ static void recv(struct coll_op *o, unsigned peer, unsigned cell, void *dst, siz
     o->bytes = bytes;
 }
 
+/* Combine the blocks at @src, @stride bytes apart (one a member), of
+ * @count elements each, into @dst in the canonical order. */
+static void canon(struct coll_op *o, void *dst, const void *src, size_t stride, size_t count)
+{
+    o->dst = dst;
+    o->src = src;
+    o->stride = stride;
+    o->count = count;
+}
+
 /* Epoch scratch of @bytes (freed with the epoch). */
 static void *scratch(struct coll_epoch *ep, size_t bytes)
 {
@@ -267,11 +277,7 @@ static int reduce_linear(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a
         }
     }
     coll_round_end(ep);
-    struct coll_op *o = ADD(OP_CANON);
-    o->dst = (uint8_t *)rq->rbuf + a * rq->esize;
-    o->src = blocks;
-    o->stride = bytes;
-    o->count = b - a;
+    canon(ADD(OP_CANON), (uint8_t *)rq->rbuf + a * rq->esize, blocks, bytes, b - a);
     return DN_OK;
 }
 
@@ -383,11 +389,7 @@ static int allreduce_rs_ag(struct dn_coll_comm *c, struct coll_epoch *ep, size_t
     /* Every input chunk staged before a result lands on it (in place). */
     coll_round_end(ep);
     if (mine) {
-        struct coll_op *o = ADD(OP_CANON);
-        o->dst = res;
-        o->src = blocks;
-        o->stride = bytes;
-        o->count = mine;
+        canon(ADD(OP_CANON), res, blocks, bytes, mine);
         coll_round_end(ep);
     }
     for (unsigned j = 0; j < n; j++) {
@@ -491,11 +493,7 @@ static int reduce_scatter_direct(struct dn_coll_comm *c, struct coll_epoch *ep, 
         }
     }
     coll_round_end(ep);
-    struct coll_op *o = ADD(OP_CANON);
-    o->dst = (uint8_t *)rq->rbuf + a * rq->esize;
-    o->src = blocks;
-    o->stride = bytes;
-    o->count = b - a;
+    canon(ADD(OP_CANON), (uint8_t *)rq->rbuf + a * rq->esize, blocks, bytes, b - a);
     return DN_OK;
 }
 

@@ -500,23 +500,14 @@ static int check_call(struct dn_coll_comm *c, unsigned kind, unsigned type, unsi
     uint64_t sig = (uint64_t)kind << 60 | (uint64_t)type << 56 | (uint64_t)op << 52 |
                    (uint64_t)root << 44 | ((uint64_t)count & ((1ull << 44) - 1));
     uint64_t v[4] = { sig, ~sig, 0, 0 };
-    struct dn_coll_req *rq = calloc(1, sizeof(*rq));
+    struct dn_coll_req *rq = coll_max_req(&v[0], &v[2], 2);
     dn_coll_req *out;
     int rc;
 
     if (!rq) {
         return DN_ENOMEM;
     }
-    rq->kind = DN_COLL_ALLREDUCE;
-    rq->type = DN_COLL_UINT64;
-    rq->op = DN_COLL_MAX;
-    rq->count = 2;
-    rq->esize = 8;
-    rq->sbuf = &v[0];
-    rq->rbuf = &v[2];
     rq->checking = 1;
-    rq->impl = 0;
-    rq->sel_key = -1;
     if ((rc = coll_start(c, rq, &out)) != DN_OK || (rc = dn_coll_wait(out)) != DN_OK) {
         return rc;
     }

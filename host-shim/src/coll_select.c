@@ -61,30 +61,39 @@ static int wait_until(struct dn_coll_comm *c, const unsigned *v, unsigned want)
     return DN_OK;
 }
 
-/* Every member's total over candidate @ci's trials, maximized. */
+struct dn_coll_req *coll_max_req(const uint64_t *in, uint64_t *out, size_t count)
+{
+    struct dn_coll_req *rq = calloc(1, sizeof(*rq));
+
+    if (rq) {
+        rq->kind = DN_COLL_ALLREDUCE;
+        rq->type = DN_COLL_UINT64;
+        rq->op = DN_COLL_MAX;
+        rq->count = count;
+        rq->esize = 8;
+        rq->sbuf = in;
+        rq->rbuf = out;
+        rq->impl = 0;
+        rq->sel_key = -1;
+    }
+    return rq;
+}
+
+/* Every member's span over candidate @ci's trials, maximized. */
 static int reduce_times(struct dn_coll_comm *c, unsigned key, unsigned ci)
 {
     struct coll_sel *s = &c->sel[key];
-    struct dn_coll_req *rq = calloc(1, sizeof(*rq));
-    uint64_t *v = malloc(2 * sizeof(uint64_t));
+    uint64_t *v = calloc(2, sizeof(uint64_t));
+    struct dn_coll_req *rq;
     dn_coll_req *out;
 
-    if (!rq || !v) {
-        free(rq);
+    if (!v || !(rq = coll_max_req(&v[0], &v[1], 1))) {
         free(v);
         return DN_ENOMEM;
     }
     v[0] = s->own_ns[ci];
-    rq->kind = DN_COLL_ALLREDUCE;
-    rq->type = DN_COLL_UINT64;
-    rq->op = DN_COLL_MAX;
-    rq->count = 1;
-    rq->esize = 8;
-    rq->sbuf = &v[0];
-    rq->rbuf = &v[1];
     rq->tmp = v;
     rq->internal = 1;
-    rq->impl = 0;
     rq->sel_key = (int)key;
     rq->sel_cand = (int)ci;
     s->pending++;

@@ -117,8 +117,6 @@ static void setup(void)
     struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
     struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_UNSPEC };
     struct fi_cntr_attr cntr_attr = { .events = FI_CNTR_EVENTS_COMP };
-    char name[64], key[32], hex[64] = "", value[64];
-    size_t len = sizeof(name);
 
     info = getinfo_caps(FI_MSG | FI_TAGGED | FI_COLLECTIVE);
     CHECK(info->caps & FI_COLLECTIVE);
@@ -137,23 +135,7 @@ static void setup(void)
     TRY(fi_ep_bind(ep, &eq->fid, 0));               /* the joins report here */
     TRY(fi_ep_bind(ep, &cntr->fid, FI_SEND));
     TRY(fi_enable(ep));
-    TRY(fi_getname(&ep->fid, name, &len));
-    for (size_t i = 0; i < len; i++) {
-        snprintf(hex + 2 * i, 3, "%02x", (uint8_t)name[i]);
-    }
-    snprintf(key, sizeof(key), "coll-name.%u", me);
-    CHECK(dn_publish(key, hex) == DN_OK);
-    for (unsigned k = 0; k < nodes; k++) {       /* in node order, itself too */
-        snprintf(key, sizeof(key), "coll-name.%u", k);
-        CHECK(dn_lookup(key, value, sizeof(value), TIMEOUT_MS) == DN_OK);
-        for (size_t i = 0; i < len; i++) {
-            unsigned b;
-            sscanf(value + 2 * i, "%2x", &b);
-            name[i] = (char)b;
-        }
-        CHECK_EQ(fi_av_insert(av, name, 1, &node_addr[k], 0, NULL), 1);
-    }
-    CHECK(dn_rendezvous("coll-ready", TIMEOUT_MS) == DN_OK);
+    fab_exchange_names("coll");
 }
 
 static void query(void)

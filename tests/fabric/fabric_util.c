@@ -132,8 +132,6 @@ void fab_setup_caps(uint64_t caps, int mr_mode)
     struct fi_info *hints = fi_allocinfo();
     struct fi_av_attr av_attr = { 0 };
     struct fi_cq_attr cq_attr = { 0 };
-    char name[64], key[32], hex[64] = "", value[64];
-    size_t len = sizeof(name);
     const char *id = getenv("DIMMNET_NODE_ID"), *n = getenv("DIMMNET_NODES");
 
     me = id ? (unsigned)atoi(id) : 0;
@@ -166,14 +164,22 @@ void fab_setup_caps(uint64_t caps, int mr_mode)
         TRY(fi_ep_bind(ep, &cntr->fid, FI_WRITE | FI_READ | FI_REMOTE_WRITE));
     }
     TRY(fi_enable(ep));
+    fab_exchange_names("fi");
+}
+
+void fab_exchange_names(const char *tag)
+{
+    char name[64], key[32], hex[129] = "", value[129];
+    size_t len = sizeof(name);
+
     TRY(fi_getname(&ep->fid, name, &len));
     for (size_t i = 0; i < len; i++) {
         snprintf(hex + 2 * i, 3, "%02x", (uint8_t)name[i]);
     }
-    snprintf(key, sizeof(key), "fi-name.%u", me);
+    snprintf(key, sizeof(key), "%s-name.%u", tag, me);
     CHECK(dn_publish(key, hex) == DN_OK);
     for (unsigned k = 0; k < nodes; k++) {       /* in node order, itself too */
-        snprintf(key, sizeof(key), "fi-name.%u", k);
+        snprintf(key, sizeof(key), "%s-name.%u", tag, k);
         CHECK(dn_lookup(key, value, sizeof(value), TIMEOUT_MS) == DN_OK);
         for (size_t i = 0; i < len; i++) {
             unsigned b;
@@ -182,7 +188,8 @@ void fab_setup_caps(uint64_t caps, int mr_mode)
         }
         CHECK_EQ(fi_av_insert(av, name, 1, &node_addr[k], 0, NULL), 1);
     }
-    CHECK(dn_rendezvous("fi-ready", TIMEOUT_MS) == DN_OK);
+    snprintf(key, sizeof(key), "%s-ready", tag);
+    CHECK(dn_rendezvous(key, TIMEOUT_MS) == DN_OK);
 }
 
 int fab_failures(void)

@@ -48,6 +48,9 @@ void fab_setup(void);
  * allowed in the hints. */
 void fab_setup_caps(uint64_t caps, int mr_mode);
 void fab_close(void);
+/* Publish this endpoint's name under TAG-name.ME, put every node's in the
+ * AV in node order (node_addr), and meet the others at TAG-ready. */
+void fab_exchange_names(const char *tag);
 /* CHECKs that failed in here (check.h counts per file): add to the test's. */
 int fab_failures(void);
 
