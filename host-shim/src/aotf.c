@@ -39,6 +39,10 @@ int dn_aotf_open(dn_node *n, unsigned ch, uint8_t type, int ack, unsigned dst,
     n->aotf[ch].open = 1;
     n->aotf[ch].ack = ack != 0;
     n->aotf[ch].size = size;
+    n->aotf[ch].dst = (uint16_t)dst;
+    n->aotf[ch].raddr = raddr;
+    /* The entry is 32 bytes of window memory: four uncached stores. */
+    dn_host_charge(n, DN_HOST_STORE, 4);
     return DN_OK;
 }
 

@@ -42,6 +42,16 @@ _Static_assert(COLL_SLOT_BLOCK(DN_COLL_COMMS) <= COLL_HDR, "slot blocks fit the 
 _Static_assert(DN_COLL_COMMS <= 8, "dn_node's coll_comm[] and coll_slots hold 8");
 _Static_assert(DN_COLL_INFLIGHT <= 4, "a resend request's mask has 4 bits");
 
+/*
+ * Small messages (docs/collectives.md "Small messages"): up to 8 bytes on
+ * a communicator where every member may send AOTF (one host port a node)
+ * go as AOTF stores of AOTF channel COLL_AOTF_CH into the cell, the
+ * payload word at + 16, then the check word at + 8 (coll_small_check); no
+ * stamps, no staging, no RDMA. An empty message is the check word alone.
+ */
+#define COLL_AOTF_CH       15u
+#define COLL_SMALL         8u
+
 /* Layout of a port's share, the same on every process of a run (ports = K). */
 struct coll_layout {
     uint64_t share;              /* bytes a port owns */
@@ -111,6 +121,7 @@ struct coll_op {
     uint64_t frames_done;        /* RECV: frame f taken: bit f */
     uint64_t wait_since, ask_at; /* RECV: when it began waiting; next resend request */
     uint16_t asks;
+    uint64_t word, check;        /* SEND/MCAST of a small message: what was stored */
 };
 
 struct coll_round { uint16_t first, count; };
@@ -216,6 +227,7 @@ struct dn_coll_comm {
     int progressing;             /* inside its progress (another comm's turn skips it) */
     int check;                   /* DIMMNET_COLL_CHECK: calls compared before they start */
     int mcast_ok;                /* one port a node, the same slot everywhere, a group */
+    int aotf_ok;                 /* small messages by AOTF: one port a node */
     struct coll_layout lay;
     struct coll_peer peer[DN_COLL_MAX_MEMBERS];
     uint32_t next_epoch;         /* the next epoch to give out */
@@ -238,6 +250,11 @@ struct dn_coll_comm {
     struct dn_coll_stats st;
     uint64_t impl_calls[DN_COLL_KINDS][COLL_MAX_IMPLS];
 };
+
+static inline int coll_small(const struct dn_coll_comm *c, size_t bytes)
+{
+    return c->aotf_ok && bytes <= COLL_SMALL;
+}
 
 /* coll_area.c */
 uint64_t coll_now(struct dn_coll_comm *c);

@@ -170,11 +170,36 @@ void coll_publish_freed(struct dn_coll_comm *c)
 }
 
 /* Epoch @epoch may go into member @r's region once it freed epoch - INFLIGHT. */
+/* Ask member @r's NIC for its freed word: a remote read, answered into
+ * this process's credit slot for @r. */
+static void credit_read(struct dn_coll_comm *c, unsigned r)
+{
+    struct coll_peer *p = &c->peer[r];
+    uint64_t local = coll_my_block(c) + COLL_CREDIT + 8u * r;
+
+    if (dn_get(c->n, p->addr, coll_peer_block(c, r) + COLL_FREED, local, 8,
+               &p->credit_x) == DN_OK) {
+        p->credit_busy = 1;
+        p->credit_at = coll_now(c);
+        c->st.credit_reads++;
+    }
+}
+
 int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
 {
     struct coll_peer *p = &c->peer[r];
+    int32_t ahead = (int32_t)(epoch - p->freed);
 
-    if ((int32_t)(epoch - p->freed) < (int32_t)DN_COLL_INFLIGHT || r == c->rank) {
+    if (r == c->rank) {
+        return 1;
+    }
+    if (ahead < (int32_t)DN_COLL_INFLIGHT) {
+        /* Room now, and for one epoch more at most: read ahead, so that
+         * the answer (a round trip) is in before a write has to wait for
+         * it rather than after. */
+        if (ahead == (int32_t)DN_COLL_INFLIGHT - 1 && !p->credit_busy) {
+            credit_read(c, r);
+        }
         return 1;
     }
     /* A member that left (freed this communicator and took the slot for
@@ -185,15 +210,7 @@ int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
         return 1;
     }
     if (!p->credit_busy) {
-        /* Ask its NIC for its freed word: a remote read, answered into
-         * this process's credit slot for @r. */
-        uint64_t local = coll_my_block(c) + COLL_CREDIT + 8u * r;
-        if (dn_get(c->n, p->addr, coll_peer_block(c, r) + COLL_FREED, local, 8,
-                   &p->credit_x) == DN_OK) {
-            p->credit_busy = 1;
-            p->credit_at = coll_now(c);
-            c->st.credit_reads++;
-        }
+        credit_read(c, r);
     }
     return 0;
 }
@@ -223,6 +240,53 @@ static void credit_replies(struct dn_coll_comm *c, uint64_t now)
             p->credit_busy = 0;     /* lost, refused or forgotten: read again */
         }
     }
+}
+
+/* A small message's check word: the upper half a tag of the stamp alone,
+ * which a reader polls with one load, the lower half a check of the
+ * payload seeded by the stamp, which catches a late store of an earlier
+ * epoch's payload word that landed beside this epoch's check. */
+static uint64_t small_check(uint64_t stamp, uint64_t word, size_t bytes)
+{
+    uint8_t w[8];
+
+    dn_put_le(w, word, 8);
+    return (coll_check(stamp, NULL, 0) & 0xffffffff00000000ull) |
+           (uint32_t)coll_check(stamp, w, bytes);
+}
+
+/* One word of a small message's cell at @dst (a member, or the group):
+ * the channel re-pointed at the cell when it points elsewhere. */
+static int aotf_word(struct dn_coll_comm *c, unsigned dst, uint64_t cell, uint32_t off,
+                     uint64_t v)
+{
+    dn_node *n = c->n;
+
+    if (!n->aotf[COLL_AOTF_CH].open || n->aotf[COLL_AOTF_CH].dst != dst ||
+        n->aotf[COLL_AOTF_CH].raddr != cell) {
+        int rc = dn_aotf_open(n, COLL_AOTF_CH, DN1_TYPE_PUSH, 0, dst, cell, 3 * COLL_STAMP);
+        if (rc != DN_OK) {
+            return rc;
+        }
+    }
+    return dn_aotf_store(n, COLL_AOTF_CH, off, v, 8, NULL);
+}
+
+/* Store small message @o into the cell at @raddr of @dst: its payload
+ * word, then its check. The first time, take the word from its source
+ * (kept for resends: the source may change once the call is done). */
+static int small_put(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o,
+                     unsigned dst, uint64_t raddr)
+{
+    if (!o->check) {
+        uint8_t w[8] = { 0 };
+        memcpy(w, o->src, o->bytes);
+        o->word = dn_get_le(w, 8);
+        o->check = small_check(coll_stamp(c->gen, ep->epoch, o->cell, 0), o->word, o->bytes);
+        dn_host_work(c->n, DN_HOST_INSNS, 2 * COLL_CHECK_INSNS);
+    }
+    int rc = o->bytes ? aotf_word(c, dst, raddr, 2 * COLL_STAMP, o->word) : DN_OK;
+    return rc != DN_OK ? rc : aotf_word(c, dst, raddr, COLL_STAMP, o->check);
 }
 
 /* @len bytes of frames into @addr's receive memory at @raddr as BOTF
@@ -260,8 +324,14 @@ static void resend_to(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
             (o->kind == OP_SEND && o->peer != r)) {
             continue;
         }
+        uint64_t raddr = coll_peer_region(c, r, reg) + (uint64_t)o->cell * ep->cell_size;
+        if (coll_small(c, o->bytes)) {
+            if (small_put(c, ep, o, c->peer[r].addr, raddr) == DN_OK) {
+                c->st.resends++;
+            }
+            continue;
+        }
         if (o->kind == OP_MCAST) {
-            uint64_t raddr = coll_peer_region(c, r, reg) + (uint64_t)o->cell * ep->cell_size;
             if (ep->mcast_copy &&
                 botf_untracked(c, c->peer[r].addr, raddr, ep->mcast_copy, ep->mcast_len) == DN_OK) {
                 c->st.resends++;
@@ -272,7 +342,6 @@ static void resend_to(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
         coll_geom(ep->cell_size, 0, o->bytes, &g);
         uint64_t local = coll_region_off(c->n->port, c->ports, c->slot, 1, reg) +
                          (uint64_t)o->msg * ep->cell_size;
-        uint64_t raddr = coll_peer_region(c, r, reg) + (uint64_t)o->cell * ep->cell_size;
         if (dn_rdma_untracked(c->n, c->peer[r].addr, raddr, local, g.span) == DN_OK) {
             c->st.resends += g.frames;
         }
@@ -388,6 +457,30 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
     coll_geom(ep->cell_size, mcast, o->bytes, &g);
     uint64_t cell = coll_region_off(n->port, c->ports, c->slot, 0, ep->epoch % DN_COLL_INFLIGHT) +
                     (uint64_t)o->cell * ep->cell_size;
+    if (coll_small(c, o->bytes)) {
+        uint64_t want = coll_stamp(c->gen, ep->epoch, o->cell, 0);
+        uint64_t check = coll_ld64(n, cell + COLL_STAMP), word = 0;
+
+        dn_self(n, COLL_FRAME_INSNS);
+        if ((check ^ coll_check(want, NULL, 0)) >> 32) {
+            return 0;       /* not this epoch's yet */
+        }
+        if (o->bytes) {
+            word = coll_ld64(n, cell + 2 * COLL_STAMP);
+        }
+        dn_host_work(n, DN_HOST_INSNS, 2 * COLL_CHECK_INSNS);
+        if (small_check(want, word, o->bytes) != check) {
+            c->st.stale_frames++;
+            return 0;
+        }
+        uint8_t w[8];
+        dn_put_le(w, word, 8);
+        memcpy(into, w, o->bytes);
+        o->frames_done = 1;
+        c->st.frames_taken++;
+        c->peer[o->peer].in_comm = 1;
+        return 1;
+    }
     size_t per = g.fs - COLL_OVER;
     for (uint32_t f = 0; f < g.frames; f++) {
         if (o->frames_done & (1ull << f)) {
@@ -453,11 +546,21 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         if (!coll_credit(c, o->peer, ep->epoch)) {
             return 0;
         }
+        uint64_t raddr = coll_peer_region(c, o->peer, reg) + (uint64_t)o->cell * ep->cell_size;
+        dn_self(n, COLL_SEND_INSNS);
+        if (coll_small(c, o->bytes)) {
+            int rc = small_put(c, ep, o, c->peer[o->peer].addr, raddr);
+            if (rc != DN_OK) {
+                return rc;
+            }
+            ep->dsts |= 1ull << o->peer;
+            c->st.frames_sent++;
+            c->st.small_sent++;
+            return 1;
+        }
         struct coll_geom g;
         coll_geom(ep->cell_size, 0, o->bytes, &g);
         uint64_t local = staged(c, ep, o, &g);
-        uint64_t raddr = coll_peer_region(c, o->peer, reg) + (uint64_t)o->cell * ep->cell_size;
-        dn_self(n, COLL_SEND_INSNS);
         int rc = dn_rdma_untracked(n, c->peer[o->peer].addr, raddr, local, g.span);
         if (rc != DN_OK) {
             return rc;
@@ -472,6 +575,19 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
                 return 0;
             }
         }
+        uint64_t raddr = coll_region_off(c->n->port, c->ports, c->slot, 0, reg) +
+                         (uint64_t)o->cell * ep->cell_size;
+        if (coll_small(c, o->bytes)) {
+            dn_self(n, COLL_SEND_INSNS);
+            int rc = small_put(c, ep, o, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, raddr);
+            if (rc != DN_OK) {
+                return rc;
+            }
+            ep->dsts |= c->size >= 64 ? ~0ull : (1ull << c->size) - 1;
+            c->st.frames_sent++;
+            c->st.small_sent++;
+            return 1;
+        }
         struct coll_geom g;
         coll_geom(ep->cell_size, 1, o->bytes, &g);
         ep->mcast_copy = malloc(g.span);
@@ -481,8 +597,6 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         coll_frames_write(n, ep->mcast_copy, o->src, o->bytes, &g, c->gen, ep->epoch, o->cell);
         ep->mcast_len = g.span;
         ep->mcast_cell = o->cell;
-        uint64_t raddr = coll_region_off(c->n->port, c->ports, c->slot, 0, reg) +
-                         (uint64_t)o->cell * ep->cell_size;
         int rc = dn_botf_put_group(n, (unsigned)c->cfg.mcast_group, raddr, ep->mcast_copy,
                                    g.span);
         if (rc != DN_OK) {

@@ -99,6 +99,16 @@ static int force_from_env(struct dn_coll_comm *c)
     return DN_OK;
 }
 
+/* Small messages by AOTF (coll.h): AOTF is host port 0's, so only where
+ * every member is a port 0 (one port a node); DIMMNET_COLL_AOTF=0 sends
+ * them as every other message (a comparison, or a fallback). */
+static int aotf_ok(const struct dn_coll_comm *c)
+{
+    const char *env = getenv("DIMMNET_COLL_AOTF");
+
+    return c->ports == 1 && !(env && strcmp(env, "0") == 0);
+}
+
 static struct dn_coll_comm *comm_new(dn_node *n, const struct dn_coll_config *cfg)
 {
     struct dn_coll_comm *c = calloc(1, sizeof(*c));
@@ -256,6 +266,7 @@ int dn_coll_comm_create(dn_node *n, const struct dn_coll_config *cfg, dn_coll_co
     c->slot = 0;
     c->first = 1;
     c->mcast_ok = cfg->mcast_group >= 0 && c->ports == 1;
+    c->aotf_ok = aotf_ok(c);
     if ((rc = force_from_env(c)) != DN_OK || (c->size > 1 && (rc = join(c)) != DN_OK)) {
         free(c);
         return rc;
@@ -342,6 +353,7 @@ int dn_coll_comm_create_joined(dn_node *n, const struct dn_coll_config *cfg,
         c->peer[i].slot = all[i].slot;
         c->mcast_ok &= all[i].slot == all[0].slot;
     }
+    c->aotf_ok = aotf_ok(c);
     /* Rank 0's nonce is new for its port; with the port mixed in, new
      * for every slot a member may have used before (its stale frames
      * carry another incarnation). */

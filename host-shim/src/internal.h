@@ -184,6 +184,8 @@ struct dn_node {
         int open;
         int ack;               /* channel asks for ACKs */
         uint32_t size;
+        uint16_t dst;          /* where it points (for re-pointing only on change) */
+        uint64_t raddr;
     } aotf[DN1_AOTF_CHANNELS];
     struct dn_msg_state *msg;  /* message exchange, once dn_msg_init ran */
     struct dn_atomic_state *atomic;    /* remote atomics, from the first post */

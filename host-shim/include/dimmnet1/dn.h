@@ -247,7 +247,9 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                   uint64_t local, size_t len, dn_xfer *x);
 
 /*
- * AOTF channels (32 per node): open channel @ch once for packets of @type
+ * AOTF channels (32 per node; the application's are 0-14: channel 15 is
+ * the collectives' small messages (dn_coll_*), 16-31 the barriers' (16 +
+ * id); host port 0 only): open channel @ch once for packets of @type
  * (DN1_TYPE_PUSH for plain writes, or a firmware type) to node @dst, covering
  * @size bytes of its NIC address space from @raddr, asking for ACKs if @ack.
  * Then each dn_aotf_store() of 1-8 bytes at @offset in that range is one
@@ -959,6 +961,8 @@ struct dn_coll_stats {
     uint64_t resend_asks, resends;       /* frames asked for again / written again */
     uint64_t credit_reads;               /* remote reads of a reader's progress */
     uint64_t stale_frames;               /* frames found of another epoch or torn, not taken */
+    uint64_t small_sent;                 /* messages of up to 8 bytes sent as AOTF stores
+                                            (of frames_sent; resends not counted) */
 };
 int dn_coll_stats(const dn_coll_comm *c, struct dn_coll_stats *st);
 
