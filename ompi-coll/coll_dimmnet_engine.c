@@ -227,6 +227,8 @@ static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
  * a polling loop.
  */
 #define COLL_IDLE_EVERY 64
+/* A blocking collective's wait: Open MPI's progress every this many turns. */
+#define COLL_WAIT_PROGRESS 16
 static void *joined[16];
 static unsigned idle_calls;
 static bool progress_registered;
@@ -375,10 +377,20 @@ static int run(int rc, struct job *j, ompi_request_t **request, struct ompi_comm
             return OMPI_SUCCESS;
         }
     }
-    while (DN_OK == rc && !done) {
+    for (unsigned turns = 1; DN_OK == rc && !done; turns++) {
         rc = ops->test(j->req, &done);
         if (DN_OK == rc && !done) {
-            opal_progress();
+            /* MPI's other traffic must progress while this rank waits (a
+             * peer's send to a receive it posted before may be what lets
+             * that peer reach this collective), but a turn of Open MPI's
+             * progress is a full turn of the provider (its queues and
+             * every node's mailbox): one in COLL_WAIT_PROGRESS turns, the
+             * node's idle between them. */
+            if (0 == turns % COLL_WAIT_PROGRESS) {
+                opal_progress();
+            } else {
+                (void) ops->idle();
+            }
         }
     }
     job_end(j);

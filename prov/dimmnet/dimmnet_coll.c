@@ -120,6 +120,13 @@ static int c_progress(void *c)
     return ENGINE(dn_coll_progress(c));
 }
 
+static int c_idle(void)
+{
+    dnf_enter();
+    NODE_OR(-FI_ENODEV);
+    return dn_idle(n);
+}
+
 static struct fi_dimmnet_coll_ops coll_ops = {
     .version = FI_DIMMNET_COLL_VERSION,
     .join_size = sizeof(struct dn_coll_join),
@@ -137,6 +144,7 @@ static struct fi_dimmnet_coll_ops coll_ops = {
     .ireduce_scatter = c_ireduce_scatter,
     .test = c_test,
     .progress = c_progress,
+    .idle = c_idle,
 };
 
 __attribute__((visibility("default")))

@@ -52,7 +52,7 @@ static inline fi_dimmnet_clock_fn fi_dimmnet_modeled_clock(void)
  * (DN_OK 0, DN_E* negative). fi_dimmnet_coll_ops(FI_DIMMNET_COLL_VERSION)
  * is NULL for another version or when no domain is open.
  */
-#define FI_DIMMNET_COLL_VERSION 1u
+#define FI_DIMMNET_COLL_VERSION 2u
 struct dn_coll_join;
 struct dn_coll_config;
 struct fi_dimmnet_coll_ops {
@@ -83,6 +83,9 @@ struct fi_dimmnet_coll_ops {
                            int type, int op, void **req);
     int (*test)(void *req, int *done);      /* frees req once done */
     int (*progress)(void *comm);
+    /* The node's idle (dn_idle): a blocking wait's turn without news lets
+     * the board's time pass without a full turn of the provider. */
+    int (*idle)(void);
 };
 const struct fi_dimmnet_coll_ops *fi_dimmnet_coll_ops(unsigned version);
 typedef const struct fi_dimmnet_coll_ops *(*fi_dimmnet_coll_ops_fn)(unsigned version);
