@@ -256,6 +256,9 @@ static inline int coll_small(const struct dn_coll_comm *c, size_t bytes)
     return c->aotf_ok && bytes <= COLL_SMALL;
 }
 
+/* coll_comm.c: an idle turn of a collectives' wait (dn_coll_set_idle). */
+int coll_idle(dn_node *n);
+
 /* coll_area.c */
 uint64_t coll_now(struct dn_coll_comm *c);
 uint64_t coll_my_block(struct dn_coll_comm *c);

@@ -99,6 +99,19 @@ static int force_from_env(struct dn_coll_comm *c)
     return DN_OK;
 }
 
+void dn_coll_set_idle(dn_node *n, int (*idle)(void *arg), void *arg)
+{
+    if (n) {
+        n->coll_idle = idle;
+        n->coll_idle_arg = arg;
+    }
+}
+
+int coll_idle(dn_node *n)
+{
+    return n->coll_idle ? n->coll_idle(n->coll_idle_arg) : dn_idle(n);
+}
+
 /* Small messages by AOTF (coll.h): AOTF is host port 0's, so only where
  * every member is a port 0 (one port a node); DIMMNET_COLL_AOTF=0 sends
  * them as every other message (a comparison, or a fallback). */
@@ -209,7 +222,7 @@ static int join(struct dn_coll_comm *c)
                 return DN_ETIMEDOUT;
             }
             if (left) {
-                dn_idle(n);
+                coll_idle(n);
             }
         }
         return DN_OK;
@@ -231,7 +244,7 @@ static int join(struct dn_coll_comm *c)
         if (dn_now_ms() > deadline) {
             return DN_ETIMEDOUT;
         }
-        dn_idle(n);
+        coll_idle(n);
     }
 }
 
@@ -454,7 +467,7 @@ void dn_coll_comm_free(dn_coll_comm *c)
      * every epoch (so nobody can still ask this process to write again). */
     while (!c->broken && (c->in_flight || c->queue) && dn_now_ms() < deadline) {
         coll_progress(c);
-        dn_idle(c->n);
+        coll_idle(c->n);
     }
     for (unsigned r = 0; !c->broken && r < c->size && dn_now_ms() < deadline;) {
         if (coll_credit(c, r, c->next_epoch + DN_COLL_INFLIGHT - 1)) {
@@ -462,7 +475,7 @@ void dn_coll_comm_free(dn_coll_comm *c)
             continue;
         }
         coll_serve(c, coll_now(c));
-        dn_idle(c->n);
+        coll_idle(c->n);
     }
     const char *rep = getenv("DIMMNET_COLL_REPORT");
     if (rep && *rep && strcmp(rep, "0")) {

@@ -433,7 +433,7 @@ int dn_coll_wait(dn_coll_req *rq)
         if (done || rc != DN_OK) {
             return rc;
         }
-        rc = dn_idle(rq->c->n);
+        rc = coll_idle(rq->c->n);
         if (rc != DN_OK) {
             return rc;
         }

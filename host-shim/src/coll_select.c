@@ -54,7 +54,7 @@ static int wait_until(struct dn_coll_comm *c, const unsigned *v, unsigned want)
         if (rc != DN_OK) {
             return rc;
         }
-        if (*v != want && (rc = dn_idle(c->n)) != DN_OK) {
+        if (*v != want && (rc = coll_idle(c->n)) != DN_OK) {
             return rc;
         }
     }

@@ -191,6 +191,8 @@ struct dn_node {
     struct dn_atomic_state *atomic;    /* remote atomics, from the first post */
     struct dn_barrier *barriers[16];   /* by id (DN_BARRIER_MAX) */
     uint8_t coll_slots;                /* collectives: comm slots in use (bit s) */
+    int (*coll_idle)(void *arg);       /* ... their waits' idle turn (dn_coll_set_idle) */
+    void *coll_idle_arg;
     struct dn_coll_comm *coll_comm[8]; /* ... and the communicator open in each */
     unsigned barrier_created[16];      /* how often each id was created */
 };

@@ -893,6 +893,9 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 /* The node fi_dimmnet_coll_ops wraps (dimmnet_coll.c), under the lock;
  * NULL when no domain is open. */
 dn_node *dnf_coll_node(void);
+void dnf_node_progress(void);
+/* dimmnet_coll.c: the collectives' idle turn on the node (dn_coll_set_idle). */
+int dnf_coll_idle(void *arg);
 /* dimmnet_av.c */
 int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
                 struct fid_av **av, void *context);

@@ -120,11 +120,28 @@ static int c_progress(void *c)
     return ENGINE(dn_coll_progress(c));
 }
 
-static int c_idle(void)
+/* Where the engine waits (its start may wait for the selection's
+ * agreement; a blocking call, a join or a free for their end): every
+ * endpoint of the node gets its turn, so that a peer's message that needs
+ * this process (a long send to a receive posted before the collective)
+ * finishes meanwhile; then the node's idle. */
+int dnf_coll_idle(void *arg)
 {
+    (void)arg;
     dnf_enter();
     NODE_OR(-FI_ENODEV);
+    /* The endpoints' turns charge as the provider's own path does (its
+     * counts include the shim's): the shim's self-charges off for them,
+     * on for the idle turn, as in the rest of the engine's wait. */
+    dn_host_self(n, 0);
+    dnf_node_progress();
+    dn_host_self(n, 1);
     return dn_idle(n);
+}
+
+static int c_idle(void)
+{
+    return ENGINE(dnf_coll_idle(NULL));
 }
 
 static struct fi_dimmnet_coll_ops coll_ops = {

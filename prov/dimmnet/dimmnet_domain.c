@@ -67,6 +67,22 @@ __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, in
     return dn_clock(clock_node, now_ns) == DN_OK ? 0 : -FI_EIO;
 }
 
+/* A turn of every endpoint of the node (the caller holds the provider's
+ * lock, under which endpoints close). */
+void dnf_node_progress(void)
+{
+    struct dnf_ep *eps[DNF_EPS];
+
+    pthread_mutex_lock(&node_lock);
+    memcpy(eps, node_eps, sizeof(eps));
+    pthread_mutex_unlock(&node_lock);
+    for (unsigned i = 0; i < DNF_EPS; i++) {
+        if (eps[i]) {
+            dnf_progress(eps[i]);
+        }
+    }
+}
+
 /* The node fi_dimmnet_coll_ops wraps (dimmnet_coll.c); the caller holds
  * the provider's lock. NULL when no domain is open. */
 dn_node *dnf_coll_node(void)
@@ -197,6 +213,7 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
             /* DNF_SELF_*_INSNS count the shim's instructions with ours. */
             dn_host_self(d->node, 0);
             clock_node = d->node;
+            dn_coll_set_idle(d->node, dnf_coll_idle, NULL);
             dnf_share_init(d->node);
             /* Registrations a dead process of this node left in the table
              * (it outlives processes) would let its peers' late writes

@@ -926,6 +926,17 @@ int dn_coll_test(dn_coll_req *req, int *done);
 int dn_coll_wait(dn_coll_req *req);
 /* One turn of progress for everything in flight on @c (a progress loop). */
 int dn_coll_progress(dn_coll_comm *c);
+/*
+ * Where the collectives wait on node @n (dn_coll_wait, a blocking form,
+ * a start that waits for the run-time selection's agreement, a join, a
+ * free) they call dn_idle(n) between turns, or @idle(@arg) once set: a
+ * layer that shares the node with other traffic (a libfabric provider)
+ * gives its own endpoints their turns there, so that a peer's message
+ * that needs this process (a long send to a receive posted here before
+ * the collective) finishes while this process waits. @idle must let time
+ * pass (call dn_idle). NULL: dn_idle again.
+ */
+void dn_coll_set_idle(dn_node *n, int (*idle)(void *arg), void *arg);
 
 /* Blocking forms. */
 int dn_coll_barrier(dn_coll_comm *c);
