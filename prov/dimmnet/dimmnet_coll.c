@@ -122,20 +122,28 @@ static int c_progress(void *c)
 
 /* Where the engine waits (its start may wait for the selection's
  * agreement; a blocking call, a join or a free for their end): every
- * endpoint of the node gets its turn, so that a peer's message that needs
- * this process (a long send to a receive posted before the collective)
- * finishes meanwhile; then the node's idle. */
+ * COLL_IDLE_EP_TURN-th idle turn, every endpoint of the node gets its
+ * turn, so that a peer's message that needs this process (a long send to
+ * a receive posted before the collective) finishes meanwhile; then the
+ * node's idle. Not every turn: an endpoint's turn loads its queues and
+ * every node's mailbox (~1.5 us of the paper's host), several engine
+ * turns' worth. */
+#define COLL_IDLE_EP_TURN 16u
 int dnf_coll_idle(void *arg)
 {
+    static unsigned turns;
+
     (void)arg;
     dnf_enter();
     NODE_OR(-FI_ENODEV);
-    /* The endpoints' turns charge as the provider's own path does (its
-     * counts include the shim's): the shim's self-charges off for them,
-     * on for the idle turn, as in the rest of the engine's wait. */
-    dn_host_self(n, 0);
-    dnf_node_progress();
-    dn_host_self(n, 1);
+    if (++turns % COLL_IDLE_EP_TURN == 0) {
+        /* The endpoints' turns charge as the provider's own path does
+         * (its counts include the shim's): the shim's self-charges off
+         * for them, on for the idle turn, as in the rest of the wait. */
+        dn_host_self(n, 0);
+        dnf_node_progress();
+        dn_host_self(n, 1);
+    }
     return dn_idle(n);
 }
 
