@@ -136,7 +136,9 @@ static void request_done(struct dn_coll_comm *c, struct dn_coll_req *rq, int sta
     }
     rq->complete = 1;
     rq->status = status;
-    rq->t_end = now;
+    /* A selected call's end as the clock has it now: @now is the turn's
+     * start, and one turn may send and take a whole collective. */
+    rq->t_end = rq->sel_key >= 0 ? coll_now(c) : now;
     c->in_flight--;
     coll_selected_done(c, rq);
     if (rq->internal) {
