@@ -169,7 +169,6 @@ void coll_publish_freed(struct dn_coll_comm *c)
     coll_st64(c->n, coll_my_block(c) + COLL_FREED, (uint64_t)c->gen << 32 | c->freed);
 }
 
-/* Epoch @epoch may go into member @r's region once it freed epoch - INFLIGHT. */
 /* Ask member @r's NIC for its freed word: a remote read, answered into
  * this process's credit slot for @r. */
 static void credit_read(struct dn_coll_comm *c, unsigned r)
@@ -185,6 +184,7 @@ static void credit_read(struct dn_coll_comm *c, unsigned r)
     }
 }
 
+/* Epoch @epoch may go into member @r's region once it freed epoch - INFLIGHT. */
 int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
 {
     struct coll_peer *p = &c->peer[r];
