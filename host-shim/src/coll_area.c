@@ -289,6 +289,22 @@ static int small_put(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_
     return rc != DN_OK ? rc : aotf_word(c, dst, raddr, COLL_STAMP, o->check);
 }
 
+/* Send small message @o (not a resend) to @dst, whose readers are the
+ * members in @readers: 1 once sent. */
+static int small_send(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o,
+                      unsigned dst, uint64_t raddr, uint64_t readers)
+{
+    int rc = small_put(c, ep, o, dst, raddr);
+
+    if (rc != DN_OK) {
+        return rc;
+    }
+    ep->dsts |= readers;
+    c->st.frames_sent++;
+    c->st.small_sent++;
+    return 1;
+}
+
 /* @len bytes of frames into @addr's receive memory at @raddr as BOTF
  * packets that ask for no ACK (a multicast message written again to one). */
 static int botf_untracked(struct dn_coll_comm *c, uint16_t addr, uint64_t raddr,
@@ -549,14 +565,7 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         uint64_t raddr = coll_peer_region(c, o->peer, reg) + (uint64_t)o->cell * ep->cell_size;
         dn_self(n, COLL_SEND_INSNS);
         if (coll_small(c, o->bytes)) {
-            int rc = small_put(c, ep, o, c->peer[o->peer].addr, raddr);
-            if (rc != DN_OK) {
-                return rc;
-            }
-            ep->dsts |= 1ull << o->peer;
-            c->st.frames_sent++;
-            c->st.small_sent++;
-            return 1;
+            return small_send(c, ep, o, c->peer[o->peer].addr, raddr, 1ull << o->peer);
         }
         struct coll_geom g;
         coll_geom(ep->cell_size, 0, o->bytes, &g);
@@ -577,16 +586,11 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         }
         uint64_t raddr = coll_region_off(c->n->port, c->ports, c->slot, 0, reg) +
                          (uint64_t)o->cell * ep->cell_size;
+        uint64_t all = c->size >= 64 ? ~0ull : (1ull << c->size) - 1;
         if (coll_small(c, o->bytes)) {
             dn_self(n, COLL_SEND_INSNS);
-            int rc = small_put(c, ep, o, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, raddr);
-            if (rc != DN_OK) {
-                return rc;
-            }
-            ep->dsts |= c->size >= 64 ? ~0ull : (1ull << c->size) - 1;
-            c->st.frames_sent++;
-            c->st.small_sent++;
-            return 1;
+            return small_send(c, ep, o, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, raddr,
+                              all);
         }
         struct coll_geom g;
         coll_geom(ep->cell_size, 1, o->bytes, &g);
@@ -602,7 +606,7 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         if (rc != DN_OK) {
             return rc;
         }
-        ep->dsts |= c->size >= 64 ? ~0ull : (1ull << c->size) - 1;
+        ep->dsts |= all;
         c->st.frames_sent += g.frames;
         return 1;
     }

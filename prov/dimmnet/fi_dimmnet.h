@@ -83,8 +83,9 @@ struct fi_dimmnet_coll_ops {
                            int type, int op, void **req);
     int (*test)(void *req, int *done);      /* frees req once done */
     int (*progress)(void *comm);
-    /* The node's idle (dn_idle): a blocking wait's turn without news lets
-     * the board's time pass without a full turn of the provider. */
+    /* A blocking wait's turn without news: the node's idle (dn_idle),
+     * and every 16th call a turn of the node's endpoints (dnf_coll_idle),
+     * cheaper than a full progress turn of the caller's stack. */
     int (*idle)(void);
 };
 const struct fi_dimmnet_coll_ops *fi_dimmnet_coll_ops(unsigned version);
