@@ -33,12 +33,14 @@
 #define COLL_NEED          0x040u    /* + 8 r: member r's resend request to this process:
                                         gen:24 seq:12 mask:4 epoch:24 (coll_area.c, ask) */
 #define COLL_CREDIT        0x400u    /* + 8 r: member r's freed word, read remotely */
+#define COLL_PUSHED        0x600u    /* + 8 r: member r's freed word, pushed by AOTF */
 #define COLL_FRAME         2048u     /* an RDMA packet: frames of unicast messages */
 #define COLL_MFRAME        464u      /* a BOTF packet: frames of multicast messages */
 #define COLL_STAMP         8u        /* a frame's first and last 8 bytes */
 #define COLL_OVER          24u       /* a frame's bytes beside its payload: stamps, check */
 
 _Static_assert(COLL_SLOT_BLOCK(DN_COLL_COMMS) <= COLL_HDR, "slot blocks fit the header");
+_Static_assert(COLL_PUSHED + 8u * DN_COLL_MAX_MEMBERS <= 0x800u, "pushed words fit a slot block");
 _Static_assert(DN_COLL_COMMS <= 8, "dn_node's coll_comm[] and coll_slots hold 8");
 _Static_assert(DN_COLL_INFLIGHT <= 4, "a resend request's mask has 4 bits");
 
@@ -212,6 +214,9 @@ struct coll_peer {
     int credit_busy;
     dn_xfer credit_x;
     uint64_t credit_at;
+    uint64_t blocked_at;         /* a write first waited for its credit (0: none waits) */
+    uint32_t wrote;              /* the last epoch this process wrote to it */
+    uint8_t wrote_any;
     uint64_t need_seen;          /* its last resend request handled */
     uint8_t in_comm;             /* seen in this communicator (a frame taken, its freed word) */
     uint8_t left;                /* then its freed word of another incarnation: it freed this one */
@@ -232,6 +237,8 @@ struct dn_coll_comm {
     struct coll_peer peer[DN_COLL_MAX_MEMBERS];
     uint32_t next_epoch;         /* the next epoch to give out */
     uint32_t freed;              /* epochs below this one done (published) */
+    uint32_t pushed;             /* freed as last pushed to writers (AOTF comms) */
+    uint64_t push_to;            /* writers of epochs freed since: members */
     /* The latest epoch of each region (e at e % DN_COLL_INFLIGHT), kept
      * once done until a later epoch takes the region: its staging still
      * serves resend requests. */
@@ -274,9 +281,13 @@ int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch);
 void coll_serve(struct dn_coll_comm *c, uint64_t now);
 int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, uint64_t now);
 void coll_publish_freed(struct dn_coll_comm *c);
+/* Epochs [@from, c->freed) freed: tell their writers (AOTF comms). */
+void coll_push_freed(struct dn_coll_comm *c, uint32_t from);
 
 /* coll_select.c: an unstarted allreduce MAX of @count uint64 (the first
  * implementation, not selected), for the library's own agreements. */
+/* How many of a candidate's @trials are warm-ups, not timed. */
+unsigned coll_sel_warmup(unsigned trials);
 struct dn_coll_req *coll_max_req(const uint64_t *in, uint64_t *out, size_t count);
 
 /* coll_sched.c */

@@ -19,6 +19,13 @@
 /* The host's instructions a payload word costs the check (xor, multiply,
  * shift): charged to writer and reader. */
 #define COLL_CHECK_INSNS 3u
+/* Credits pushed (AOTF comms): a reader stores its freed word into its
+ * writers' COLL_PUSHED cells once it freed COLL_PUSH_EVERY more epochs
+ * (the look at each freed epoch's sources: COLL_PUSH_INSNS); a writer
+ * that finds no room there for COLL_PUSH_WAIT_NS reads the word instead. */
+#define COLL_PUSH_EVERY   2u
+#define COLL_PUSH_INSNS   20u
+#define COLL_PUSH_WAIT_NS 20000u
 
 /* A port's share of the area: a Kth, whole frames (a third of 1 MiB is
  * not 8-byte aligned, and frames rely on whole aligned 8-byte words). */
@@ -184,6 +191,35 @@ static void credit_read(struct dn_coll_comm *c, unsigned r)
     }
 }
 
+/* Epoch @ep wrote to the members in @readers: their cells are in use
+ * until they free it, and they owe this writer a push (coll_push_freed). */
+static void sent_to(struct dn_coll_comm *c, struct coll_epoch *ep, uint64_t readers)
+{
+    ep->dsts |= readers;
+    for (unsigned r = 0; readers >> r; r++) {
+        if ((readers >> r) & 1) {
+            c->peer[r].wrote = ep->epoch;
+            c->peer[r].wrote_any = 1;
+        }
+    }
+}
+
+/* A freed word member @r pushed (coll_push_freed): one load of this
+ * process's own cell. Of another incarnation it says nothing (a late
+ * store of an earlier one); only a read of r's own word tells it left. */
+static void pushed_credit(struct dn_coll_comm *c, unsigned r)
+{
+    struct coll_peer *p = &c->peer[r];
+    uint64_t v = coll_ld64(c->n, coll_my_block(c) + COLL_PUSHED + 8u * r);
+
+    if ((uint32_t)(v >> 32) == c->gen) {
+        p->in_comm = 1;
+        if ((int32_t)((uint32_t)v - p->freed) > 0) {
+            p->freed = (uint32_t)v;
+        }
+    }
+}
+
 /* Epoch @epoch may go into member @r's region once it freed epoch - INFLIGHT. */
 int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
 {
@@ -193,13 +229,18 @@ int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
     if (r == c->rank) {
         return 1;
     }
+    if (ahead >= (int32_t)DN_COLL_INFLIGHT && c->aotf_ok) {
+        pushed_credit(c, r);
+        ahead = (int32_t)(epoch - p->freed);
+    }
     if (ahead < (int32_t)DN_COLL_INFLIGHT) {
         /* Room now, and for one epoch more at most: read ahead, so that
          * the answer (a round trip) is in before a write has to wait for
-         * it rather than after. */
-        if (ahead == (int32_t)DN_COLL_INFLIGHT - 1 && !p->credit_busy) {
+         * it rather than after. Where readers push, nothing to read. */
+        if (!c->aotf_ok && ahead == (int32_t)DN_COLL_INFLIGHT - 1 && !p->credit_busy) {
             credit_read(c, r);
         }
+        p->blocked_at = 0;
         return 1;
     }
     /* A member that left (freed this communicator and took the slot for
@@ -210,10 +251,26 @@ int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
         return 1;
     }
     if (!p->credit_busy) {
-        credit_read(c, r);
+        /* Where readers push, a reader that owes this writer the push it
+         * needs gets COLL_PUSH_WAIT_NS for it (it may be lost, or wait for
+         * a second epoch freed); one that owes none is read at once. */
+        int32_t since = (int32_t)(epoch - p->wrote);
+        uint64_t now = 0;
+        if (c->aotf_ok && p->wrote_any && since > 0 && since <= (int32_t)DN_COLL_INFLIGHT) {
+            /* It owes a push of at least wrote + 1, epoch - INFLIGHT + 1
+             * or more: enough. */
+            now = dn_msg_now_ns(c->n);      /* coll_now's wall clock is in ms */
+            if (!p->blocked_at) {
+                p->blocked_at = now ? now : 1;
+            }
+        }
+        if (!now || now - p->blocked_at >= COLL_PUSH_WAIT_NS) {
+            credit_read(c, r);
+        }
     }
     return 0;
 }
+
 
 /* Credit replies that came in. */
 static void credit_replies(struct dn_coll_comm *c, uint64_t now)
@@ -272,6 +329,45 @@ static int aotf_word(struct dn_coll_comm *c, unsigned dst, uint64_t cell, uint32
     return dn_aotf_store(n, COLL_AOTF_CH, off, v, 8, NULL);
 }
 
+void coll_push_freed(struct dn_coll_comm *c, uint32_t from)
+{
+    if (!c->aotf_ok) {
+        return;
+    }
+    for (uint32_t e = from; e != c->freed; e++) {
+        const struct coll_epoch *ep = c->ep[e % DN_COLL_INFLIGHT];
+        if (!ep || ep->epoch != e) {
+            continue;       /* its region taken again: the next push, or a read */
+        }
+        for (unsigned i = 0; i < ep->nops; i++) {
+            const struct coll_op *o = &ep->ops[i];
+            if (o->kind == OP_RECV || o->kind == OP_RECV_RED) {
+                c->push_to |= 1ull << o->peer;
+            }
+        }
+    }
+    c->push_to &= ~(1ull << c->rank);
+    if (!c->push_to || c->freed - c->pushed < COLL_PUSH_EVERY) {
+        return;
+    }
+    uint64_t v = (uint64_t)c->gen << 32 | c->freed, off = COLL_PUSHED + 8u * c->rank;
+    dn_self(c->n, COLL_PUSH_INSNS);
+    if (c->mcast_ok && __builtin_popcountll(c->push_to) > 2) {
+        /* Every member's block at the same place (mcast_ok): one store. */
+        aotf_word(c, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, coll_my_block(c) + off, 0, v);
+    } else {
+        for (unsigned r = 0; r < c->size; r++) {
+            if ((c->push_to >> r) & 1) {
+                aotf_word(c, c->peer[r].addr, coll_peer_block(c, r) + off, 0, v);
+            }
+        }
+    }
+    /* A store that failed is a push lost: the writer reads instead. */
+    c->st.credit_pushes++;
+    c->pushed = c->freed;
+    c->push_to = 0;
+}
+
 /* Store small message @o into the cell at @raddr of @dst: its payload
  * word, then its check. The first time, take the word from its source
  * (kept for resends: the source may change once the call is done). */
@@ -299,7 +395,7 @@ static int small_send(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll
     if (rc != DN_OK) {
         return rc;
     }
-    ep->dsts |= readers;
+    sent_to(c, ep, readers);
     c->st.frames_sent++;
     c->st.small_sent++;
     return 1;
@@ -574,7 +670,7 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         if (rc != DN_OK) {
             return rc;
         }
-        ep->dsts |= 1ull << o->peer;
+        sent_to(c, ep, 1ull << o->peer);
         c->st.frames_sent += g.frames;
         return 1;
     }
@@ -606,7 +702,7 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         if (rc != DN_OK) {
             return rc;
         }
-        ep->dsts |= all;
+        sent_to(c, ep, all);
         c->st.frames_sent += g.frames;
         return 1;
     }

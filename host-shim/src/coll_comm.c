@@ -24,7 +24,7 @@ void dn_coll_config_default(dn_node *n, struct dn_coll_config *cfg)
         }
     }
     cfg->mcast_group = ports == 1 ? 0 : -1;
-    cfg->trials = 4;
+    cfg->trials = 6;
     cfg->timeout_ms = 60000;
 }
 
@@ -253,6 +253,8 @@ static void comm_open(struct dn_coll_comm *c)
     c->n->coll_slots |= (uint8_t)(1u << c->slot);
     c->n->coll_comm[c->slot] = c;
     c->freed = 0;
+    c->pushed = 0;
+    c->push_to = 0;
     coll_publish_freed(c);
 }
 

@@ -316,8 +316,10 @@ static int progress_one(struct dn_coll_comm *c)
         f++;
     }
     if (f != c->freed) {
+        uint32_t from = c->freed;
         c->freed = f;
         coll_publish_freed(c);
+        coll_push_freed(c, from);
     }
     /* Give up on what waited too long (wall clock). */
     if (c->in_flight) {

@@ -79,6 +79,14 @@ struct dn_coll_req *coll_max_req(const uint64_t *in, uint64_t *out, size_t count
     return rq;
 }
 
+/* A candidate's first trials are warm-ups, not timed: the first takes
+ * what the switch costs (credits of members it never wrote to, the
+ * skew the calls before it left), the second the skew that leaves. */
+unsigned coll_sel_warmup(unsigned trials)
+{
+    return trials >= 4 ? 2 : trials >= 2 ? 1 : 0;
+}
+
 /* Every member's span over candidate @ci's trials, maximized. */
 static int reduce_times(struct dn_coll_comm *c, unsigned key, unsigned ci)
 {
@@ -197,7 +205,7 @@ void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq)
         return;
     }
     unsigned ci = (unsigned)rq->sel_cand;
-    if (rq->sel_trial > 0 || c->cfg.trials == 1) {
+    if (rq->sel_trial >= coll_sel_warmup(c->cfg.trials)) {
         if (!s->span_end[ci] || rq->t_start < s->span_start[ci]) {
             s->span_start[ci] = rq->t_start;
         }
@@ -219,8 +227,9 @@ int dn_coll_report(dn_coll_comm *c, void *fp)
         return DN_EINVAL;
     }
     fprintf(f, "coll: rank %u of %u, incarnation %u, times %s ns of the slowest member's span "
-            "over %u trials, the first a warm-up\n",
-            c->rank, c->size, c->gen, c->n->timed ? "modeled" : "wall-clock", c->cfg.trials);
+            "over %u trials, the first %u warm-ups\n",
+            c->rank, c->size, c->gen, c->n->timed ? "modeled" : "wall-clock", c->cfg.trials,
+            coll_sel_warmup(c->cfg.trials));
     for (unsigned k = 0; k < COLL_SEL_KEYS; k++) {
         const struct coll_sel *s = &c->sel[k];
         if (!s->used) {
@@ -249,9 +258,10 @@ int dn_coll_report(dn_coll_comm *c, void *fp)
         fputc('\n', f);
     }
     fprintf(f, "coll: frames_sent=%llu frames_taken=%llu resend_asks=%llu resends=%llu "
-            "credit_reads=%llu stale_frames=%llu\n",
+            "credit_reads=%llu credit_pushes=%llu stale_frames=%llu\n",
             (unsigned long long)c->st.frames_sent, (unsigned long long)c->st.frames_taken,
             (unsigned long long)c->st.resend_asks, (unsigned long long)c->st.resends,
-            (unsigned long long)c->st.credit_reads, (unsigned long long)c->st.stale_frames);
+            (unsigned long long)c->st.credit_reads, (unsigned long long)c->st.credit_pushes,
+            (unsigned long long)c->st.stale_frames);
     return DN_OK;
 }

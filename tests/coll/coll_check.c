@@ -464,12 +464,21 @@ int main(int argc, char **argv)
                 (unsigned long long)st.small_sent, want_small ? "some" : "none");
         check_failures++;
     }
+    /* Where small messages go by AOTF, readers push their credits: some
+     * pushes; elsewhere none (writers read them). */
+    if (members >= 2 && want_small != (st.credit_pushes > 0)) {
+        fprintf(stderr, "coll_check: rank %u: %llu credit pushes, expected %s\n", me,
+                (unsigned long long)st.credit_pushes, want_small ? "some" : "none");
+        check_failures++;
+    }
     printf("coll_check: rank %u ok %u checks (frames %llu sent, %llu taken, %llu asked again, "
-           "%llu written again, %llu stale, %llu small by AOTF)\n",
+           "%llu written again, %llu stale, %llu small by AOTF, credits %llu read, "
+           "%llu pushed)\n",
            me, checks,
            (unsigned long long)st.frames_sent, (unsigned long long)st.frames_taken,
            (unsigned long long)st.resend_asks, (unsigned long long)st.resends,
-           (unsigned long long)st.stale_frames, (unsigned long long)st.small_sent);
+           (unsigned long long)st.stale_frames, (unsigned long long)st.small_sent,
+           (unsigned long long)st.credit_reads, (unsigned long long)st.credit_pushes);
     dn_close(n);
     return check_failures ? 1 : 0;
 }

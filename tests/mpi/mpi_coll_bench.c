@@ -26,8 +26,8 @@
  * rank's latency is the sum of its (t_stop - t_start) over the timed
  * iterations / ITERS; the figures are its average over the ranks (OSU's)
  * and its maximum (the slowest rank, which the project's targets judge).
- * The default SKIP (20) is more than coll/dimmnet's run-time selection
- * takes (cfg.trials 4 x at most 4 candidates + 1 calls a size class,
+ * The default SKIP (30) is more than coll/dimmnet's run-time selection
+ * takes (cfg.trials 6 x at most 4 candidates + 1 calls a size class,
  * docs/collectives.md): the timed calls then run the chosen algorithm.
  *
  * osu_iallreduce (OSU 5.3): the collective alone (MPI_Iallreduce +
@@ -73,7 +73,7 @@ static const char *const kind_name[K_N] = {
 
 #define MAX_SIZES 32
 
-static int rank, nprocs, iters = 10, skip = 20;
+static int rank, nprocs, iters = 10, skip = 30;
 static fi_dimmnet_clock_fn mclock;
 static char *sbuf, *rbuf;
 

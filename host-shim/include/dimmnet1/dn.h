@@ -799,7 +799,7 @@ int dn_barrier_algorithm_parse(const char *name);
  * collective has at least two that use the hardware differently (trees
  * of RDMA writes, recursive doubling, rings, direct writes, the switch's
  * multicast). While selecting, each candidate is tried for cfg.trials
- * calls (default 4) of each (collective, type, op, size class) in turn; the candidates are compared by
+ * calls (default 6, the first two untimed warm-ups) of each (collective, type, op, size class) in turn; the candidates are compared by
  * the slowest member's time (all members agree by a max-reduction) and
  * the fastest is kept: NBC-SIA's selection with its lesson applied.
  * DIMMNET_COLL_CHECK=1 (read when a communicator is made) compares every
@@ -854,7 +854,7 @@ struct dn_coll_config {
 };
 /* Defaults: every port of DIMMNET_NODES nodes (DIMMNET_HOST_PORTS a node),
  * rank = node * ports + port; switch group 0 with one port a node, else
- * none; 4 trials; resends as above; 60 s. */
+ * none; 6 trials; resends as above; 60 s. */
 void dn_coll_config_default(dn_node *n, struct dn_coll_config *cfg);
 /*
  * The first communicator of a job (collective over its members): the area
@@ -974,6 +974,8 @@ struct dn_coll_stats {
     uint64_t stale_frames;               /* frames found of another epoch or torn, not taken */
     uint64_t small_sent;                 /* messages of up to 8 bytes sent as AOTF stores
                                             (of frames_sent; resends not counted) */
+    uint64_t credit_pushes;              /* this process's progress pushed to its writers
+                                            (AOTF stores; where small_sent is used) */
 };
 int dn_coll_stats(const dn_coll_comm *c, struct dn_coll_stats *st);
 
