@@ -47,11 +47,13 @@ _Static_assert(DN_COLL_INFLIGHT <= 4, "a resend request's mask has 4 bits");
 /*
  * Small messages (docs/collectives.md "Small messages"): up to 8 bytes on
  * a communicator where every member may send AOTF (one host port a node)
- * go as AOTF stores of AOTF channel COLL_AOTF_CH into the cell, the
+ * go as AOTF stores of AOTF channels COLL_AOTF_CH0.. (one a destination,
+ * its whole collectives' area: re-pointed only for a new one) into the cell, the
  * payload word at + 16, then the check word at + 8 (coll_small_check); no
  * stamps, no staging, no RDMA. An empty message is the check word alone.
  */
-#define COLL_AOTF_CH       15u
+#define COLL_AOTF_CH0      8u
+#define COLL_AOTF_CHS      8u        /* channels 8-15 */
 #define COLL_SMALL         8u
 
 /* Layout of a port's share, the same on every process of a run (ports = K). */

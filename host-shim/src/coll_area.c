@@ -312,21 +312,36 @@ static uint64_t small_check(uint64_t stamp, uint64_t word, size_t bytes)
            (uint32_t)coll_check(stamp, w, bytes);
 }
 
-/* One word of a small message's cell at @dst (a member, or the group):
- * the channel re-pointed at the cell when it points elsewhere. */
-static int aotf_word(struct dn_coll_comm *c, unsigned dst, uint64_t cell, uint32_t off,
-                     uint64_t v)
+/* One word at @addr of @dst's collectives' area (a member, or the group),
+ * by the channel pointed at that destination's whole area (one port a
+ * node: every area at 0), else the least recently used one re-pointed
+ * (four uncached stores, charged by dn_aotf_open). */
+static int aotf_word(struct dn_coll_comm *c, unsigned dst, uint64_t addr, uint64_t v)
 {
     dn_node *n = c->n;
+    unsigned ch = 0, lru = 0;
 
-    if (!n->aotf[COLL_AOTF_CH].open || n->aotf[COLL_AOTF_CH].dst != dst ||
-        n->aotf[COLL_AOTF_CH].raddr != cell) {
-        int rc = dn_aotf_open(n, COLL_AOTF_CH, DN1_TYPE_PUSH, 0, dst, cell, 3 * COLL_STAMP);
+    _Static_assert(COLL_AOTF_CHS <= sizeof(n->coll_ch_used) / sizeof(n->coll_ch_used[0]),
+                   "LRU stamps for every channel");
+    for (ch = 0; ch < COLL_AOTF_CHS; ch++) {
+        const unsigned k = COLL_AOTF_CH0 + ch;
+        if (n->aotf[k].open && n->aotf[k].dst == dst && n->aotf[k].raddr == 0 &&
+            n->aotf[k].size == DN_COLL_AREA_SIZE) {
+            break;
+        }
+        if (n->coll_ch_used[ch] < n->coll_ch_used[lru]) {
+            lru = ch;
+        }
+    }
+    if (ch == COLL_AOTF_CHS) {
+        ch = lru;
+        int rc = dn_aotf_open(n, COLL_AOTF_CH0 + ch, DN1_TYPE_PUSH, 0, dst, 0, DN_COLL_AREA_SIZE);
         if (rc != DN_OK) {
             return rc;
         }
     }
-    return dn_aotf_store(n, COLL_AOTF_CH, off, v, 8, NULL);
+    n->coll_ch_used[ch] = ++n->coll_ch_tick;
+    return dn_aotf_store(n, COLL_AOTF_CH0 + ch, (uint32_t)addr, v, 8, NULL);
 }
 
 void coll_push_freed(struct dn_coll_comm *c, uint32_t from)
@@ -354,11 +369,11 @@ void coll_push_freed(struct dn_coll_comm *c, uint32_t from)
     dn_self(c->n, COLL_PUSH_INSNS);
     if (c->mcast_ok && __builtin_popcountll(c->push_to) > 2) {
         /* Every member's block at the same place (mcast_ok): one store. */
-        aotf_word(c, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, coll_my_block(c) + off, 0, v);
+        aotf_word(c, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, coll_my_block(c) + off, v);
     } else {
         for (unsigned r = 0; r < c->size; r++) {
             if ((c->push_to >> r) & 1) {
-                aotf_word(c, c->peer[r].addr, coll_peer_block(c, r) + off, 0, v);
+                aotf_word(c, c->peer[r].addr, coll_peer_block(c, r) + off, v);
             }
         }
     }
@@ -381,8 +396,8 @@ static int small_put(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_
         o->check = small_check(coll_stamp(c->gen, ep->epoch, o->cell, 0), o->word, o->bytes);
         dn_host_work(c->n, DN_HOST_INSNS, 2 * COLL_CHECK_INSNS);
     }
-    int rc = o->bytes ? aotf_word(c, dst, raddr, 2 * COLL_STAMP, o->word) : DN_OK;
-    return rc != DN_OK ? rc : aotf_word(c, dst, raddr, COLL_STAMP, o->check);
+    int rc = o->bytes ? aotf_word(c, dst, raddr + 2 * COLL_STAMP, o->word) : DN_OK;
+    return rc != DN_OK ? rc : aotf_word(c, dst, raddr + COLL_STAMP, o->check);
 }
 
 /* Send small message @o (not a resend) to @dst, whose readers are the

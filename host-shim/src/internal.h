@@ -187,6 +187,8 @@ struct dn_node {
         uint16_t dst;          /* where it points (for re-pointing only on change) */
         uint64_t raddr;
     } aotf[DN1_AOTF_CHANNELS];
+    uint32_t coll_ch_used[8];  /* collectives' channels (coll.h): last use, for LRU */
+    uint32_t coll_ch_tick;
     struct dn_msg_state *msg;  /* message exchange, once dn_msg_init ran */
     struct dn_atomic_state *atomic;    /* remote atomics, from the first post */
     struct dn_barrier *barriers[16];   /* by id (DN_BARRIER_MAX) */

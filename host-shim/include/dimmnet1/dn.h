@@ -247,9 +247,9 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
                   uint64_t local, size_t len, dn_xfer *x);
 
 /*
- * AOTF channels (32 per node; the application's are 0-14: channel 15 is
- * the collectives' small messages (dn_coll_*), 16-31 the barriers' (16 +
- * id); host port 0 only): open channel @ch once for packets of @type
+ * AOTF channels (32 per node; the application's are 0-7: channels 8-15
+ * are the collectives' small messages and credits (dn_coll_*), 16-31 the
+ * barriers' (16 + id); host port 0 only): open channel @ch once for packets of @type
  * (DN1_TYPE_PUSH for plain writes, or a firmware type) to node @dst, covering
  * @size bytes of its NIC address space from @raddr, asking for ACKs if @ack.
  * Then each dn_aotf_store() of 1-8 bytes at @offset in that range is one
