@@ -47,6 +47,21 @@ enum coll_dimmnet_op {
     COLL_DIMMNET_NOPS
 };
 
+/* The run-time choice between the backend and the module below
+ * (coll_dimmnet_choice.c): for the blocking operations, the first
+ * COLL_DIMMNET_CHOICE_OPS of the enum, by size class. */
+#define COLL_DIMMNET_CHOICE_OPS COLL_DIMMNET_OP_ibarrier
+#define COLL_DIMMNET_CLASSES 5
+enum { COLL_DIMMNET_CHOICE_AUTO = -1, COLL_DIMMNET_CHOICE_BACKEND = 0,
+       COLL_DIMMNET_CHOICE_BELOW = 1 };
+struct coll_dimmnet_choice {
+    unsigned calls;                 /* calls counted (not declined) */
+    int chosen;                     /* COLL_DIMMNET_CHOICE_*: -1 trying */
+    uint64_t t0;                    /* this call's start */
+    uint64_t span_start[2], span_end[2];   /* this rank's, backend and below */
+    uint64_t slowest[2];            /* the slowest rank's spans */
+};
+
 typedef struct mca_coll_dimmnet_component_t {
     mca_coll_base_component_2_0_0_t super;
 
@@ -61,6 +76,9 @@ typedef struct mca_coll_dimmnet_component_t {
     uint64_t comms;                        /* communicators enabled on */
     uint64_t calls[COLL_DIMMNET_NOPS];     /* calls taken, by operation */
     uint64_t served[COLL_DIMMNET_NOPS];    /* of those, the backend's */
+
+    int choice;                /* DIMMNET_COLL_CHOICE: COLL_DIMMNET_CHOICE_* */
+    uint64_t chose[2];         /* keys that chose the backend, the module below */
 } mca_coll_dimmnet_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_dimmnet_component_t mca_coll_dimmnet_component;
@@ -87,7 +105,19 @@ typedef struct mca_coll_dimmnet_module_t {
      * first outermost collective; -1 forward forever, 0 not yet, 1 joined. */
     int engine_state;
     void *engine_comm;
+
+    struct coll_dimmnet_choice choice[COLL_DIMMNET_CHOICE_OPS][COLL_DIMMNET_CLASSES];
 } mca_coll_dimmnet_module_t;
+
+/* coll_dimmnet_choice.c: who serves a blocking call of @bytes (the
+ * backend or the module below); *key is set when the call is a trial,
+ * then coll_dimmnet_chosen() after it. */
+int coll_dimmnet_choice_mode(void);
+size_t coll_dimmnet_bytes(int count, struct ompi_datatype_t *dtype);
+int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op, size_t bytes,
+                        struct ompi_communicator_t *comm, struct coll_dimmnet_choice **key);
+void coll_dimmnet_chosen(struct coll_dimmnet_choice *key, int declined);
+void coll_dimmnet_choice_report(mca_coll_dimmnet_module_t *m);
 
 /* The engine's part of a module's destruction, and of the component's
  * close (coll_dimmnet_engine.c). */

@@ -24,6 +24,8 @@
 #ifndef COLL_DIMMNET_BACKEND_H
 #define COLL_DIMMNET_BACKEND_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,6 +41,10 @@ struct mca_coll_base_module_2_3_0_t;
 
 struct coll_dimmnet_backend {
     const char *name;   /* for messages; "forward" for the table of NULLs */
+    /* The clock trials are timed by (coll_dimmnet_choice.c): *ns now
+     * (@ns may be NULL); 1 if modeled (the board's clock under host
+     * sync), 0 if wall-clock. */
+    int (*clock)(uint64_t *ns);
 
     /* blocking */
     int (*barrier)(struct ompi_communicator_t *comm,

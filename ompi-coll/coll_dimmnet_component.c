@@ -11,6 +11,7 @@
 #include "ompi/constants.h"
 #include "ompi/proc/proc.h"
 #include "opal/mca/base/mca_base_var.h"
+#include "opal/util/output.h"
 #include "coll_dimmnet.h"
 
 const char *mca_coll_dimmnet_component_version_string =
@@ -64,6 +65,13 @@ static int dimmnet_open(void)
     const char *s = getenv("DIMMNET_COLL_STATS");
 
     mca_coll_dimmnet_component.stats = NULL != s && 0 == strcmp(s, "1");
+    mca_coll_dimmnet_component.choice = coll_dimmnet_choice_mode();
+    if (mca_coll_dimmnet_component.choice < COLL_DIMMNET_CHOICE_AUTO) {
+        opal_output(0, "coll/dimmnet: DIMMNET_COLL_CHOICE=%s is not auto, engine or ompi: "
+                    "auto", getenv("DIMMNET_COLL_CHOICE"));
+        mca_coll_dimmnet_component.choice = COLL_DIMMNET_CHOICE_AUTO;
+    }
+    mca_coll_dimmnet_component.chose[0] = mca_coll_dimmnet_component.chose[1] = 0;
     mca_coll_dimmnet_component.initialized = false;
     mca_coll_dimmnet_component.comms = 0;
     memset(mca_coll_dimmnet_component.calls, 0, sizeof(mca_coll_dimmnet_component.calls));
@@ -119,6 +127,13 @@ void mca_coll_dimmnet_print_stats(void)
     for (int i = 0; i < COLL_DIMMNET_NOPS && len < (int) sizeof(extra); i++) {
         len += snprintf(extra + len, sizeof(extra) - len, " served_%s=%llu", names[i],
                         (unsigned long long) sv[i]);
+    }
+    /* The run-time choice: keys (operation, size class) decided for the
+     * engine and for Open MPI's own modules. */
+    if (len < (int) sizeof(extra)) {
+        len += snprintf(extra + len, sizeof(extra) - len, " chose_engine=%llu chose_ompi=%llu",
+                        (unsigned long long) __atomic_load_n(&c->chose[0], __ATOMIC_RELAXED),
+                        (unsigned long long) __atomic_load_n(&c->chose[1], __ATOMIC_RELAXED));
     }
 #define N(op) (unsigned long long) n[COLL_DIMMNET_OP_##op]
     /* reduce_scatter counts MPI_Reduce_scatter and MPI_Reduce_scatter_block;

@@ -26,10 +26,17 @@ static void dimmnet_module_construct(mca_coll_dimmnet_module_t *m)
     m->depth = 0;
     m->engine_state = 0;
     m->engine_comm = NULL;
+    memset(m->choice, 0, sizeof(m->choice));
+    for (int op = 0; op < COLL_DIMMNET_CHOICE_OPS; op++) {
+        for (int s = 0; s < COLL_DIMMNET_CLASSES; s++) {
+            m->choice[op][s].chosen = -1;
+        }
+    }
 }
 
 static void dimmnet_module_destruct(mca_coll_dimmnet_module_t *m)
 {
+    coll_dimmnet_choice_report(m);
     coll_dimmnet_engine_release(m);
 #define COLL_DIMMNET_RELEASE(name) \
     if (NULL != m->prev_##name##_module) { \
@@ -59,23 +66,39 @@ static inline bool dimmnet_outermost(mca_coll_dimmnet_module_t *m, enum coll_dim
 
 #define M(module) ((mca_coll_dimmnet_module_t *) (module))
 
+/* A call the run-time choice does not look at (a non-blocking form). */
+#define NO_CHOICE ((size_t) -1)
+#define BYTES(count, dtype) coll_dimmnet_bytes((count), (dtype))
+
 /*
- * One function an operation, each the whole decision for it: the backend's
- * function if there is one and this is an outermost call; the saved module
- * when there is none or it declines.
+ * One function an operation, each the whole decision for it: for an
+ * outermost call, the module below if the run-time choice says so
+ * (coll_dimmnet_choice.c), else the backend's function if there is one;
+ * the saved module when there is none or it declines (not a trial then).
  */
-#define DIMMNET_SERVE(name, ...) \
+#define DIMMNET_SERVE(name, bytes, ...) \
     do { \
         mca_coll_dimmnet_module_t *m = M(module); \
         int rc = COLL_DIMMNET_DECLINED; \
         m->depth++; \
-        if (dimmnet_outermost(m, COLL_DIMMNET_OP_##name) && \
-            NULL != coll_dimmnet_backend.name) { \
-            rc = coll_dimmnet_backend.name(__VA_ARGS__, module); \
+        if (dimmnet_outermost(m, COLL_DIMMNET_OP_##name)) { \
+            struct coll_dimmnet_choice *key = NULL; \
+            size_t b_ = (bytes); \
+            if (NO_CHOICE != b_ && COLL_DIMMNET_CHOICE_BELOW == \
+                    coll_dimmnet_choose(m, COLL_DIMMNET_OP_##name, b_, comm, &key)) { \
+                rc = m->prev_##name(__VA_ARGS__, m->prev_##name##_module); \
+                coll_dimmnet_chosen(key, 0); \
+                m->depth--; \
+                return rc; \
+            } \
+            if (NULL != coll_dimmnet_backend.name) { \
+                rc = coll_dimmnet_backend.name(__VA_ARGS__, module); \
+            } \
             if (COLL_DIMMNET_DECLINED != rc) { \
                 __atomic_fetch_add(&mca_coll_dimmnet_component.served[COLL_DIMMNET_OP_##name], \
                                    1, __ATOMIC_RELAXED); \
             } \
+            coll_dimmnet_chosen(key, COLL_DIMMNET_DECLINED == rc); \
         } \
         if (COLL_DIMMNET_DECLINED == rc) { \
             rc = m->prev_##name(__VA_ARGS__, m->prev_##name##_module); \
@@ -86,41 +109,43 @@ static inline bool dimmnet_outermost(mca_coll_dimmnet_module_t *m, enum coll_dim
 
 static int dimmnet_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(barrier, comm);
+    DIMMNET_SERVE(barrier, 0, comm);
 }
 
 static int dimmnet_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(bcast, buff, count, dtype, root, comm);
+    DIMMNET_SERVE(bcast, BYTES(count, dtype), buff, count, dtype, root, comm);
 }
 
 static int dimmnet_reduce(const void *sbuf, void *rbuf, int count,
                           struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(reduce, sbuf, rbuf, count, dtype, op, root, comm);
+    DIMMNET_SERVE(reduce, BYTES(count, dtype), sbuf, rbuf, count, dtype, op, root, comm);
 }
 
 static int dimmnet_allreduce(const void *sbuf, void *rbuf, int count,
                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(allreduce, sbuf, rbuf, count, dtype, op, comm);
+    DIMMNET_SERVE(allreduce, BYTES(count, dtype), sbuf, rbuf, count, dtype, op, comm);
 }
 
 static int dimmnet_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                              void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(allgather, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
+    DIMMNET_SERVE(allgather, BYTES(rcount, rdtype), sbuf, scount, sdtype, rbuf, rcount, rdtype,
+                  comm);
 }
 
 static int dimmnet_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(alltoall, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
+    DIMMNET_SERVE(alltoall, BYTES(rcount, rdtype), sbuf, scount, sdtype, rbuf, rcount, rdtype,
+                  comm);
 }
 
 static int dimmnet_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -128,7 +153,8 @@ static int dimmnet_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount
                                         struct ompi_communicator_t *comm,
                                         mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(reduce_scatter_block, sbuf, rbuf, rcount, dtype, op, comm);
+    DIMMNET_SERVE(reduce_scatter_block, BYTES(rcount, dtype), sbuf, rbuf, rcount, dtype, op,
+                  comm);
 }
 
 static int dimmnet_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
@@ -136,20 +162,20 @@ static int dimmnet_reduce_scatter(const void *sbuf, void *rbuf, const int *rcoun
                                   struct ompi_communicator_t *comm,
                                   mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(reduce_scatter, sbuf, rbuf, rcounts, dtype, op, comm);
+    DIMMNET_SERVE(reduce_scatter, NO_CHOICE, sbuf, rbuf, rcounts, dtype, op, comm);
 }
 
 static int dimmnet_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **request,
                             mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(ibarrier, comm, request);
+    DIMMNET_SERVE(ibarrier, NO_CHOICE, comm, request);
 }
 
 static int dimmnet_ibcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
                           struct ompi_communicator_t *comm, ompi_request_t **request,
                           mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(ibcast, buff, count, dtype, root, comm, request);
+    DIMMNET_SERVE(ibcast, NO_CHOICE, buff, count, dtype, root, comm, request);
 }
 
 static int dimmnet_ireduce(const void *sbuf, void *rbuf, int count,
@@ -157,7 +183,7 @@ static int dimmnet_ireduce(const void *sbuf, void *rbuf, int count,
                            struct ompi_communicator_t *comm, ompi_request_t **request,
                            mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(ireduce, sbuf, rbuf, count, dtype, op, root, comm, request);
+    DIMMNET_SERVE(ireduce, NO_CHOICE, sbuf, rbuf, count, dtype, op, root, comm, request);
 }
 
 static int dimmnet_iallreduce(const void *sbuf, void *rbuf, int count,
@@ -165,7 +191,7 @@ static int dimmnet_iallreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_communicator_t *comm, ompi_request_t **request,
                               mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(iallreduce, sbuf, rbuf, count, dtype, op, comm, request);
+    DIMMNET_SERVE(iallreduce, NO_CHOICE, sbuf, rbuf, count, dtype, op, comm, request);
 }
 
 static int dimmnet_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -173,7 +199,8 @@ static int dimmnet_iallgather(const void *sbuf, int scount, struct ompi_datatype
                               struct ompi_communicator_t *comm, ompi_request_t **request,
                               mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(iallgather, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request);
+    DIMMNET_SERVE(iallgather, NO_CHOICE, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                  request);
 }
 
 static int dimmnet_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -181,7 +208,8 @@ static int dimmnet_ialltoall(const void *sbuf, int scount, struct ompi_datatype_
                              struct ompi_communicator_t *comm, ompi_request_t **request,
                              mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(ialltoall, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request);
+    DIMMNET_SERVE(ialltoall, NO_CHOICE, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                  request);
 }
 
 static int dimmnet_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -190,7 +218,7 @@ static int dimmnet_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcoun
                                          ompi_request_t **request,
                                          mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(ireduce_scatter_block, sbuf, rbuf, rcount, dtype, op, comm, request);
+    DIMMNET_SERVE(ireduce_scatter_block, NO_CHOICE, sbuf, rbuf, rcount, dtype, op, comm, request);
 }
 
 /*

@@ -4,7 +4,9 @@
 # a few iterations, with coll/dimmnet (DIMMNET_COLL_STATS=1) and with it
 # off (OMPI_MCA_coll=^sm,dimmnet). Every expected line must be printed with
 # numbers (wall-clock and modeled); the served line must say yes with the
-# component and no without it. No timing thresholds.
+# component and no without it. No timing thresholds. Then the run-time
+# choice between the engine and Open MPI's own: decided alike on both ranks
+# at 8 bytes and reported; forced to Open MPI's, the engine serves nothing.
 #   test_coll_bench.sh LAUNCHER QEMU FIRMWARE MPI_COLL_BENCH
 set -uo pipefail
 launcher=$1 qemu=$2 firmware=$3 prog=$4
@@ -54,6 +56,38 @@ grep -E 'mpi_coll_bench' <<<"$out"
 lines "$out" "^dimmnet"
 grep -qE '^\[mpi\] mpi_coll_bench: coll/dimmnet served=no ' <<<"$out" ||
     fail "^dimmnet: the served line does not say no"
+
+# The component's run-time choice between the engine and Open MPI's own
+# (ompi-coll/coll_dimmnet_choice.c): 41 calls of a key decide it (25 for
+# the engine's own choice, 6 + 6 trials, one to agree); both ranks report
+# the same choice with both candidates' figures.
+choice() {  # [env...]
+    env "$@" DIMMNET_COLL_STATS=1 DIMMNET_COLL_REPORT=1 \
+        "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 --mpi --deterministic \
+        --timeout 120 -- "$prog" --iters 2 --skip 40 --kinds barrier,allreduce 8 2>&1
+}
+echo "run-time choice (auto):"
+out=$(choice); rc=$?
+grep -E 'coll/dimmnet' <<<"$out"
+[ "$rc" = 0 ] || { fail "choice: exit $rc"; tail -30 <<<"$out" >&2; }
+for k in barrier allreduce; do
+    picks=$(grep -oE "^\[mpi\] coll/dimmnet: rank [01] $k size<=64B chosen=(engine|ompi) engine=[1-9][0-9]* ompi=[1-9][0-9]* \(modeled ns" <<<"$out" |
+            sed 's/.*chosen=\([a-z]*\).*/\1/' | sort | uniq -c)
+    [ "$(wc -l <<<"$picks")" = 1 ] && grep -qE '^ *2 ' <<<"$picks" ||
+        fail "choice: $k at 8 bytes not decided alike on both ranks with both figures ('$picks')"
+done
+for r in 0 1; do
+    line=$(grep -E "^\[mpi\] coll/dimmnet: rank $r comms " <<<"$out")
+    e=$(sed -n 's/.* chose_engine=\([0-9]*\).*/\1/p' <<<"$line")
+    o=$(sed -n 's/.* chose_ompi=\([0-9]*\).*/\1/p' <<<"$line")
+    [ $((${e:-0} + ${o:-0})) -ge 2 ] || fail "choice: rank $r decided fewer than 2 keys ('$line')"
+done
+echo "DIMMNET_COLL_CHOICE=ompi:"
+out=$(choice DIMMNET_COLL_CHOICE=ompi); rc=$?
+grep -E 'coll/dimmnet' <<<"$out"
+[ "$rc" = 0 ] || { fail "choice=ompi: exit $rc"; tail -30 <<<"$out" >&2; }
+[ "$(grep -cE '^\[mpi\] coll/dimmnet: rank [01] comms .* served=0 ' <<<"$out")" = 2 ] ||
+    fail "choice=ompi: the engine served calls"
 
 [ "$fails" = 0 ] && echo "1 passed, 0 failed" || echo "0 passed, $fails failed"
 [ "$fails" = 0 ]
