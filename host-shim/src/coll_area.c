@@ -196,7 +196,7 @@ static void credit_read(struct dn_coll_comm *c, unsigned r)
 static void sent_to(struct dn_coll_comm *c, struct coll_epoch *ep, uint64_t readers)
 {
     ep->dsts |= readers;
-    for (unsigned r = 0; readers >> r; r++) {
+    for (unsigned r = 0; r < c->size; r++) {
         if ((readers >> r) & 1) {
             c->peer[r].wrote = ep->epoch;
             c->peer[r].wrote_any = 1;
@@ -270,7 +270,6 @@ int coll_credit(struct dn_coll_comm *c, unsigned r, uint32_t epoch)
     }
     return 0;
 }
-
 
 /* Credit replies that came in. */
 static void credit_replies(struct dn_coll_comm *c, uint64_t now)
