@@ -439,7 +439,12 @@ int dn_coll_wait(dn_coll_req *rq)
         }
         rc = coll_idle(rq->c->n);
         if (rc != DN_OK) {
-            return rc;
+            /* The node cannot wait (its board gone, or the caller's idle
+             * failed): nothing here would complete. Fail what is in flight
+             * on the communicator, so that no buffer of a call that
+             * returns is touched again, and free this request. */
+            broken(rq->c, rc, coll_now(rq->c));
+            return dn_coll_test(rq, &done);
         }
     }
 }

@@ -279,6 +279,37 @@ static void bad_args(dn_coll_comm *c)
 /* DIMMNET_COLL_CHECK (read when a communicator is made): calls that differ
  * among the members (count, root, op) are DN_EINVAL on every member,
  * started nowhere, and the communicator goes on. */
+/* A wait whose idle turn fails (as when the board is gone) fails the
+ * communicator's collectives with that error and frees the request, and
+ * the communicator stays broken: rank 0 waits in a barrier the others
+ * never enter, on a copy of the world. */
+static int failing_idle(void *arg)
+{
+    (void)arg;
+    return DN_EIO;
+}
+
+static void idle_fails(dn_coll_comm *world)
+{
+    unsigned me = dn_coll_rank(world);
+    dn_coll_comm *c = NULL;
+    int rc = dn_coll_comm_split(world, 0, (int)me, &c);
+
+    CHECK_MSG(rc == DN_OK && c, "split for the failing idle: %s", dn_strerror(rc));
+    if (!c) {
+        return;
+    }
+    if (me == 0) {
+        dn_coll_set_idle(n, failing_idle, NULL);
+        CHECK_EQ(dn_coll_barrier(c), DN_EIO);
+        dn_coll_set_idle(n, NULL, NULL);
+        CHECK_EQ(dn_coll_barrier(c), DN_EIO);
+        checks += 2;
+    }
+    CHECK_EQ(dn_coll_barrier(world), DN_OK);
+    dn_coll_comm_free(c);
+}
+
 static void mismatch(dn_coll_comm *world)
 {
     unsigned me = dn_coll_rank(world), size = dn_coll_size(world);
@@ -447,6 +478,7 @@ int main(int argc, char **argv)
     }
     if (dn_coll_size(world) >= 2) {
         mismatch(world);
+        idle_fails(world);
     }
     struct dn_coll_stats st;
     unsigned me = dn_coll_rank(world), members = dn_coll_size(world);

@@ -62,7 +62,7 @@ grep -qE '^\[mpi\] mpi_coll_bench: coll/dimmnet served=no ' <<<"$out" ||
 # the engine's own choice, 6 + 6 trials, one to agree); both ranks report
 # the same choice with both candidates' figures.
 choice() {  # [env...]
-    env "$@" DIMMNET_COLL_STATS=1 DIMMNET_COLL_REPORT=1 \
+    env DIMMNET_COLL_CHOICE=auto "$@" DIMMNET_COLL_STATS=1 DIMMNET_COLL_REPORT=1 \
         "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 --mpi --deterministic \
         --timeout 120 -- "$prog" --iters 2 --skip 40 --kinds barrier,allreduce 8 2>&1
 }

@@ -921,7 +921,11 @@ int dn_coll_ialltoall(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t coun
 int dn_coll_ireduce_scatter(dn_coll_comm *c, const void *sbuf, void *rbuf, size_t count,
                             enum dn_coll_type type, enum dn_coll_op op, dn_coll_req **req);
 /* *@done 1 once complete (the request is freed, its status returned);
- * DN_ETIMEDOUT once timeout_ms passed without it (freed as well). */
+ * DN_ETIMEDOUT once timeout_ms passed without it (freed as well).
+ * dn_coll_wait: when the idle turn between tests fails (DN_EIO: the board
+ * went away; or the error of dn_coll_set_idle's function), every
+ * collective in flight on the communicator fails with that error (it is
+ * broken: later calls return it too) and the request is freed. */
 int dn_coll_test(dn_coll_req *req, int *done);
 int dn_coll_wait(dn_coll_req *req);
 /* One turn of progress for everything in flight on @c (a progress loop). */
