@@ -12,6 +12,7 @@ set -uo pipefail
 launcher=$1 qemu=$2 firmware=$3 prog=$4
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/coll_stats.sh"
 run() {
     "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 --mpi --deterministic \
         --timeout 120 -- "$prog" --iters 2 --skip 1 8 1024 2>&1
@@ -77,10 +78,7 @@ for k in barrier allreduce; do
         fail "choice: $k at 8 bytes not decided alike on both ranks with both figures ('$picks')"
 done
 for r in 0 1; do
-    line=$(grep -E "^\[mpi\] coll/dimmnet: rank $r comms " <<<"$out")
-    e=$(sed -n 's/.* chose_engine=\([0-9]*\).*/\1/p' <<<"$line")
-    o=$(sed -n 's/.* chose_ompi=\([0-9]*\).*/\1/p' <<<"$line")
-    [ $((${e:-0} + ${o:-0})) -ge 2 ] || fail "choice: rank $r decided fewer than 2 keys ('$line')"
+    [ "$(keys_decided "$out" $r)" -ge 2 ] || fail "choice: rank $r decided fewer than 2 keys"
 done
 echo "DIMMNET_COLL_CHOICE=ompi:"
 out=$(choice DIMMNET_COLL_CHOICE=ompi); rc=$?

@@ -14,6 +14,7 @@ set -uo pipefail
 launcher=$1 qemu=$2 firmware=$3 prog=$4
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$(dirname "$0")/coll_stats.sh"
 run() {  # BOARDS [launcher args...]
     local n=$1; shift
     "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n "$n" --mpi "$@" \
@@ -44,10 +45,7 @@ served "$out" 4 barrier bcast reduce allreduce allgather alltoall reduce_scatter
 # run-time choice between the engine and Open MPI's own while every result
 # was checked: the switch mid-stream changes no byte.
 for ((r = 0; r < 4; r++)); do
-    line=$(grep -E "^\[mpi\] coll/dimmnet: rank $r comms " <<<"$out")
-    e=$(sed -n 's/.* chose_engine=\([0-9]*\).*/\1/p' <<<"$line")
-    o=$(sed -n 's/.* chose_ompi=\([0-9]*\).*/\1/p' <<<"$line")
-    [ $((${e:-0} + ${o:-0})) -ge 1 ] || fail "rank $r: the run-time choice decided no key"
+    [ "$(keys_decided "$out" $r)" -ge 1 ] || fail "rank $r: the run-time choice decided no key"
 done
 
 echo "with OMPI_MCA_coll=^dimmnet:"
