@@ -26,6 +26,7 @@
 #include "ompi/communicator/communicator.h"
 
 #include "coll_dimmnet_backend.h"
+#include "dimmnet1/dn.h"
 
 BEGIN_C_DECLS
 
@@ -51,7 +52,7 @@ enum coll_dimmnet_op {
  * (coll_dimmnet_choice.c): for the blocking operations, the first
  * COLL_DIMMNET_CHOICE_OPS of the enum, by size class. */
 #define COLL_DIMMNET_CHOICE_OPS COLL_DIMMNET_OP_ibarrier
-#define COLL_DIMMNET_CLASSES 5
+#define COLL_DIMMNET_CLASSES ((int) DN_COLL_SIZE_CLASSES)   /* dn_coll_size_class() */
 enum { COLL_DIMMNET_CHOICE_AUTO = -1, COLL_DIMMNET_CHOICE_BACKEND = 0,
        COLL_DIMMNET_CHOICE_BELOW = 1 };
 struct coll_dimmnet_choice {

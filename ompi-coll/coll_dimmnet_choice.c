@@ -43,13 +43,6 @@ static const char *const class_names[COLL_DIMMNET_CLASSES] = {
     "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB"
 };
 
-/* The engine's size classes (host-shim/src/coll_select.c), so that its
- * settling and this key's trials count the same calls. */
-static unsigned size_class(size_t bytes)
-{
-    return bytes <= 64 ? 0 : bytes <= 1024 ? 1 : bytes <= 16384 ? 2 : bytes <= 262144 ? 3 : 4;
-}
-
 int coll_dimmnet_choice_mode(void)
 {
     const char *s = getenv("DIMMNET_COLL_CHOICE");
@@ -122,7 +115,9 @@ int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op, s
     if (-1 == m->engine_state || op >= COLL_DIMMNET_CHOICE_OPS) {
         return COLL_DIMMNET_CHOICE_BACKEND;    /* nothing to choose from */
     }
-    k = &m->choice[op][size_class(bytes)];
+    /* The engine's size classes, so that its settling and this key's
+     * trials count the same calls. */
+    k = &m->choice[op][dn_coll_size_class(bytes)];
     if (k->chosen >= 0) {
         return k->chosen;
     }

@@ -262,7 +262,11 @@ int coll_progress(struct dn_coll_comm *c)
             o->progressing = 0;
         }
     }
-    return progress_one(c);
+    int was = c->progressing, rc;
+    c->progressing = 1;
+    rc = progress_one(c);
+    c->progressing = was;
+    return rc;
 }
 
 static int progress_one(struct dn_coll_comm *c)
@@ -406,6 +410,28 @@ int coll_start(struct dn_coll_comm *c, struct dn_coll_req *rq, dn_coll_req **out
 int dn_coll_progress(dn_coll_comm *c)
 {
     return c ? coll_progress(c) : DN_EINVAL;
+}
+
+int dn_coll_progress_node(dn_node *n)
+{
+    if (!n) {
+        return DN_EINVAL;
+    }
+    for (unsigned s = 0; s < DN_COLL_COMMS; s++) {
+        if (n->coll_comm[s] && n->coll_comm[s]->progressing) {
+            return DN_OK;       /* inside a turn already: it moves them */
+        }
+    }
+    for (unsigned s = 0; s < DN_COLL_COMMS; s++) {
+        struct dn_coll_comm *c = n->coll_comm[s];
+        if (c && !c->broken) {
+            /* One turn moves every communicator (coll_progress); one
+             * that breaks says so at its own calls. */
+            (void)coll_progress(c);
+            return DN_OK;
+        }
+    }
+    return DN_OK;
 }
 
 int dn_coll_test(dn_coll_req *rq, int *done)

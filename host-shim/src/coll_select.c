@@ -11,11 +11,6 @@
 #include <string.h>
 #include "coll.h"
 
-static unsigned size_class(size_t bytes)
-{
-    return bytes <= 64 ? 0 : bytes <= 1024 ? 1 : bytes <= 16384 ? 2 : bytes <= 262144 ? 3 : 4;
-}
-
 static int is_pow2(unsigned n)
 {
     return n && !(n & (n - 1));
@@ -117,7 +112,7 @@ int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq)
     int reduction = rq->kind == DN_COLL_REDUCE || rq->kind == DN_COLL_ALLREDUCE ||
                     rq->kind == DN_COLL_REDUCE_SCATTER;
     uint8_t op = reduction ? rq->op : 0, type = rq->kind == DN_COLL_BARRIER ? 0 : rq->type;
-    uint8_t sc = rq->kind == DN_COLL_BARRIER ? 0 : (uint8_t)size_class(rq->count * rq->esize);
+    uint8_t sc = rq->kind == DN_COLL_BARRIER ? 0 : (uint8_t)dn_coll_size_class(rq->count * rq->esize);
     unsigned key;
     struct coll_sel *s = NULL;
 
@@ -221,7 +216,7 @@ void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq)
 int dn_coll_report(dn_coll_comm *c, void *fp)
 {
     FILE *f = fp;
-    static const char *const classes[] = { "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB" };
+    static const char *const classes[DN_COLL_SIZE_CLASSES] = { "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB" };
 
     if (!c || !f) {
         return DN_EINVAL;

@@ -120,6 +120,7 @@ int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms)
 {
     int64_t deadline = dn_now_ms() + timeout_ms;
 
+    limit = limit > DN_CQ_SPARE ? limit - DN_CQ_SPARE : 1;
     /* Completions are read (uncached loads) only when there is no room
      * without them. */
     if (in_flight(n) < limit) {

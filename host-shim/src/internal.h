@@ -335,7 +335,17 @@ uint32_t dn_msg_inflight(const dn_node *n);
 struct dn_xfer_rec *dn_xfer_begin(dn_node *n, dn_xfer *x);
 void dn_xfer_sent(dn_node *n, struct dn_xfer_rec *r, dn_xfer *x);
 void dn_cq_drain(dn_node *n);
-/* Wait until fewer than @limit packets are in flight. */
+/*
+ * Records the host does not count as in flight but the NIC may still post:
+ * a second answer to a packet the network duplicated or the shim resent
+ * under its tag, a late answer to a transfer forgotten. Room is kept for
+ * them, so that they do not overflow the queue and take the place of a
+ * record someone waits for (the NIC drops what does not fit, ERR_CQ_FULL).
+ */
+#define DN_CQ_SPARE 32u
+
+/* Wait until fewer than @limit packets are in flight, DN_CQ_SPARE kept
+ * besides. */
 int dn_cq_wait_room(dn_node *n, uint32_t limit, int timeout_ms);
 int64_t dn_now_ms(void);
 /* Now, in ns: the board's modeled clock with host sync, else wall clock. */

@@ -11,8 +11,10 @@
 #include "dimmnet1/message.h"
 
 /* At most this many message packets unanswered node-wide: the completion
- * queue holds 256, and late answers from abandoned rounds need room too. */
-#define MSG_INFLIGHT_MAX 192u
+ * queue holds 256, atomics' answers take up to DN_ATOMIC_MAX, and records
+ * nobody counts (late answers from abandoned rounds, duplicates) need room
+ * too (DN_CQ_SPARE). */
+#define MSG_INFLIGHT_MAX (DN1_LLCM_CQ_ENTRIES - DN_ATOMIC_MAX - DN_CQ_SPARE)
 
 struct dn_msg_req {
     int done;

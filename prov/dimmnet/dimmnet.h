@@ -896,6 +896,10 @@ dn_node *dnf_coll_node(void);
 void dnf_node_progress(void);
 /* dimmnet_coll.c: the collectives' idle turn on the node (dn_coll_set_idle). */
 int dnf_coll_idle(void *arg);
+/* An empty poll of the application's (a CQ or counter read, a wait): the
+ * node's idle turn, and every DNF_POLL_COLL_EVERY-th time a turn for the
+ * node's collectives. */
+void dnf_poll_idle(dn_node *node);
 /* dimmnet_av.c */
 int dnf_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
                 struct fid_av **av, void *context);

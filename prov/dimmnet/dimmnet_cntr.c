@@ -40,7 +40,7 @@ static uint64_t cntr_read(struct fid_cntr *fc)
     cntr_progress(c);
     uint64_t v = atomic_load(&c->value);
     if (v == c->last_read && c->dom->ep) {
-        dnf_idle(c->dom->node);
+        dnf_poll_idle(c->dom->node);
     }
     c->last_read = v;
     return v;
@@ -109,7 +109,7 @@ static int cntr_wait(struct fid_cntr *fc, uint64_t threshold, int timeout)
         if (now_ms() >= deadline) {
             return -FI_ETIMEDOUT;
         }
-        dnf_idle(c->dom->node);
+        dnf_poll_idle(c->dom->node);
     }
 }
 

@@ -147,6 +147,31 @@ int dnf_coll_idle(void *arg)
     return dn_idle(n);
 }
 
+/*
+ * A collective is done at a member before its peers are: one may still
+ * need a frame written again or a credit. Open MPI's mtl ofi waits for a
+ * blocking send by polling the CQ itself (not opal_progress, whose
+ * callback gives coll/dimmnet's turns), so a rank that left an engine
+ * collective for a point-to-point exchange with a peer still inside it
+ * never served the peer, and both waited for good (under packet loss,
+ * once the run-time choice put Open MPI's own algorithm after the
+ * engine's). So empty polls give the collectives a turn; not every one:
+ * a turn is COLL_TURN_INSNS, and its scan for requests a load a peer.
+ */
+#define DNF_POLL_COLL_EVERY 64u
+void dnf_poll_idle(dn_node *node)
+{
+    static unsigned polls;
+
+    dnf_enter();
+    if (++polls % DNF_POLL_COLL_EVERY == 0) {
+        dn_host_self(node, 1);
+        dn_coll_progress_node(node);
+        dn_host_self(node, 0);
+    }
+    dn_idle(node);
+}
+
 static int c_idle(void)
 {
     return ENGINE(dnf_coll_idle(NULL));

@@ -136,7 +136,7 @@ static ssize_t cq_readfrom(struct fid_cq *fcq, void *buf, size_t count,
          * small message then took 4 ms a hop, one scheduler slice. Under
          * host sync the turn is what lets virtual time pass (else the
          * boards would wait for us forever). */
-        dnf_idle(cq->dom->node);
+        dnf_poll_idle(cq->dom->node);
     }
     return n;
 }
@@ -211,7 +211,7 @@ static ssize_t cq_sreadfrom(struct fid_cq *fcq, void *buf, size_t count,
         if (cq->wait == FI_WAIT_YIELD && !dn_host_sync(cq->dom->node)) {
             sched_yield();
         } else {
-            dnf_idle(cq->dom->node);
+            dnf_poll_idle(cq->dom->node);
         }
     }
 }

@@ -3,7 +3,7 @@
  * node whose LLCM is a plain buffer: no board. A second answer to the same
  * packet (a duplicated ACK, or a receiving firmware answering a duplicated
  * packet again) must not count, or a transfer would look complete while a
- * packet of it is still unanswered.
+ * packet of it is still unanswered; and such records must find room.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +50,30 @@ int main(void)
     post(1001, DN1_CQ_KIND_ACK);     /* late, for a transfer waited for */
     dn_cq_drain(n);
     CHECK_EQ(n->completed, 2);
+
+    /* Room is kept for records nobody counts (duplicates, second answers
+     * to resent packets): a full window of packets, each answered twice
+     * up to DN_CQ_SPARE times, still fits the queue: no record is lost. */
+    r = dn_xfer_begin(n, &x);
+    uint32_t out = 0;
+    while (dn_cq_wait_room(n, DN1_LLCM_CQ_ENTRIES, 0) == DN_OK) {
+        dn_xfer_sent(n, r, &x);
+        out++;
+    }
+    CHECK(out + DN_CQ_SPARE <= DN1_LLCM_CQ_ENTRIES);
+    CHECK(out >= DN1_LLCM_CQ_ENTRIES / 2);
+    for (uint32_t k = 0; k < out; k++) {
+        post(r->first_tag + k, DN1_CQ_KIND_ACK);
+        if (k < DN_CQ_SPARE) {
+            post(r->first_tag + k, DN1_CQ_KIND_ACK);
+        }
+    }
+    uint32_t produced, consumed;
+    memcpy(&produced, llcm + DN1_LLCM_CQ_PRODUCED, 4);
+    memcpy(&consumed, llcm + DN1_LLCM_CQ_CONSUMED, 4);
+    CHECK(produced - consumed <= DN1_LLCM_CQ_ENTRIES);
+    CHECK_EQ(dn_wait(n, &x, 0), DN_OK);
+    CHECK_EQ(x.acked, out);
     free(n);
     return check_failures ? 1 : 0;
 }

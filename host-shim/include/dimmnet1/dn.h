@@ -823,6 +823,16 @@ int dn_barrier_algorithm_parse(const char *name);
 #define DN_COLL_COMMS       8u          /* communicators with an area at once, a process */
 #define DN_COLL_AREA_SIZE   (1u << 20)  /* receive memory [0, this): the collectives' */
 
+/* The selection's size classes of a call's bytes (count x element size):
+ * <=64 B, <=1 KiB, <=16 KiB, <=256 KiB, more. A layer that chooses over
+ * the library's calls (coll/dimmnet) keys on the same classes, so both
+ * count the same calls. */
+#define DN_COLL_SIZE_CLASSES 5u
+static inline unsigned dn_coll_size_class(size_t bytes)
+{
+    return bytes <= 64 ? 0 : bytes <= 1024 ? 1 : bytes <= 16384 ? 2 : bytes <= 262144 ? 3 : 4;
+}
+
 enum dn_coll_type {
     DN_COLL_INT32 = 0, DN_COLL_INT64 = 1, DN_COLL_UINT64 = 2,
     DN_COLL_FLOAT = 3, DN_COLL_DOUBLE = 4,
@@ -930,6 +940,12 @@ int dn_coll_test(dn_coll_req *req, int *done);
 int dn_coll_wait(dn_coll_req *req);
 /* One turn of progress for everything in flight on @c (a progress loop). */
 int dn_coll_progress(dn_coll_comm *c);
+/* One turn for every communicator of @n's process, for a layer whose
+ * polling loop runs outside the collectives (a point-to-point wait): what
+ * a peer may still ask of this process after its part of a collective is
+ * done (a frame written again, a credit) gets served. DN_OK with none
+ * open, and nothing done when called from inside a turn. */
+int dn_coll_progress_node(dn_node *n);
 /*
  * Where the collectives wait on node @n (dn_coll_wait, a blocking form,
  * a start that waits for the run-time selection's agreement, a join, a
