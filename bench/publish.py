@@ -13,7 +13,7 @@ and what this script writes between them:
     <!-- /bench:NAME -->
 
 NAME says what the block holds (BLOCKS below: fig2, fig4, findings,
-handlers, mpi). HEX is the first 12 hex digits of the SHA-256 of the text
+handlers, mpi, coll). HEX is the first 12 hex digits of the SHA-256 of the text
 between the two markers, written by this script so that --check finds a
 hand edit. To place a new block, write `<!-- bench:NAME -->` and
 `<!-- /bench:NAME -->` on two lines where it goes and run this script.
@@ -24,6 +24,7 @@ Blocks may stand in README.md and docs/*.md but not in docs/hardware.md,
 which holds the model's constants, not measurements.
 
     bench/publish.py [--bench DIR] [--root DIR] [--allow-dirty] [--provenance-unknown]
+                     [--only NAME[,NAME...]]
     bench/publish.py --check [--root DIR]
     scripts/bench.sh --publish        (a full run, then this script)
 
@@ -181,8 +182,17 @@ def block_mpi(data):
     return r
 
 
+def block_coll(data):
+    """The collectives' targets with their verdicts, then every figure
+    (run_bench.report_coll, without its charge line: the block's last line
+    says it). The barrier's target is judged against fig4's host-mcast
+    figure when fig4 is published in the same run, else issue 37's."""
+    return rb.report_coll(data["coll"], data.get("fig4"))[2:]
+
+
 # name: (the parts whose CSVs it reads, its generator)
 BLOCKS = {
+    "coll": (["coll"], block_coll),
     "fig2": (["fig2"], block_fig2),
     "fig4": (["fig4"], block_fig4),
     "findings": (["fig2", "fig4", "handlers"], block_findings),
@@ -399,13 +409,20 @@ def load(bench, parts, allow_dirty, provenance_unknown):
     return data, prov
 
 
-def publish(root, bench, allow_dirty, provenance_unknown):
+def publish(root, bench, allow_dirty, provenance_unknown, only=None):
     """The documents' new texts {path: text}; Refused before anything is
-    written."""
+    written. With @only (block names), those blocks alone are rewritten,
+    from their parts' CSVs; the others stay as they are."""
     docs = {path: parse(path, root) for path in doc_files(root)}
     names = {b["name"] for pieces in docs.values() for b in pieces if isinstance(b, dict)}
     if not names:
         raise Refused("no bench block in %s's README.md or docs/*.md" % root)
+    if only:
+        absent = [n for n in only if n not in names]
+        if absent:
+            raise Refused("--only: no %s block in %s's README.md or docs/*.md (known: %s)"
+                          % (", ".join(absent), root, ", ".join(sorted(BLOCKS))))
+        names = set(only)
     parts = [p for p in rb.PARTS if any(p in BLOCKS[n][0] for n in names)]
     data, prov = load(bench, parts, allow_dirty, provenance_unknown)
     full = {p: data.get(p) for p in rb.PARTS}
@@ -417,7 +434,7 @@ def publish(root, bench, allow_dirty, provenance_unknown):
     out = {}
     for path, pieces in docs.items():
         for b in pieces:
-            if isinstance(b, dict):
+            if isinstance(b, dict) and b["name"] in made:
                 b["body"] = made[b["name"]]
         out[path] = render(pieces)
     return out
@@ -435,6 +452,9 @@ def main():
     ap.add_argument("--provenance-unknown", action="store_true",
                     help="publish CSVs without a provenance row, labelled: measured before "
                     "provenance was recorded, commit and contract unknown")
+    ap.add_argument("--only", metavar="NAME[,NAME...]",
+                    help="rewrite these blocks alone (a part rerun: scripts/bench.sh --only "
+                    "PART), leaving the others as published")
     ap.add_argument("--check", action="store_true",
                     help="write nothing: check every block is well-formed, names a commit "
                     "and contract, and is as published")
@@ -448,7 +468,12 @@ def main():
         print("publish: check: every bench block is well-formed and provenanced")
         return 0
     try:
-        out = publish(a.root, a.bench, a.allow_dirty, a.provenance_unknown)
+        only = [n for n in a.only.split(",") if n] if a.only else None
+        unknown = [n for n in only or [] if n not in BLOCKS]
+        if unknown:
+            ap.error("--only: unknown block %s (known: %s)"
+                     % (", ".join(unknown), ", ".join(sorted(BLOCKS))))
+        out = publish(a.root, a.bench, a.allow_dirty, a.provenance_unknown, only)
     except Refused as e:
         print("publish: refused, nothing written:\n  %s" % e, file=sys.stderr)
         return 1

@@ -113,6 +113,8 @@ typedef struct mca_coll_dimmnet_module_t {
 /* coll_dimmnet_choice.c: who serves a blocking call of @bytes (the
  * backend or the module below); *key is set when the call is a trial,
  * then coll_dimmnet_chosen() after it. */
+/* DIMMNET_COLL_CHOICE's mode: below COLL_DIMMNET_CHOICE_AUTO if the value
+ * names none. */
 int coll_dimmnet_choice_mode(void);
 size_t coll_dimmnet_bytes(int count, struct ompi_datatype_t *dtype);
 int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op, size_t bytes,

@@ -17,12 +17,10 @@
  * below, and the smaller wins (the backend on a tie). Declined calls do
  * not count: a backend declines the same calls on every rank.
  *
- * DIMMNET_COLL_CHOICE (read at MPI_Init): "engine" (default: the backend
- * always), "auto" (this choice; not the default yet: under packet loss
- * one run of mpi.coll_engine_faults hung in an engine reduce with it,
- * cause not found), "ompi" (the module below always, for the blocking
- * calls: a comparison); DIMMNET_COLL_REPORT=1 prints every key's figures
- * and choice when the communicator goes.
+ * DIMMNET_COLL_CHOICE (read at MPI_Init): "auto" (default: this choice),
+ * "engine" (the backend always), "ompi" (the module below always, for the
+ * blocking calls: a comparison); DIMMNET_COLL_REPORT=1 prints every key's
+ * figures and choice when the communicator goes.
  */
 #include "ompi_config.h"
 
@@ -47,16 +45,16 @@ int coll_dimmnet_choice_mode(void)
 {
     const char *s = getenv("DIMMNET_COLL_CHOICE");
 
-    if (NULL == s || '\0' == *s || 0 == strcmp(s, "engine")) {
-        return COLL_DIMMNET_CHOICE_BACKEND;
-    }
-    if (0 == strcmp(s, "auto")) {
+    if (NULL == s || '\0' == *s || 0 == strcmp(s, "auto")) {
         return COLL_DIMMNET_CHOICE_AUTO;
+    }
+    if (0 == strcmp(s, "engine")) {
+        return COLL_DIMMNET_CHOICE_BACKEND;
     }
     if (0 == strcmp(s, "ompi")) {
         return COLL_DIMMNET_CHOICE_BELOW;
     }
-    return -1;
+    return COLL_DIMMNET_CHOICE_AUTO - 1;    /* none of them: the caller says so */
 }
 
 size_t coll_dimmnet_bytes(int count, struct ompi_datatype_t *dtype)

@@ -67,9 +67,9 @@ static int dimmnet_open(void)
     mca_coll_dimmnet_component.stats = NULL != s && 0 == strcmp(s, "1");
     mca_coll_dimmnet_component.choice = coll_dimmnet_choice_mode();
     if (mca_coll_dimmnet_component.choice < COLL_DIMMNET_CHOICE_AUTO) {
-        opal_output(0, "coll/dimmnet: DIMMNET_COLL_CHOICE=%s is not engine, auto or ompi: "
-                    "engine", getenv("DIMMNET_COLL_CHOICE"));
-        mca_coll_dimmnet_component.choice = COLL_DIMMNET_CHOICE_BACKEND;
+        opal_output(0, "coll/dimmnet: DIMMNET_COLL_CHOICE=%s is not auto, engine or ompi: "
+                    "auto", getenv("DIMMNET_COLL_CHOICE"));
+        mca_coll_dimmnet_component.choice = COLL_DIMMNET_CHOICE_AUTO;
     }
     mca_coll_dimmnet_component.chose[0] = mca_coll_dimmnet_component.chose[1] = 0;
     mca_coll_dimmnet_component.initialized = false;

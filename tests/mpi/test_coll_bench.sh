@@ -61,16 +61,19 @@ grep -qE '^\[mpi\] mpi_coll_bench: coll/dimmnet served=no ' <<<"$out" ||
 # The component's run-time choice between the engine and Open MPI's own
 # (ompi-coll/coll_dimmnet_choice.c): 41 calls of a key decide it (25 for
 # the engine's own choice, 6 + 6 trials, one to agree); both ranks report
-# the same choice with both candidates' figures.
+# the same choice with both candidates' figures. It is the default, so a
+# value that names no mode is reported and the choice made all the same.
 choice() {  # [env...]
-    env DIMMNET_COLL_CHOICE=auto "$@" DIMMNET_COLL_STATS=1 DIMMNET_COLL_REPORT=1 \
+    env "$@" DIMMNET_COLL_STATS=1 DIMMNET_COLL_REPORT=1 \
         "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 --mpi --deterministic \
         --timeout 120 -- "$prog" --iters 2 --skip 40 --kinds barrier,allreduce 8 2>&1
 }
-echo "run-time choice (auto):"
-out=$(choice); rc=$?
+echo "run-time choice (DIMMNET_COLL_CHOICE=bogus: the default, auto):"
+out=$(choice DIMMNET_COLL_CHOICE=bogus); rc=$?
 grep -E 'coll/dimmnet' <<<"$out"
 [ "$rc" = 0 ] || { fail "choice: exit $rc"; tail -30 <<<"$out" >&2; }
+[ "$(grep -cE 'coll/dimmnet: DIMMNET_COLL_CHOICE=bogus is not auto, engine or ompi: auto$' <<<"$out")" = 2 ] ||
+    fail "choice: a bad DIMMNET_COLL_CHOICE not reported by both ranks"
 for k in barrier allreduce; do
     picks=$(grep -oE "^\[mpi\] coll/dimmnet: rank [01] $k size<=64B chosen=(engine|ompi) engine=[1-9][0-9]* ompi=[1-9][0-9]* \(modeled ns" <<<"$out" |
             sed 's/.*chosen=\([a-z]*\).*/\1/' | sort | uniq -c)

@@ -35,7 +35,7 @@ served() {  # OUTPUT RANKS KIND...
     done
 }
 
-out=$(DIMMNET_COLL_CHOICE=auto DIMMNET_COLL_STATS=1 run 4); rc=$?
+out=$(DIMMNET_COLL_STATS=1 run 4); rc=$?     # the run-time choice on (the default)
 grep -E 'mpi_coll_engine|coll/dimmnet|FAIL|failed' <<<"$out"
 [ "$rc" = 0 ] || { fail "4 boards: exit $rc"; tail -30 <<<"$out" >&2; }
 ok_ranks "$out" 4 || fail "4 boards: not 4 ranks ok"
