@@ -385,12 +385,14 @@ static int run(int rc, struct job *j, ompi_request_t **request, struct ompi_comm
              * peer's send to a receive it posted before may be what lets
              * that peer reach this collective), but a turn of Open MPI's
              * progress is a full turn of the provider (its queues and
-             * every node's mailbox): one in COLL_WAIT_PROGRESS turns, the
-             * node's idle between them. */
-            if (0 == turns % COLL_WAIT_PROGRESS) {
+             * every node's mailbox): none in the first
+             * FI_DIMMNET_COLL_GRACE turns, within which most collectives
+             * end, then one in COLL_WAIT_PROGRESS turns; the node's idle
+             * between them. */
+            if (turns >= FI_DIMMNET_COLL_GRACE && 0 == turns % COLL_WAIT_PROGRESS) {
                 opal_progress();
             } else {
-                (void) ops->idle();
+                (void) ops->idle(turns);
             }
         }
     }

@@ -52,7 +52,9 @@ static inline fi_dimmnet_clock_fn fi_dimmnet_modeled_clock(void)
  * (DN_OK 0, DN_E* negative). fi_dimmnet_coll_ops(FI_DIMMNET_COLL_VERSION)
  * is NULL for another version or when no domain is open.
  */
-#define FI_DIMMNET_COLL_VERSION 2u
+#define FI_DIMMNET_COLL_VERSION 3u
+/* A blocking wait's first turns that give no other traffic a turn. */
+#define FI_DIMMNET_COLL_GRACE 64u
 struct dn_coll_join;
 struct dn_coll_config;
 struct fi_dimmnet_coll_ops {
@@ -83,10 +85,11 @@ struct fi_dimmnet_coll_ops {
                            int type, int op, void **req);
     int (*test)(void *req, int *done);      /* frees req once done */
     int (*progress)(void *comm);
-    /* A blocking wait's turn without news: the node's idle (dn_idle),
-     * and every 16th call a turn of the node's endpoints (dnf_coll_idle),
-     * cheaper than a full progress turn of the caller's stack. */
-    int (*idle)(void);
+    /* A blocking wait's turn @turn (1 the first) without news: the node's
+     * idle (dn_idle), and from turn FI_DIMMNET_COLL_GRACE on every 16th
+     * a turn of the node's endpoints, cheaper than a full progress turn
+     * of the caller's stack. */
+    int (*idle)(unsigned turn);
 };
 const struct fi_dimmnet_coll_ops *fi_dimmnet_coll_ops(unsigned version);
 typedef const struct fi_dimmnet_coll_ops *(*fi_dimmnet_coll_ops_fn)(unsigned version);
