@@ -6,7 +6,7 @@
 # (the component's idle progress, and the provider's polls: Open MPI's mtl
 # ofi waits for a blocking send without opal_progress). The run-time
 # choice is on, so a key's trials put Open MPI's own algorithm, messages,
-# right after the engine's calls: without the provider's turns 3 runs in 7
+# right after the engine's calls: without the provider's turns 5 runs in 7
 # hung there. Passes when every rank is ok and the engine served allreduce
 # and iallreduce.
 #
