@@ -52,7 +52,7 @@ enum coll_dimmnet_op {
  * (coll_dimmnet_choice.c): for the blocking operations, the first
  * COLL_DIMMNET_CHOICE_OPS of the enum, by size class. */
 #define COLL_DIMMNET_CHOICE_OPS COLL_DIMMNET_OP_ibarrier
-#define COLL_DIMMNET_CLASSES ((int) DN_COLL_SIZE_CLASSES)   /* dn_coll_size_class() */
+#define COLL_DIMMNET_CLASSES ((int) DN_COLL_SIZE_CLASSES)   /* DN_COLL_SIZE_CLASS() */
 enum { COLL_DIMMNET_CHOICE_AUTO = -1, COLL_DIMMNET_CHOICE_BACKEND = 0,
        COLL_DIMMNET_CHOICE_BELOW = 1 };
 struct coll_dimmnet_choice {

@@ -115,7 +115,7 @@ int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op, s
     }
     /* The engine's size classes, so that its settling and this key's
      * trials count the same calls. */
-    k = &m->choice[op][dn_coll_size_class(bytes)];
+    k = &m->choice[op][DN_COLL_SIZE_CLASS(bytes)];
     if (k->chosen >= 0) {
         return k->chosen;
     }

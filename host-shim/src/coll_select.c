@@ -112,7 +112,7 @@ int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq)
     int reduction = rq->kind == DN_COLL_REDUCE || rq->kind == DN_COLL_ALLREDUCE ||
                     rq->kind == DN_COLL_REDUCE_SCATTER;
     uint8_t op = reduction ? rq->op : 0, type = rq->kind == DN_COLL_BARRIER ? 0 : rq->type;
-    uint8_t sc = rq->kind == DN_COLL_BARRIER ? 0 : (uint8_t)dn_coll_size_class(rq->count * rq->esize);
+    uint8_t sc = rq->kind == DN_COLL_BARRIER ? 0 : (uint8_t)DN_COLL_SIZE_CLASS(rq->count * rq->esize);
     unsigned key;
     struct coll_sel *s = NULL;
 

@@ -828,10 +828,8 @@ int dn_barrier_algorithm_parse(const char *name);
  * the library's calls (coll/dimmnet) keys on the same classes, so both
  * count the same calls. */
 #define DN_COLL_SIZE_CLASSES 5u
-static inline unsigned dn_coll_size_class(size_t bytes)
-{
-    return bytes <= 64 ? 0 : bytes <= 1024 ? 1 : bytes <= 16384 ? 2 : bytes <= 262144 ? 3 : 4;
-}
+#define DN_COLL_SIZE_CLASS(bytes) \
+    ((bytes) <= 64 ? 0u : (bytes) <= 1024 ? 1u : (bytes) <= 16384 ? 2u : (bytes) <= 262144 ? 3u : 4u)
 
 enum dn_coll_type {
     DN_COLL_INT32 = 0, DN_COLL_INT64 = 1, DN_COLL_UINT64 = 2,
