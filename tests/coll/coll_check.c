@@ -274,6 +274,7 @@ static void bad_args(dn_coll_comm *c)
     CHECK_EQ(dn_coll_force(c, DN_COLL_ALLREDUCE, "no-such"), DN_EINVAL);
     CHECK_EQ(dn_coll_iallreduce(NULL, &x, &y, 1, DN_COLL_INT32, DN_COLL_SUM, &rq),
              DN_EINVAL);
+    CHECK_EQ(dn_coll_progress_node(NULL), DN_EINVAL);
 }
 
 /* DIMMNET_COLL_CHECK (read when a communicator is made): calls that differ
