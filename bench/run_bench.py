@@ -183,12 +183,12 @@ COLL_ITERS, COLL_QUICK_ITERS = 5, 3
 # provider: with coll/dimmnet, and with it off as for any component (a
 # quick run: on 2 boards only).
 COLL_MPI_KINDS = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"]
-COLL_MPI = [("openmpi+dimmnet", {}), ("openmpi", {"OMPI_MCA_coll": "^dimmnet"})]
-# Calls of each kind and size before the timed ones: with coll/dimmnet, the
-# 40 its run-time choice takes to decide (ompi-coll/README.md); Open MPI's
-# own alone has nothing to decide, and its 64 KiB calls cost seconds of
-# wall clock each in the emulation, so 2.
-COLL_MPI_SKIP = {"openmpi+dimmnet": 40, "openmpi": 2}
+# (implementation, environment, calls of each kind and size before the
+# timed ones): with coll/dimmnet, the 40 its run-time choice takes to
+# decide (ompi-coll/README.md); Open MPI's own alone has nothing to decide,
+# and its 64 KiB calls cost seconds of wall clock each in the emulation,
+# so 2.
+COLL_MPI = [("openmpi+dimmnet", {}, 40), ("openmpi", {"OMPI_MCA_coll": "^dimmnet"}, 2)]
 COLL_WALL_NODES, COLL_QUICK_WALL_NODES = [4, 8], [2]
 COLL_WALL_SIZES, COLL_QUICK_WALL_SIZES = [4, 8, 1024, 65536], [8]
 
@@ -504,9 +504,9 @@ def coll(node_counts, sizes, overlap_sizes, iters, mpi_nodes):
                      ("iallreduce", "overlapped", n, b, float(m.group(5)))]
         if m is None:
             raise PartFailed("no modeled overlap figure on %d nodes" % n)
-        for impl, env in (COLL_MPI if n in mpi_nodes else []):
+        for impl, env, skip in (COLL_MPI if n in mpi_nodes else []):
             log("coll: %d nodes, MPI, %s" % (n, impl))
-            got = mpi_coll(n, env, sizes, iters, True, COLL_MPI_SKIP[impl])
+            got = mpi_coll(n, env, sizes, iters, True, skip)
             rows += [(k, impl, n, b, mx) for k, b, _, mx in got]
     return rows
 
@@ -549,9 +549,9 @@ def coll_wall(node_counts, sizes, iters):
     wall-clock."""
     rows = []
     for n in node_counts:
-        for impl, env in COLL_MPI:
+        for impl, env, skip in COLL_MPI:
             log("collwall: %d nodes, %s" % (n, impl))
-            for k, b, a, x in mpi_coll(n, env, sizes, iters, False, COLL_MPI_SKIP[impl]):
+            for k, b, a, x in mpi_coll(n, env, sizes, iters, False, skip):
                 if k.startswith("iallreduce:"):
                     rows.append(("iallreduce", impl + ":" + k.split(":")[1], n, b, a, x))
                 else:

@@ -129,9 +129,14 @@ static int c_progress(void *c)
  * every node's mailbox (~1.5 us of the paper's host), several engine
  * turns' worth. */
 #define COLL_IDLE_EP_TURN 16u
-static int idle_turn(dn_node *n, int endpoints)
+int dnf_coll_idle(void *arg)
 {
-    if (endpoints) {
+    static unsigned turns;
+
+    (void)arg;
+    dnf_enter();
+    NODE_OR(-FI_ENODEV);
+    if (++turns % COLL_IDLE_EP_TURN == 0) {
         /* The endpoints' turns charge as the provider's own path does
          * (its counts include the shim's): the shim's self-charges off
          * for them, on for the idle turn, as in the rest of the wait. */
@@ -140,16 +145,6 @@ static int idle_turn(dn_node *n, int endpoints)
         dn_host_self(n, 1);
     }
     return dn_idle(n);
-}
-
-int dnf_coll_idle(void *arg)
-{
-    static unsigned turns;
-
-    (void)arg;
-    dnf_enter();
-    NODE_OR(-FI_ENODEV);
-    return idle_turn(n, ++turns % COLL_IDLE_EP_TURN == 0);
 }
 
 /*
@@ -177,14 +172,11 @@ void dnf_poll_idle(dn_node *node)
     dn_idle(node);
 }
 
-/* A blocking wait's turn @turn (1 the first): the same, but nothing for
- * the endpoints in the first FI_DIMMNET_COLL_GRACE turns. Most collectives
- * end within them, and an endpoints' turn in each cost an MPI_Barrier at 8
- * boards 1 us of its 5 (modeled, the paper's host); a wait that lasts
- * longer (a peer that needs this process's messages first) gets them. */
-static int c_idle(unsigned turn)
+/* coll/dimmnet's blocking waits: the node's idle alone; the component
+ * gives Open MPI's traffic (the endpoints with it) opal_progress turns. */
+static int c_idle(void)
 {
-    return ENGINE(idle_turn(n, turn >= FI_DIMMNET_COLL_GRACE && turn % COLL_IDLE_EP_TURN == 0));
+    return ENGINE(dn_idle(n));
 }
 
 static struct fi_dimmnet_coll_ops coll_ops = {

@@ -53,8 +53,6 @@ static inline fi_dimmnet_clock_fn fi_dimmnet_modeled_clock(void)
  * is NULL for another version or when no domain is open.
  */
 #define FI_DIMMNET_COLL_VERSION 3u
-/* A blocking wait's first turns that give no other traffic a turn. */
-#define FI_DIMMNET_COLL_GRACE 64u
 struct dn_coll_join;
 struct dn_coll_config;
 struct fi_dimmnet_coll_ops {
@@ -85,11 +83,10 @@ struct fi_dimmnet_coll_ops {
                            int type, int op, void **req);
     int (*test)(void *req, int *done);      /* frees req once done */
     int (*progress)(void *comm);
-    /* A blocking wait's turn @turn (1 the first) without news: the node's
-     * idle (dn_idle), and from turn FI_DIMMNET_COLL_GRACE on every 16th
-     * a turn of the node's endpoints, cheaper than a full progress turn
-     * of the caller's stack. */
-    int (*idle)(unsigned turn);
+    /* A blocking wait's turn without news: the node's idle (dn_idle)
+     * alone (since version 3); the caller gives the other traffic its
+     * turns (coll/dimmnet: opal_progress, now and then). */
+    int (*idle)(void);
 };
 const struct fi_dimmnet_coll_ops *fi_dimmnet_coll_ops(unsigned version);
 typedef const struct fi_dimmnet_coll_ops *(*fi_dimmnet_coll_ops_fn)(unsigned version);
