@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "barrier.h"
 #include "barrier_paper.h"
+#include "combine.h"
 #include "dispatch.h"
 #include "fwstats.h"
 #include "hal/byteorder.h"
@@ -97,6 +98,9 @@ static int take_setup(unsigned g, uint32_t gen, uint32_t mode_word)
     }
     barrier_image(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE),
                   (uint16_t)(DN1_MCAST_BASE + (mode_word >> 8 & 0xffu)), done, 0);
+    if (done <= DN1_LLCM_SIZE - DN1_BAR_COMB_DONE_BYTES) {
+        comb_image_init(g, done);    /* a combining release's 16 bytes fit */
+    }
     hal_sram_write32(CNT(g, DN1_BAR_CNT_MEMBERS_HI), hi);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_MEMBERS_LO), lo);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_SIZE), popcount32(lo) + popcount32(hi));
@@ -136,15 +140,26 @@ enum rx_action barrier_handle(struct rx_packet *p)
     const struct dn1_hdr *h = &p->hdr;
 
     /* Step 1's packet: one host store to the counter (AOTF), or any
-     * packet of 4 bytes or more; never to a group, never a VA. */
+     * packet of 4 bytes or more; never to a group, never a VA. A
+     * combining arrival (raddr DN1_BAR_COMB_RADDR) is 8 bytes of value,
+     * its epoch in the raddr. */
+    int comb = (h->raddr & DN1_BAR_COMB_FLAG) != 0;
     if ((h->flags & DN1_FLAG_VA) || h->dst >= DN1_MCAST_BASE ||
-        h->len < DN1_BAR_MIN_PAYLOAD) {
+        h->len < (comb ? DN1_BAR_COMB_PAYLOAD : DN1_BAR_MIN_PAYLOAD)) {
         return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
     }
-    if (h->raddr >= DN1_BAR_RADDR(DN1_BAR_GROUPS) || (h->raddr & 31u)) {
-        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    unsigned g;
+    if (comb) {
+        if (h->raddr >= DN1_BAR_COMB_RADDR(DN1_BAR_GROUPS, 0) || (h->raddr & 7u)) {
+            return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+        }
+        g = (unsigned)(h->raddr >> DN1_BAR_COMB_GROUP_SHIFT) & (DN1_BAR_GROUPS - 1u);
+    } else {
+        if (h->raddr >= DN1_BAR_RADDR(DN1_BAR_GROUPS) || (h->raddr & 31u)) {
+            return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+        }
+        g = (unsigned)(h->raddr >> 5);
     }
-    unsigned g = (unsigned)(h->raddr >> 5);
 
     /* The set-up in force: a new one from the host is taken over now. */
     uint32_t mode_word = desc_u32(DESC_MODE_WORD(g));
@@ -159,6 +174,13 @@ enum rx_action barrier_handle(struct rx_packet *p)
     } else if (gen == 0) {
         return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
     }
+    /* A combining group takes combining arrivals only, whose done words
+     * have room for the result; a plain one plain arrivals. */
+    unsigned mode = mode_word & 0xffu;
+    if (comb != !!(mode & DN1_BAR_MODE_COMBINE) ||
+        (comb && desc_u32(DESC(g, done_off)) > DN1_LLCM_SIZE - DN1_BAR_COMB_DONE_BYTES)) {
+        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    }
 
     /* Only members count; the bit of this one, for the arrival set. */
     unsigned src = h->src;
@@ -168,7 +190,7 @@ enum rx_action barrier_handle(struct rx_packet *p)
         return refuse(p, DN1_NACK_BARRIER_MEMBER, DN1_FWST_NACK_BAR_MEMBER);
     }
 
-    uint32_t epoch = hal_swap32(hal_rx_payload32(0));
+    uint32_t epoch = comb ? (uint32_t)(h->raddr >> 3) : hal_swap32(hal_rx_payload32(0));
     uint32_t counting = hal_sram_read32(CNT(g, DN1_BAR_CNT_EPOCH));
     if (epoch != counting) {
         if (epoch != counting - 1 || !(gen_word & DN1_BAR_CNT_RELEASED_ONCE)) {
@@ -176,12 +198,21 @@ enum rx_action barrier_handle(struct rx_packet *p)
         }
         /* Released already: this member missed its completion. */
         dispatch_release(p, RX_DONE);
-        send_completion(g, src, epoch);
+        if (comb) {
+            comb_send(g, (uint16_t)src);
+        } else {
+            send_completion(g, src, epoch);
+        }
         fwstats_inc(DN1_FWST_BAR_RESENT);
         return RX_RELEASED;
     }
     uint32_t arrived_off = CNT(g, src < 32 ? DN1_BAR_CNT_ARRIVED_LO : DN1_BAR_CNT_ARRIVED_HI);
     uint32_t arrived = hal_sram_read32(arrived_off);
+    uint32_t w0 = 0, w1 = 0;
+    if (comb) {
+        w0 = hal_rx_payload32(0);    /* the value, before the packet is handed back */
+        w1 = hal_rx_payload32(4);
+    }
 
     /* Step 3: the core IDLE; the pipeline moves on while we count. */
     dispatch_release(p, RX_DONE);
@@ -192,9 +223,13 @@ enum rx_action barrier_handle(struct rx_packet *p)
     hal_sram_write32(arrived_off, arrived | bit);
     fwstats_inc(DN1_FWST_BAR_COUNTED);
 
-    /* Step 4: count down; not zero yet, done. */
-    uint32_t remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING)) - 1;
-    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), remaining);
+    /* Step 4: count down (a combining group's value counted in); not
+     * zero yet, done. */
+    uint32_t remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING));
+    if (comb) {
+        comb_count(g, mode, remaining == hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE)), w0, w1);
+    }
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), --remaining);
     if (remaining != 0) {
         return RX_RELEASED;
     }
@@ -202,15 +237,27 @@ enum rx_action barrier_handle(struct rx_packet *p)
     /* Step 5: the completions, pre-built: one multicast, or one per member
      * in ascending rank order. The mode is read now: the host may change it. */
     uint32_t size = hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
-    if ((desc_u32(DESC_MODE_WORD(g)) & 0xffu) == DN1_BAR_MODE_MCAST) {
-        send_completion(g, DN1_BAR_MCAST_IMAGE, epoch);
+    mode = desc_u32(DESC_MODE_WORD(g)) & 0xffu;
+    if (comb) {
+        comb_release(g, epoch);
+    }
+    if ((mode & DN1_BAR_MODE_KIND_MASK) == DN1_BAR_MODE_MCAST) {
+        if (comb) {   /* the switch group taken at the set-up, as the plain image's */
+            comb_send(g, (uint16_t)hal_sram_read32(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE) + 4));
+        } else {
+            send_completion(g, DN1_BAR_MCAST_IMAGE, epoch);
+        }
     } else {
         uint32_t w = 0;
         for (uint32_t k = 0; k < size; k++, w <<= 8) {
             if ((k & 3) == 0) {
                 w = hal_sram_read32(DN1_BAR_MEMBER_LIST(g) + k);   /* 4 ids a word */
             }
-            send_completion(g, w >> 24, epoch);
+            if (comb) {
+                comb_send(g, (uint16_t)(w >> 24));
+            } else {
+                send_completion(g, w >> 24, epoch);
+            }
         }
     }
 

@@ -49,7 +49,7 @@ struct fake_send {
     uint16_t len, seq;
     uint32_t tag, xoff;
     uint64_t raddr;
-    uint8_t payload[8];
+    uint8_t payload[16];
     size_t decisions_before;   /* fake_decision_count when it was sent */
 };
 #define FAKE_SENDS 256

@@ -5,6 +5,9 @@
  * one multicast, re-arming, resending a lost completion, every refusal,
  * and a random storm of arrivals, duplicates and stale packets checked
  * against a model: a completion never goes out before every member came.
+ * Combining groups: every op and integer type against the host's
+ * reference, duplicates counted once, a lost result sent again unchanged
+ * by the next epoch's arrivals, and their refusals.
  */
 #include <stdlib.h>
 #include "../common/check.h"
@@ -339,6 +342,214 @@ static void t_random_storm(void)
     CHECK_EQ(fwstats_get(DN1_FWST_BAR_RELEASED), total);
 }
 
+/* ---- combining ---- */
+
+static void comb_arrive_len(unsigned src, unsigned g, uint32_t epoch, uint64_t v, uint16_t len)
+{
+    struct dn1_hdr h = { .version = 1, .type = DN1_TYPE_BARRIER, .flags = DN1_FLAG_OTF,
+                         .src = (uint16_t)src, .dst = ME, .len = len,
+                         .raddr = DN1_BAR_COMB_RADDR(g, epoch) };
+    uint8_t le[8];
+    for (unsigned i = 0; i < 8; i++) {
+        le[i] = (uint8_t)(v >> 8 * i);
+    }
+    fake_rx_push_payload(&h, le, sizeof(le));
+    fake_interrupts();
+}
+
+static void comb_arrive(unsigned src, unsigned g, uint32_t epoch, uint64_t v)
+{
+    comb_arrive_len(src, g, epoch, v, 8);
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)le32(p + 4) << 32 | le32(p);
+}
+
+/* The host's reference (host-shim/src/coll_op.c's kernels, in rank order). */
+static uint32_t ref32(unsigned op, uint32_t a, uint32_t b)
+{
+    switch (op) {
+    case DN1_COMB_OP_SUM: return a + b;
+    case DN1_COMB_OP_PROD: return a * b;
+    case DN1_COMB_OP_MIN: return (int32_t)b < (int32_t)a ? b : a;
+    case DN1_COMB_OP_MAX: return (int32_t)b > (int32_t)a ? b : a;
+    case DN1_COMB_OP_BAND: return a & b;
+    case DN1_COMB_OP_BOR: return a | b;
+    default: return a ^ b;
+    }
+}
+
+static uint64_t ref(unsigned op, unsigned type, uint64_t a, uint64_t b)
+{
+    if (type == DN1_COMB_T_INT32) {
+        return (uint64_t)ref32(op, (uint32_t)(a >> 32), (uint32_t)(b >> 32)) << 32 |
+               ref32(op, (uint32_t)a, (uint32_t)b);
+    }
+    int s = type == DN1_COMB_T_INT64;
+    switch (op) {
+    case DN1_COMB_OP_SUM: return a + b;
+    case DN1_COMB_OP_PROD: return a * b;
+    case DN1_COMB_OP_MIN: return (s ? (int64_t)b < (int64_t)a : b < a) ? b : a;
+    case DN1_COMB_OP_MAX: return (s ? (int64_t)b > (int64_t)a : b > a) ? b : a;
+    case DN1_COMB_OP_BAND: return a & b;
+    case DN1_COMB_OP_BOR: return a | b;
+    default: return a ^ b;
+    }
+}
+
+static void t_combine_release(void)
+{
+    setup_group(2, 0x25, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_SUM, DN1_COMB_T_INT64, 0), 0);
+    comb_arrive(5, 2, 1, (uint64_t)-7);
+    comb_arrive(0, 2, 1, 1000);
+    CHECK_EQ(last()->action, RX_DONE);
+    CHECK_EQ(fake_send_count, 0);
+    comb_arrive(2, 2, 1, 3);
+    CHECK_EQ(fake_send_count, 3);
+    static const uint16_t order[3] = { 0, 2, 5 };
+    for (unsigned i = 0; i < 3; i++) {
+        CHECK_EQ(fake_sends[i].dst, order[i]);
+        CHECK_EQ(fake_sends[i].type, DN1_TYPE_PUSH);
+        CHECK_EQ(fake_sends[i].len, DN1_BAR_COMB_DONE_BYTES);
+        CHECK_EQ(fake_sends[i].raddr, DN1_RADDR_LLCM + DONE);
+        CHECK_EQ(le64(fake_sends[i].payload), 996);
+        CHECK_EQ(le32(fake_sends[i].payload + 8), 1);     /* the epoch after the value */
+        CHECK_EQ(le32(fake_sends[i].payload + 12), 0);
+    }
+    /* The op and type are read at the release: the next epoch's MAX of
+     * unsigned values, released as one multicast. */
+    set_mode(2, DN1_BAR_MODE_COMB(DN1_COMB_OP_MAX, DN1_COMB_T_UINT64, DN1_BAR_MODE_MCAST));
+    comb_arrive(0, 2, 2, 5);
+    comb_arrive(2, 2, 2, 1ull << 63);
+    comb_arrive(5, 2, 2, 9);
+    CHECK_EQ(fake_send_count, 4);
+    CHECK_EQ(fake_sends[3].dst, DN1_MCAST_BASE);
+    CHECK_EQ(le64(fake_sends[3].payload), 1ull << 63);
+    CHECK_EQ(le32(fake_sends[3].payload + 8), 2);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_RELEASED), 2);
+}
+
+static void t_combine_int32_halves(void)
+{
+    setup_group(0, 0x3, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_MIN, DN1_COMB_T_INT32, 0), 0);
+    comb_arrive(0, 0, 1, (uint64_t)(uint32_t)-5 << 32 | 7);
+    comb_arrive(1, 0, 1, (uint64_t)3 << 32 | 2);
+    CHECK_EQ(fake_send_count, 2);
+    CHECK_EQ(le32(fake_sends[0].payload), 2);                /* element 0 */
+    CHECK_EQ(le32(fake_sends[0].payload + 4), (uint32_t)-5); /* element 1, signed */
+    /* Products wrap, each half on its own. */
+    set_mode(0, DN1_BAR_MODE_COMB(DN1_COMB_OP_PROD, DN1_COMB_T_INT32, 0));
+    comb_arrive(1, 0, 2, (uint64_t)0x10000u << 32 | 0x10000u);
+    comb_arrive(0, 0, 2, (uint64_t)3 << 32 | 0x10000u);
+    CHECK_EQ(le32(fake_sends[2].payload), 0);
+    CHECK_EQ(le32(fake_sends[2].payload + 4), 0x30000u);
+}
+
+static void t_combine_duplicate_resend(void)
+{
+    setup_group(4, 0x6, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_SUM, DN1_COMB_T_UINT64, 0), 0);
+    comb_arrive(1, 4, 1, 10);
+    comb_arrive(1, 4, 1, 10);                     /* a duplicate adds nothing */
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_DUPLICATES), 1);
+    comb_arrive(2, 4, 1, 5);
+    CHECK_EQ(fake_send_count, 2);
+    CHECK_EQ(le64(fake_sends[0].payload), 15);
+    /* Epoch 2 begins; node 2 missed epoch 1's result and asks again: the
+     * same result, not what epoch 2 has counted so far. */
+    comb_arrive(1, 4, 2, 100);
+    comb_arrive(2, 4, 1, 5);
+    CHECK_EQ(fake_send_count, 3);
+    CHECK_EQ(fake_sends[2].dst, 2);
+    CHECK_EQ(le64(fake_sends[2].payload), 15);
+    CHECK_EQ(le32(fake_sends[2].payload + 8), 1);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_RESENT), 1);
+    comb_arrive(2, 4, 2, 1);
+    CHECK_EQ(le64(fake_sends[4].payload), 101);
+}
+
+static void t_combine_refusals(void)
+{
+    setup_group(3, 0x3, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_BOR, DN1_COMB_T_INT64, 0), 0);
+    setup_group(5, 0x3, DONE + 16, DN1_BAR_MODE_RANKS, 0);
+    arrive(0, 3, 1);                              /* plain arrival, combining group */
+    CHECK_EQ(last()->action, RX_NACK);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    comb_arrive(0, 5, 1, 1);                      /* combining arrival, plain group */
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    comb_arrive_len(0, 3, 1, 1, 4);               /* not all of a value */
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BAD_PATH);
+    comb_arrive(0, 3, 7, 1);                      /* an epoch not counted */
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+    comb_arrive(9, 3, 1, 1);                      /* not a member */
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_MEMBER);
+    comb_arrive(0, 16, 1, 1);                     /* no such group */
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    /* A done area whose 16 bytes run past LLCM. */
+    setup_group(6, 0x3, DN1_LLCM_SIZE - 8, DN1_BAR_MODE_COMB(0, 1, 0), 0);
+    comb_arrive(0, 6, 1, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    CHECK_EQ(fake_send_count, 0);
+    CHECK_EQ(fwstats_get(DN1_FWST_BAR_COUNTED), 0);
+    /* Refusals change nothing: the group still combines. */
+    comb_arrive(1, 3, 1, 4);
+    comb_arrive(0, 3, 1, 1);
+    CHECK_EQ(fake_send_count, 2);
+    CHECK_EQ(le64(fake_sends[0].payload), 5);
+}
+
+/* Every op and type, random member sets and values, arrivals in random
+ * order with duplicates, against the reference in rank order. */
+static void t_combine_storm(void)
+{
+    srand(7);
+    uint32_t epoch = 0;
+    uint64_t members = 0;
+    for (unsigned round = 0; round < 300; round++) {
+        if (round % 50 == 0) {
+            members = ((uint64_t)rand() << 32 ^ (uint64_t)rand()) | 1;
+            setup_group(9, members, DONE, DN1_BAR_MODE_COMB(0, 1, 0), 0);
+            epoch = 0;
+        }
+        unsigned op = (unsigned)rand() % 7, type = (unsigned)rand() % 3;
+        set_mode(9, DN1_BAR_MODE_COMB(op, type, round & 1));
+        epoch++;
+        uint64_t val[64], want = 0;
+        unsigned ids[64], k = 0;
+        for (unsigned i = 0; i < 64; i++) {
+            if ((members >> i) & 1) {
+                val[i] = (uint64_t)rand() << 40 ^ (uint64_t)rand() << 16 ^ (uint64_t)rand();
+                if (rand() % 4 == 0) {
+                    val[i] = (uint64_t)-(int64_t)val[i];
+                }
+                want = k ? ref(op, type, want, val[i]) : val[i];
+                ids[k++] = i;
+            }
+        }
+        for (unsigned i = k; i > 1; i--) {       /* a random arrival order */
+            unsigned j = (unsigned)rand() % i, t = ids[i - 1];
+            ids[i - 1] = ids[j];
+            ids[j] = t;
+        }
+        size_t before = fake_send_count;
+        for (unsigned i = 0; i < k; i++) {
+            comb_arrive(ids[i], 9, epoch, val[ids[i]]);
+            if (i + 1 < k && rand() % 5 == 0) {   /* after the last: a resend */
+                comb_arrive(ids[i], 9, epoch, val[ids[i]] + 1);   /* a duplicate */
+            }
+            if (i + 1 < k) {
+                CHECK_EQ(fake_send_count, before);
+            }
+        }
+        CHECK_EQ(fake_send_count, before + ((round & 1) ? 1 : k));
+        const struct fake_send *sent = &fake_sends[before % FAKE_SENDS];
+        CHECK_EQ(le64(sent->payload), want);
+        CHECK_EQ(le32(sent->payload + 8), epoch);
+        fake_send_count = 0;
+    }
+}
+
 static const struct test_case cases[] = {
     { "per_rank_release", t_per_rank_release },
     { "duplicate_counts_once", t_duplicate_counts_once },
@@ -348,6 +559,11 @@ static const struct test_case cases[] = {
     { "resetup_restarts", t_resetup_restarts },
     { "link_down_counted", t_link_down_counted },
     { "random_storm", t_random_storm },
+    { "combine_release", t_combine_release },
+    { "combine_int32_halves", t_combine_int32_halves },
+    { "combine_duplicate_resend", t_combine_duplicate_resend },
+    { "combine_refusals", t_combine_refusals },
+    { "combine_storm", t_combine_storm },
     { NULL, NULL },
 };
 

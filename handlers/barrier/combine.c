@@ -1,0 +1,99 @@
+/*
+ * Combining on the counting barrier (see combine.h). The NIC processor has
+ * no floating point and the firmware no soft-float: integer types only
+ * (the host keeps floating-point reductions).
+ */
+#include "combine.h"
+#include "fwstats.h"
+#include "hal/byteorder.h"
+#include "hal/sram.h"
+#include "dimmnet1/barrier.h"
+#include "dimmnet1/fw_types.h"
+#include "dimmnet1/packet.h"
+#include "dimmnet1/regs.h"
+#include "dimmnet1/memmap.h"
+
+void comb_image_init(unsigned g, uint32_t done_off)
+{
+    uint32_t off = DN1_BAR_COMB_IMAGE(g);
+
+    hal_sram_write32(off + 0, 1u << 24 | (uint32_t)DN1_TYPE_PUSH << 16);
+    hal_sram_write32(off + 4, 0);                           /* dst: at each send */
+    hal_sram_write32(off + 8, DN1_BAR_COMB_DONE_BYTES << 16);
+    hal_sram_write32(off + 12, 0);                          /* tag */
+    hal_sram_write32(off + 16, (uint32_t)(DN1_RADDR_LLCM >> 32));
+    hal_sram_write32(off + 20, done_off);
+    hal_sram_write32(off + 24, 0);                          /* xoff */
+    hal_sram_write32(off + 28, 0);                          /* crc: the NIC's */
+    for (unsigned b = 32; b < DN1_BAR_COMB_IMAGE_SIZE; b += 4) {
+        hal_sram_write32(off + b, 0);                       /* nothing released yet */
+    }
+}
+
+static uint32_t op32(unsigned op, uint32_t a, uint32_t b)
+{
+    switch (op) {
+    case DN1_COMB_OP_SUM: return a + b;
+    case DN1_COMB_OP_PROD: return a * b;
+    case DN1_COMB_OP_MIN: return (int32_t)b < (int32_t)a ? b : a;
+    case DN1_COMB_OP_MAX: return (int32_t)b > (int32_t)a ? b : a;
+    case DN1_COMB_OP_BAND: return a & b;
+    case DN1_COMB_OP_BOR: return a | b;
+    default: return a ^ b;
+    }
+}
+
+static uint64_t op64(unsigned op, int sgn, uint64_t a, uint64_t b)
+{
+    switch (op) {
+    case DN1_COMB_OP_SUM: return a + b;
+    case DN1_COMB_OP_PROD: return a * b;
+    case DN1_COMB_OP_MIN: return (sgn ? (int64_t)b < (int64_t)a : b < a) ? b : a;
+    case DN1_COMB_OP_MAX: return (sgn ? (int64_t)b > (int64_t)a : b > a) ? b : a;
+    case DN1_COMB_OP_BAND: return a & b;
+    case DN1_COMB_OP_BOR: return a | b;
+    default: return a ^ b;
+    }
+}
+
+void comb_count(unsigned g, unsigned mode, int first, uint32_t w0, uint32_t w1)
+{
+    uint32_t acc = DN1_BAR_COMB_ACC(g);
+    uint32_t lo = hal_swap32(w0), hi = hal_swap32(w1);   /* the host's value */
+
+    if (!first) {
+        unsigned op = mode >> DN1_BAR_MODE_OP_SHIFT & 7u;
+        unsigned type = mode >> DN1_BAR_MODE_TYPE_SHIFT & 7u;
+        uint32_t alo = hal_sram_read32(acc), ahi = hal_sram_read32(acc + 4);
+        if (type == DN1_COMB_T_INT32) {
+            lo = op32(op, alo, lo);
+            hi = op32(op, ahi, hi);
+        } else {
+            uint64_t v = op64(op, type == DN1_COMB_T_INT64, (uint64_t)ahi << 32 | alo,
+                              (uint64_t)hi << 32 | lo);
+            lo = (uint32_t)v;
+            hi = (uint32_t)(v >> 32);
+        }
+    }
+    hal_sram_write32(acc, lo);
+    hal_sram_write32(acc + 4, hi);
+}
+
+void comb_release(unsigned g, uint32_t epoch)
+{
+    uint32_t img = DN1_BAR_COMB_IMAGE(g), acc = DN1_BAR_COMB_ACC(g);
+
+    hal_sram_write32(img + 32, hal_swap32(hal_sram_read32(acc)));   /* as the host reads it */
+    hal_sram_write32(img + 36, hal_swap32(hal_sram_read32(acc + 4)));
+    hal_sram_write32(img + 40, hal_swap32(epoch));
+}
+
+void comb_send(unsigned g, uint16_t dst)
+{
+    uint32_t img = DN1_BAR_COMB_IMAGE(g);
+
+    hal_sram_write32(img + 4, dst);      /* the NIC takes the image at the kick */
+    if (hal_tx_send(img) != DN1_TX_RESULT_OK) {
+        fwstats_inc(DN1_FWST_BAR_TX_ERRORS);
+    }
+}

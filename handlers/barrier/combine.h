@@ -1,0 +1,31 @@
+/*
+ * Combining on the counting barrier (docs/hardware.md section 11,
+ * "Combining"; layouts: include/dimmnet1/barrier.h): each member's 8-byte
+ * value added into the group's running combination as the barrier counts
+ * it, and the result sent back with the release.
+ */
+#ifndef HANDLERS_BARRIER_COMBINE_H
+#define HANDLERS_BARRIER_COMBINE_H
+
+#include <stdint.h>
+
+/* Set-up of group @g: its completion image's fixed part (to @done_off). */
+void comb_image_init(unsigned g, uint32_t done_off);
+
+/*
+ * Count in a member's value: @w0 and @w1 the held payload's two words as
+ * loaded (the host's little-endian bytes), combined into group @g's
+ * running value with the op and type of @mode (the descriptor's mode
+ * byte); the epoch's @first value starts it. Integer ops wrap and are
+ * associative and commutative, so arrival order gives the same bits as
+ * the collectives' canonical order.
+ */
+void comb_count(unsigned g, unsigned mode, int first, uint32_t w0, uint32_t w1);
+
+/* The release of @epoch: the result and @epoch into the image. */
+void comb_release(unsigned g, uint32_t epoch);
+/* Send group @g's last released image to @dst (the release, or a member
+ * that missed it). */
+void comb_send(unsigned g, uint16_t dst);
+
+#endif
