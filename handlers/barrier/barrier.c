@@ -150,7 +150,8 @@ enum rx_action barrier_handle(struct rx_packet *p)
     }
     unsigned g;
     if (comb) {
-        if (h->raddr >= DN1_BAR_COMB_RADDR(DN1_BAR_GROUPS, 0) || (h->raddr & 7u)) {
+        if (h->raddr >= DN1_BAR_COMB_RADDR_END || (h->raddr & 7u) ||
+            (h->raddr >> DN1_BAR_COMB_GROUP_SHIFT & 0x1fu) >= DN1_BAR_GROUPS) {
             return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
         }
         g = (unsigned)(h->raddr >> DN1_BAR_COMB_GROUP_SHIFT) & (DN1_BAR_GROUPS - 1u);
@@ -208,8 +209,17 @@ enum rx_action barrier_handle(struct rx_packet *p)
     }
     uint32_t arrived_off = CNT(g, src < 32 ? DN1_BAR_CNT_ARRIVED_LO : DN1_BAR_CNT_ARRIVED_HI);
     uint32_t arrived = hal_sram_read32(arrived_off);
-    uint32_t w0 = 0, w1 = 0;
+    uint32_t w0 = 0, w1 = 0, remaining = 0, first = 0;
+    unsigned opt = 0;
     if (comb) {
+        /* The epoch's first arrival fixes its op and type; another op or
+         * type belongs to no combination counted here. */
+        opt = (unsigned)(h->raddr >> DN1_BAR_COMB_OPT_SHIFT) & 0x3fu;
+        remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING));
+        first = remaining == hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
+        if (!(arrived & bit) && !comb_opt_ok(g, (int)first, opt)) {
+            return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
+        }
         w0 = hal_rx_payload32(0);    /* the value, before the packet is handed back */
         w1 = hal_rx_payload32(4);
     }
@@ -225,9 +235,10 @@ enum rx_action barrier_handle(struct rx_packet *p)
 
     /* Step 4: count down (a combining group's value counted in); not
      * zero yet, done. */
-    uint32_t remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING));
     if (comb) {
-        comb_count(g, mode, remaining == hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE)), w0, w1);
+        comb_count(g, opt, (int)first, w0, w1);
+    } else {
+        remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING));
     }
     hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), --remaining);
     if (remaining != 0) {

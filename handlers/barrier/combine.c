@@ -56,14 +56,21 @@ static uint64_t op64(unsigned op, int sgn, uint64_t a, uint64_t b)
     }
 }
 
-void comb_count(unsigned g, unsigned mode, int first, uint32_t w0, uint32_t w1)
+int comb_opt_ok(unsigned g, int first, unsigned opt)
+{
+    return (opt & 7u) <= DN1_COMB_OP_BXOR && opt >> 3 <= DN1_COMB_T_UINT64 &&
+           (first || hal_sram_read32(DN1_BAR_COMB_ACC(g) + 8) == opt);
+}
+
+void comb_count(unsigned g, unsigned opt, int first, uint32_t w0, uint32_t w1)
 {
     uint32_t acc = DN1_BAR_COMB_ACC(g);
     uint32_t lo = hal_swap32(w0), hi = hal_swap32(w1);   /* the host's value */
 
-    if (!first) {
-        unsigned op = mode >> DN1_BAR_MODE_OP_SHIFT & 7u;
-        unsigned type = mode >> DN1_BAR_MODE_TYPE_SHIFT & 7u;
+    if (first) {
+        hal_sram_write32(acc + 8, opt);
+    } else {
+        unsigned op = opt & 7u, type = opt >> 3;
         uint32_t alo = hal_sram_read32(acc), ahi = hal_sram_read32(acc + 4);
         if (type == DN1_COMB_T_INT32) {
             lo = op32(op, alo, lo);

@@ -12,15 +12,18 @@
 /* Set-up of group @g: its completion image's fixed part (to @done_off). */
 void comb_image_init(unsigned g, uint32_t done_off);
 
+/* May an arrival with @opt (op | type << 3, from its raddr) count in
+ * group @g's epoch? Its first arrival (@first) fixes the op and type. */
+int comb_opt_ok(unsigned g, int first, unsigned opt);
+
 /*
  * Count in a member's value: @w0 and @w1 the held payload's two words as
  * loaded (the host's little-endian bytes), combined into group @g's
- * running value with the op and type of @mode (the descriptor's mode
- * byte); the epoch's @first value starts it. Integer ops wrap and are
- * associative and commutative, so arrival order gives the same bits as
- * the collectives' canonical order.
+ * running value with op and type @opt; the epoch's @first value starts
+ * it. Integer ops wrap and are associative and commutative, so arrival
+ * order gives the same bits as the collectives' canonical order.
  */
-void comb_count(unsigned g, unsigned mode, int first, uint32_t w0, uint32_t w1);
+void comb_count(unsigned g, unsigned opt, int first, uint32_t w0, uint32_t w1);
 
 /* The release of @epoch: the result and @epoch into the image. */
 void comb_release(unsigned g, uint32_t epoch);

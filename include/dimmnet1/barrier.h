@@ -91,29 +91,26 @@ struct dn1_bar_group {
 /*
  * Combining (docs/hardware.md section 11, "Combining"): the counting
  * barrier carrying one 8-byte value a member, which the firmware combines
- * as the members arrive and sends back with the release, so an
- * integer allreduce of up to 8 bytes costs each member's host one AOTF
- * store and the polling of one word. A combining arrival is an AOTF store
- * of 8 bytes whose raddr says group and epoch (DN1_BAR_COMB_RADDR: the
- * store's offset in a channel based at the group's first epoch carries the
- * epoch, so the payload is all value). The group's mode byte says it
- * combines (DN1_BAR_MODE_COMBINE), with which op and type; the counter
- * node's host writes op and type before its own arrival of each epoch (the
- * firmware reads them at the release, which that arrival precedes).
+ * as the members arrive and sends back with the release, so an integer
+ * allreduce of up to 8 bytes costs each member's host one AOTF store and
+ * the polling of one word. A combining arrival is an AOTF store of 8 bytes
+ * whose raddr says group, epoch, op and type (DN1_BAR_COMB_RADDR: a
+ * channel based at the group's first epoch carries the epoch in the
+ * store's offset, so the payload is all value); the epoch's first arrival
+ * fixes its op and type. A group combines when its mode byte has
+ * DN1_BAR_MODE_COMBINE.
  */
 #define DN1_BAR_COMB_FLAG        (1ull << 40)
 #define DN1_BAR_COMB_GROUP_SHIFT 35u
-#define DN1_BAR_COMB_RADDR(g, e) (DN1_BAR_COMB_FLAG | (uint64_t)(g) << DN1_BAR_COMB_GROUP_SHIFT | \
-                                  (uint64_t)(uint32_t)(e) << 3)
+#define DN1_BAR_COMB_OPT_SHIFT   41u      /* op | type << 3 */
+#define DN1_BAR_COMB_RADDR(g, e, op, t) \
+    (DN1_BAR_COMB_FLAG | (uint64_t)((op) | (t) << 3) << DN1_BAR_COMB_OPT_SHIFT | \
+     (uint64_t)(g) << DN1_BAR_COMB_GROUP_SHIFT | (uint64_t)(uint32_t)(e) << 3)
+#define DN1_BAR_COMB_RADDR_END   (1ull << 47)
 #define DN1_BAR_COMB_PAYLOAD     8u
-/* Mode byte of a combining group: bit 0 the release kind, as ever. */
+/* Mode byte: bit 0 the release kind, as for any group. */
 #define DN1_BAR_MODE_KIND_MASK   0x01u
 #define DN1_BAR_MODE_COMBINE     0x80u
-#define DN1_BAR_MODE_OP_SHIFT    1u       /* bits 1-3: DN1_COMB_OP_* */
-#define DN1_BAR_MODE_TYPE_SHIFT  4u       /* bits 4-6: DN1_COMB_T_* */
-#define DN1_BAR_MODE_COMB(op, t, kind) \
-    (DN1_BAR_MODE_COMBINE | (unsigned)(op) << DN1_BAR_MODE_OP_SHIFT | \
-     (unsigned)(t) << DN1_BAR_MODE_TYPE_SHIFT | (unsigned)(kind))
 /* Ops and types (the shim's dn_coll_op and dn_coll_type numbering). The
  * NIC processor has no floating point: integer types only. */
 #define DN1_COMB_OP_SUM          0u
@@ -126,9 +123,9 @@ struct dn1_bar_group {
 #define DN1_COMB_T_INT32         0u       /* two elements: bytes 0-3, 4-7 */
 #define DN1_COMB_T_INT64         1u
 #define DN1_COMB_T_UINT64        2u
-/* Chip SRAM: group g's running combination of this epoch's values at
- * DN1_BAR_COMB_ACC(g) (the processor's words: low half, high half of the
- * value as a number); its completion image (a PUSH of
+/* Chip SRAM: group g's running combination of this epoch at
+ * DN1_BAR_COMB_ACC(g) (the processor's words: the value's low half, its
+ * high half, the epoch's op | type << 3); its completion image (a PUSH of
  * DN1_BAR_COMB_DONE_BYTES to done_off: the result as the host reads it,
  * the released epoch u32, 4 zero bytes) at DN1_BAR_COMB_IMAGE(g), sent to
  * each member or to the switch group, dst set at each send. */
@@ -136,7 +133,7 @@ struct dn1_bar_group {
 #define DN1_BAR_COMB_IMAGE_SIZE  48u
 #define DN1_BAR_COMB_IMAGE(g)    (DN1_BAR_SRAM_COMB_IMAGES + DN1_BAR_COMB_IMAGE_SIZE * (g))
 #define DN1_BAR_SRAM_COMB_ACC    0xb300u
-#define DN1_BAR_COMB_ACC(g)      (DN1_BAR_SRAM_COMB_ACC + 8u * (g))
+#define DN1_BAR_COMB_ACC(g)      (DN1_BAR_SRAM_COMB_ACC + 16u * (g))
 #define DN1_BAR_COMB_DONE_BYTES  16u
 
 /*

@@ -344,11 +344,15 @@ static void t_random_storm(void)
 
 /* ---- combining ---- */
 
+#define COMB(kind) (DN1_BAR_MODE_COMBINE | (kind))
+
+static unsigned comb_op = DN1_COMB_OP_SUM, comb_type = DN1_COMB_T_INT64;
+
 static void comb_arrive_len(unsigned src, unsigned g, uint32_t epoch, uint64_t v, uint16_t len)
 {
     struct dn1_hdr h = { .version = 1, .type = DN1_TYPE_BARRIER, .flags = DN1_FLAG_OTF,
                          .src = (uint16_t)src, .dst = ME, .len = len,
-                         .raddr = DN1_BAR_COMB_RADDR(g, epoch) };
+                         .raddr = DN1_BAR_COMB_RADDR(g, epoch, comb_op, comb_type) };
     uint8_t le[8];
     for (unsigned i = 0; i < 8; i++) {
         le[i] = (uint8_t)(v >> 8 * i);
@@ -360,6 +364,12 @@ static void comb_arrive_len(unsigned src, unsigned g, uint32_t epoch, uint64_t v
 static void comb_arrive(unsigned src, unsigned g, uint32_t epoch, uint64_t v)
 {
     comb_arrive_len(src, g, epoch, v, 8);
+}
+
+static void comb_use(unsigned op, unsigned type)
+{
+    comb_op = op;
+    comb_type = type;
 }
 
 static uint64_t le64(const uint8_t *p)
@@ -401,7 +411,8 @@ static uint64_t ref(unsigned op, unsigned type, uint64_t a, uint64_t b)
 
 static void t_combine_release(void)
 {
-    setup_group(2, 0x25, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_SUM, DN1_COMB_T_INT64, 0), 0);
+    setup_group(2, 0x25, DONE, COMB(DN1_BAR_MODE_RANKS), 0);
+    comb_use(DN1_COMB_OP_SUM, DN1_COMB_T_INT64);
     comb_arrive(5, 2, 1, (uint64_t)-7);
     comb_arrive(0, 2, 1, 1000);
     CHECK_EQ(last()->action, RX_DONE);
@@ -418,9 +429,10 @@ static void t_combine_release(void)
         CHECK_EQ(le32(fake_sends[i].payload + 8), 1);     /* the epoch after the value */
         CHECK_EQ(le32(fake_sends[i].payload + 12), 0);
     }
-    /* The op and type are read at the release: the next epoch's MAX of
-     * unsigned values, released as one multicast. */
-    set_mode(2, DN1_BAR_MODE_COMB(DN1_COMB_OP_MAX, DN1_COMB_T_UINT64, DN1_BAR_MODE_MCAST));
+    /* Each epoch its own op and type: a MAX of unsigned values, released
+     * as one multicast (the release kind is read at each release). */
+    set_mode(2, COMB(DN1_BAR_MODE_MCAST));
+    comb_use(DN1_COMB_OP_MAX, DN1_COMB_T_UINT64);
     comb_arrive(0, 2, 2, 5);
     comb_arrive(2, 2, 2, 1ull << 63);
     comb_arrive(5, 2, 2, 9);
@@ -433,14 +445,15 @@ static void t_combine_release(void)
 
 static void t_combine_int32_halves(void)
 {
-    setup_group(0, 0x3, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_MIN, DN1_COMB_T_INT32, 0), 0);
+    setup_group(0, 0x3, DONE, COMB(DN1_BAR_MODE_RANKS), 0);
+    comb_use(DN1_COMB_OP_MIN, DN1_COMB_T_INT32);
     comb_arrive(0, 0, 1, (uint64_t)(uint32_t)-5 << 32 | 7);
     comb_arrive(1, 0, 1, (uint64_t)3 << 32 | 2);
     CHECK_EQ(fake_send_count, 2);
     CHECK_EQ(le32(fake_sends[0].payload), 2);                /* element 0 */
     CHECK_EQ(le32(fake_sends[0].payload + 4), (uint32_t)-5); /* element 1, signed */
     /* Products wrap, each half on its own. */
-    set_mode(0, DN1_BAR_MODE_COMB(DN1_COMB_OP_PROD, DN1_COMB_T_INT32, 0));
+    comb_use(DN1_COMB_OP_PROD, DN1_COMB_T_INT32);
     comb_arrive(1, 0, 2, (uint64_t)0x10000u << 32 | 0x10000u);
     comb_arrive(0, 0, 2, (uint64_t)3 << 32 | 0x10000u);
     CHECK_EQ(le32(fake_sends[2].payload), 0);
@@ -449,7 +462,8 @@ static void t_combine_int32_halves(void)
 
 static void t_combine_duplicate_resend(void)
 {
-    setup_group(4, 0x6, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_SUM, DN1_COMB_T_UINT64, 0), 0);
+    setup_group(4, 0x6, DONE, COMB(DN1_BAR_MODE_RANKS), 0);
+    comb_use(DN1_COMB_OP_SUM, DN1_COMB_T_UINT64);
     comb_arrive(1, 4, 1, 10);
     comb_arrive(1, 4, 1, 10);                     /* a duplicate adds nothing */
     CHECK_EQ(fwstats_get(DN1_FWST_BAR_DUPLICATES), 1);
@@ -471,8 +485,9 @@ static void t_combine_duplicate_resend(void)
 
 static void t_combine_refusals(void)
 {
-    setup_group(3, 0x3, DONE, DN1_BAR_MODE_COMB(DN1_COMB_OP_BOR, DN1_COMB_T_INT64, 0), 0);
+    setup_group(3, 0x3, DONE, COMB(DN1_BAR_MODE_RANKS), 0);
     setup_group(5, 0x3, DONE + 16, DN1_BAR_MODE_RANKS, 0);
+    comb_use(DN1_COMB_OP_BOR, DN1_COMB_T_INT64);
     arrive(0, 3, 1);                              /* plain arrival, combining group */
     CHECK_EQ(last()->action, RX_NACK);
     CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
@@ -486,14 +501,27 @@ static void t_combine_refusals(void)
     CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_MEMBER);
     comb_arrive(0, 16, 1, 1);                     /* no such group */
     CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
+    comb_use(7, DN1_COMB_T_INT64);                /* no such op */
+    comb_arrive(0, 3, 1, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+    comb_use(DN1_COMB_OP_SUM, 3);                 /* no such type: floating point */
+    comb_arrive(0, 3, 1, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
     /* A done area whose 16 bytes run past LLCM. */
-    setup_group(6, 0x3, DN1_LLCM_SIZE - 8, DN1_BAR_MODE_COMB(0, 1, 0), 0);
+    setup_group(6, 0x3, DN1_LLCM_SIZE - 8, COMB(DN1_BAR_MODE_RANKS), 0);
+    comb_use(DN1_COMB_OP_BOR, DN1_COMB_T_INT64);
     comb_arrive(0, 6, 1, 1);
     CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_SETUP);
     CHECK_EQ(fake_send_count, 0);
     CHECK_EQ(fwstats_get(DN1_FWST_BAR_COUNTED), 0);
-    /* Refusals change nothing: the group still combines. */
+    /* Refusals change nothing: the group still combines; a member with
+     * another op than the epoch's first is refused, not counted. */
     comb_arrive(1, 3, 1, 4);
+    comb_use(DN1_COMB_OP_SUM, DN1_COMB_T_INT64);
+    comb_arrive(0, 3, 1, 1);
+    CHECK_EQ(last()->nack_reason, DN1_NACK_BARRIER_EPOCH);
+    CHECK_EQ(fake_send_count, 0);
+    comb_use(DN1_COMB_OP_BOR, DN1_COMB_T_INT64);
     comb_arrive(0, 3, 1, 1);
     CHECK_EQ(fake_send_count, 2);
     CHECK_EQ(le64(fake_sends[0].payload), 5);
@@ -509,11 +537,12 @@ static void t_combine_storm(void)
     for (unsigned round = 0; round < 300; round++) {
         if (round % 50 == 0) {
             members = ((uint64_t)rand() << 32 ^ (uint64_t)rand()) | 1;
-            setup_group(9, members, DONE, DN1_BAR_MODE_COMB(0, 1, 0), 0);
+            setup_group(9, members, DONE, COMB(0), 0);
             epoch = 0;
         }
         unsigned op = (unsigned)rand() % 7, type = (unsigned)rand() % 3;
-        set_mode(9, DN1_BAR_MODE_COMB(op, type, round & 1));
+        comb_use(op, type);
+        set_mode(9, COMB(round & 1));
         epoch++;
         uint64_t val[64], want = 0;
         unsigned ids[64], k = 0;
