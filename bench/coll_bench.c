@@ -9,7 +9,8 @@
  * copies and every load and store of the card's memory), otherwise
  * wall-clock. Not a test: it prints figures.
  *
- *   coll_bench [--kinds K,K..] [--impls all|auto] [--iters N] [--overlap] SIZE...
+ *   coll_bench [--kinds K,K..] [--impls all|auto] [--iters N] [--type double|int64]
+ *              [--overlap] [--overlap-impl I] SIZE...
  *
  * A collective's time is the slowest member's mean over N calls (10 N up
  * to 1 KiB; each member times its own calls; a max-reduction, not timed,
@@ -17,10 +18,15 @@
  * SIZE is bytes: the message of bcast, every member's contribution (and
  * result) of reduce and allreduce, the block a member gives each member of
  * allgather and alltoall, a member's result block of reduce_scatter
- * (doubles summed for the reductions); a barrier has no size (one line).
+ * (doubles summed for the reductions; with --type int64, 64-bit integers,
+ * which the firmware combine serves up to 8 bytes: the reductions' kinds
+ * are then printed K-int64, and "firmware" is timed only there); a barrier
+ * has no size (one line). --overlap-impl forces the non-blocking
+ * allreduce's implementation (default auto).
  * Rank 0 prints:
  *   coll_bench: kind=K impl=I nodes=N bytes=B iters=N modeled|wall-clock us=..
  *   coll_bench: overlap nodes=N bytes=B pure_us=.. compute_us=.. total_us=.. overlap_pct=..
+ *               kind=iallreduce[-int64] impl=I
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +39,8 @@
 
 static dn_node *n;
 static int modeled;
+static enum dn_coll_type rtype = DN_COLL_DOUBLE;   /* the reductions' (8 bytes either) */
+static const char *tsuffix = "";
 
 static uint64_t now_ns(void)
 {
@@ -66,10 +74,10 @@ static void call(dn_coll_comm *c, unsigned kind, size_t bytes, double *s, double
         rc = dn_coll_bcast(c, r, bytes, DN_COLL_BYTE, 0);
         break;
     case DN_COLL_REDUCE:
-        rc = dn_coll_reduce(c, s, r, cnt, DN_COLL_DOUBLE, DN_COLL_SUM, 0);
+        rc = dn_coll_reduce(c, s, r, cnt, rtype, DN_COLL_SUM, 0);
         break;
     case DN_COLL_ALLREDUCE:
-        rc = dn_coll_allreduce(c, s, r, cnt, DN_COLL_DOUBLE, DN_COLL_SUM);
+        rc = dn_coll_allreduce(c, s, r, cnt, rtype, DN_COLL_SUM);
         break;
     case DN_COLL_ALLGATHER:
         rc = dn_coll_allgather(c, s, r, bytes, DN_COLL_BYTE);
@@ -78,7 +86,7 @@ static void call(dn_coll_comm *c, unsigned kind, size_t bytes, double *s, double
         rc = dn_coll_alltoall(c, s, r, bytes, DN_COLL_BYTE);
         break;
     case DN_COLL_REDUCE_SCATTER:
-        rc = dn_coll_reduce_scatter(c, s, r, cnt, DN_COLL_DOUBLE, DN_COLL_SUM);
+        rc = dn_coll_reduce_scatter(c, s, r, cnt, rtype, DN_COLL_SUM);
         break;
     }
     (void)sz;
@@ -99,6 +107,17 @@ static uint64_t slowest(dn_coll_comm *c, uint64_t mine)
     return all;
 }
 
+static unsigned nimpls(unsigned kind)
+{
+    const char *const *im = dn_coll_impls((enum dn_coll_kind)kind);
+    unsigned k = 0;
+
+    while (im[k]) {
+        k++;
+    }
+    return k;
+}
+
 static void timed(dn_coll_comm *c, unsigned kind, const char *impl, size_t bytes,
                   unsigned iters, double *s, double *r, unsigned trials)
 {
@@ -107,8 +126,15 @@ static void timed(dn_coll_comm *c, unsigned kind, const char *impl, size_t bytes
     if (rc != DN_OK) {
         return;             /* not a candidate on this communicator */
     }
-    /* Warm up; for auto, the trials of every candidate first. */
-    unsigned warm = strcmp(impl, "auto") ? 2 : trials * 4 + 2;
+    /* The firmware combine serves integers of up to 8 bytes (dn.h); forced
+     * on any other call, the first implementation would run under its name. */
+    if (!strcmp(impl, "firmware") && (rtype != DN_COLL_INT64 || bytes > 8)) {
+        dn_coll_force(c, (enum dn_coll_kind)kind, "auto");
+        return;
+    }
+    /* Warm up; for auto, the trials of every candidate first (at most
+     * every implementation of the kind, and the agreement's call). */
+    unsigned warm = strcmp(impl, "auto") ? 2 : trials * nimpls(kind) + 2;
     for (unsigned i = 0; i < warm; i++) {
         call(c, kind, bytes, s, r);
     }
@@ -126,8 +152,11 @@ static void timed(dn_coll_comm *c, unsigned kind, const char *impl, size_t bytes
     uint64_t mean = (now_ns() - t0) / iters;
     uint64_t worst = slowest(c, mean);
     if (dn_coll_rank(c) == 0) {
-        printf("coll_bench: kind=%s impl=%s nodes=%u bytes=%zu iters=%u %s us=%.3f\n",
-               dn_coll_kind_name((enum dn_coll_kind)kind), impl, dn_coll_size(c),
+        int red = kind == DN_COLL_REDUCE || kind == DN_COLL_ALLREDUCE ||
+                  kind == DN_COLL_REDUCE_SCATTER;
+        printf("coll_bench: kind=%s%s impl=%s nodes=%u bytes=%zu iters=%u %s us=%.3f\n",
+               dn_coll_kind_name((enum dn_coll_kind)kind), red ? tsuffix : "", impl,
+               dn_coll_size(c),
                kind == DN_COLL_BARRIER ? (size_t)0 : bytes, iters,
                modeled ? "modeled" : "wall-clock", (double)worst / 1000.0);
         fflush(stdout);
@@ -162,21 +191,24 @@ static void compute(uint64_t ns, dn_coll_req **req, int *done)
 
 /* osu_iallreduce: the collective alone (pure), computation as long alone,
  * then both: overlap = 100 (1 - (total - compute) / pure), at least 0. */
-static void overlap(dn_coll_comm *c, size_t bytes, unsigned iters, double *s, double *r)
+static void overlap(dn_coll_comm *c, size_t bytes, unsigned iters, double *s, double *r,
+                    const char *impl, unsigned trials)
 {
     size_t cnt = bytes / sizeof(double);
     dn_coll_req *q;
     uint64_t pure = 0, comp = 0, total = 0;
     int rc, done;
 
-    dn_coll_force(c, DN_COLL_ALLREDUCE, "auto");
-    for (unsigned i = 0; i < 8 * 4 + 2; i++) {      /* its trials over */
+    if ((rc = dn_coll_force(c, DN_COLL_ALLREDUCE, impl)) != DN_OK) {
+        die(impl, rc);
+    }
+    for (unsigned i = 0; i < trials * nimpls(DN_COLL_ALLREDUCE) + 2; i++) {   /* trials over */
         call(c, DN_COLL_ALLREDUCE, bytes, s, r);
     }
     dn_coll_barrier(c);
     for (unsigned i = 0; i < iters; i++) {
         uint64_t t0 = now_ns();
-        if ((rc = dn_coll_iallreduce(c, s, r, cnt, DN_COLL_DOUBLE, DN_COLL_SUM, &q)) != DN_OK ||
+        if ((rc = dn_coll_iallreduce(c, s, r, cnt, rtype, DN_COLL_SUM, &q)) != DN_OK ||
             (rc = dn_coll_wait(q)) != DN_OK) {
             die("iallreduce", rc);
         }
@@ -195,7 +227,7 @@ static void overlap(dn_coll_comm *c, size_t bytes, unsigned iters, double *s, do
     dn_coll_barrier(c);
     for (unsigned i = 0; i < iters; i++) {
         uint64_t t0 = now_ns();
-        if ((rc = dn_coll_iallreduce(c, s, r, cnt, DN_COLL_DOUBLE, DN_COLL_SUM, &q)) != DN_OK) {
+        if ((rc = dn_coll_iallreduce(c, s, r, cnt, rtype, DN_COLL_SUM, &q)) != DN_OK) {
             die("iallreduce", rc);
         }
         done = 0;
@@ -213,9 +245,9 @@ static void overlap(dn_coll_comm *c, size_t bytes, unsigned iters, double *s, do
     }
     if (dn_coll_rank(c) == 0) {
         printf("coll_bench: overlap nodes=%u bytes=%zu %s pure_us=%.3f compute_us=%.3f "
-               "total_us=%.3f overlap_pct=%.1f\n", dn_coll_size(c), bytes,
-               modeled ? "modeled" : "wall-clock", pure / 1000.0, comp / 1000.0,
-               total / 1000.0, pct);
+               "total_us=%.3f overlap_pct=%.1f kind=iallreduce%s impl=%s\n", dn_coll_size(c),
+               bytes, modeled ? "modeled" : "wall-clock", pure / 1000.0, comp / 1000.0,
+               total / 1000.0, pct, tsuffix, impl);
         fflush(stdout);
     }
 }
@@ -224,6 +256,7 @@ int main(int argc, char **argv)
 {
     const char *kinds = "barrier,bcast,reduce,allreduce,allgather,alltoall,reduce_scatter";
     int all_impls = 1, do_overlap = 0;
+    const char *overlap_impl = "auto";
     unsigned iters = 10, nsizes = 0;
     size_t sizes[MAX_SIZES], max = 8;
 
@@ -236,6 +269,17 @@ int main(int argc, char **argv)
             iters = (unsigned)atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--overlap")) {
             do_overlap = 1;
+        } else if (!strcmp(argv[i], "--overlap-impl") && i + 1 < argc) {
+            overlap_impl = argv[++i];
+        } else if (!strcmp(argv[i], "--type") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "int64")) {
+                rtype = DN_COLL_INT64;
+                tsuffix = "-int64";
+            } else if (strcmp(argv[i], "double")) {
+                fprintf(stderr, "coll_bench: --type %s: double or int64\n", argv[i]);
+                return 2;
+            }
         } else if (argv[i][0] != '-' && nsizes < MAX_SIZES) {
             sizes[nsizes] = strtoull(argv[i], NULL, 0);
             sizes[nsizes] &= ~(size_t)7;           /* whole doubles */
@@ -246,7 +290,8 @@ int main(int argc, char **argv)
             nsizes++;
         } else {
             fprintf(stderr, "usage: coll_bench [--kinds K,K..] [--impls all|auto] "
-                    "[--iters N] [--overlap] SIZE...\n");
+                    "[--iters N] [--type double|int64] [--overlap] [--overlap-impl I] "
+                    "SIZE...\n");
             return 2;
         }
     }
@@ -298,7 +343,7 @@ int main(int argc, char **argv)
     }
     if (do_overlap) {
         for (unsigned z = 0; z < nsizes; z++) {
-            overlap(c, sizes[z], iters, s, r);
+            overlap(c, sizes[z], iters, s, r, overlap_impl, cfg.trials);
         }
     }
     dn_coll_comm_free(c);

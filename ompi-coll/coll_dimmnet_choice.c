@@ -9,7 +9,7 @@
  *
  * A key's first CHOICE_SETTLE calls go to the backend untimed (its own
  * selection among its implementations: the engine's 6 trials of at most
- * 4 candidates, and its agreement); the next CHOICE_TRIALS to the
+ * 5 candidates, and its agreement); the next CHOICE_TRIALS to the
  * backend, then CHOICE_TRIALS to the module below, each rank timing its
  * span over a candidate's trials but the first CHOICE_WARMUP (the clock
  * the backend gives: the board's modeled clock under host sync, else the
@@ -33,12 +33,12 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "coll_dimmnet.h"
 
-#define CHOICE_SETTLE 25u
+#define CHOICE_SETTLE 31u
 #define CHOICE_TRIALS 6u
 #define CHOICE_WARMUP 2u
 
 static const char *const class_names[COLL_DIMMNET_CLASSES] = {
-    "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB"
+    "<=8B", "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB"
 };
 
 int coll_dimmnet_choice_mode(void)

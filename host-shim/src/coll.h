@@ -56,6 +56,10 @@ _Static_assert(DN_COLL_INFLIGHT <= 4, "a resend request's mask has 4 bits");
 #define COLL_AOTF_CHS      8u        /* channels 8-15 */
 #define COLL_SMALL         8u
 
+/* The host's instructions a message posted costs the library (an RDMA
+ * post's or an AOTF arrival's bookkeeping): an estimate until measured. */
+#define COLL_SEND_INSNS    120u
+
 /* Layout of a port's share, the same on every process of a run (ports = K). */
 struct coll_layout {
     uint64_t share;              /* bytes a port owns */
@@ -108,6 +112,8 @@ enum {
                           or on the left with flag OPF_LEFT) */
     OP_COPY,           /* local copy src -> dst */
     OP_CANON,          /* dst = canonical combine of the N blocks at src (stride bytes) */
+    OP_FW,             /* the firmware combine: arrive with src's value at rank 0's
+                          counter, wait for the result, copy it to dst (coll_fw.c) */
 };
 #define OPF_LEFT  1u
 #define OPF_MCAST 2u   /* RECV of a multicast message (its frame geometry) */
@@ -126,6 +132,7 @@ struct coll_op {
     uint64_t wait_since, ask_at; /* RECV: when it began waiting; next resend request */
     uint16_t asks;
     uint64_t word, check;        /* SEND/MCAST of a small message: what was stored */
+    uint32_t fw_epoch;           /* FW: its epoch at the counter (0: not arrived yet) */
 };
 
 struct coll_round { uint16_t first, count; };
@@ -160,8 +167,11 @@ struct coll_impl {
     size_t (*piece)(size_t cell_cap, size_t esize, unsigned nmembers);
     /* Build epoch @ep: piece [@a, @b) of request @rq's elements. */
     int (*build)(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a, size_t b);
+    /* Can it serve a call of @type, @op and @bytes on @c? (NULL: any call
+     * the communicator allows.) */
+    int (*usable)(const struct dn_coll_comm *c, unsigned type, unsigned op, size_t bytes);
 };
-#define COLL_MAX_IMPLS 4u
+#define COLL_MAX_IMPLS 5u
 extern const struct coll_impl *const coll_impls[DN_COLL_KINDS][COLL_MAX_IMPLS + 1];
 
 /* Selection (coll_select.c): one key a (kind, op, type, size class). */
@@ -256,6 +266,12 @@ struct dn_coll_comm {
     /* Selection. */
     int forced[DN_COLL_KINDS];   /* impl index, -1: auto */
     struct coll_sel sel[COLL_SEL_KEYS];
+    /* The firmware combine (coll_fw.c): usable here, the epochs of rank
+     * 0's combining group (the first, the next to give out, the last
+     * whose result this member took), its AOTF channel's base. */
+    int fw_ok;
+    uint32_t fw_base, fw_next, fw_seen;
+    uint64_t fw_ch_raddr;
     struct dn_coll_stats st;
     uint64_t impl_calls[DN_COLL_KINDS][COLL_MAX_IMPLS];
 };
@@ -302,7 +318,28 @@ void coll_round_end(struct coll_epoch *ep);
 /* coll_select.c */
 int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq);
 void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq);
-int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned type, unsigned op);
+/* May implementation @i of @kind serve a call of @type, @op and @bytes on @c? */
+int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned type, unsigned op,
+                 size_t bytes);
+
+/* coll_fw.c: the firmware combine (docs/collectives.md "The firmware
+ * combine"; contract: docs/hardware.md section 11, "Combining"). Rank 0's
+ * node counts in its barrier group COLL_FW_GROUP(slot); every member's
+ * result lands in its LLCM at COLL_FW_LLCM(slot); its arrivals go through
+ * AOTF channel COLL_FW_CH(slot). */
+#define COLL_FW_GROUP(s)   (DN_BARRIER_MAX + (s))
+#define COLL_FW_LLCM(s)    (DN_BARRIER_LLCM_OFF + 0x400u * COLL_FW_GROUP(s))
+#define COLL_FW_CH(s)      (24u + (s))
+/* When the communicator opens: can it combine in firmware (one port a
+ * node, ranks in ascending node id, every member's area in the same
+ * slot)? Rank 0 sets its group up. */
+void coll_fw_open(struct dn_coll_comm *c);
+int coll_fw_usable(const struct dn_coll_comm *c, unsigned type, unsigned op, size_t bytes);
+/* An OP_FW of @bytes (<= 8) from @src into @dst (NULL: the result is not
+ * wanted), its epoch at the counter given out now. */
+int coll_fw_add(struct dn_coll_comm *c, struct coll_epoch *ep, const void *src, void *dst,
+                size_t bytes);
+int coll_fw_try(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o, uint64_t now);
 
 /* coll_op.c: @inout = @inout op @in (or @in op @inout with @left), @count
  * elements; the canonical combine of @nblocks blocks. Charges the host's

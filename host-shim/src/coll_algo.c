@@ -527,8 +527,36 @@ static int reduce_scatter_root(struct dn_coll_comm *c, struct coll_epoch *ep, si
     return DN_OK;
 }
 
+/* ---- the firmware combine (coll_fw.c): an integer reduction of up to 8
+ * bytes, one piece ---- */
+
+static size_t piece_fw(size_t cap, size_t esize, unsigned n)
+{
+    (void)cap; (void)n;
+    return 8 / esize;
+}
+
+static int allreduce_fw(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a, size_t b)
+{
+    struct dn_coll_req *rq = ep->req;
+
+    return coll_fw_add(c, ep, (const uint8_t *)rq->sbuf + a * rq->esize,
+                       (uint8_t *)rq->rbuf + a * rq->esize, (b - a) * rq->esize);
+}
+
+/* Every member waits for the release (its next combination may not
+ * arrive before it); only the root keeps the result. */
+static int reduce_fw(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a, size_t b)
+{
+    struct dn_coll_req *rq = ep->req;
+
+    return coll_fw_add(c, ep, (const uint8_t *)rq->sbuf + a * rq->esize,
+                       c->rank == rq->root ? (uint8_t *)rq->rbuf + a * rq->esize : NULL,
+                       (b - a) * rq->esize);
+}
+
 #define IMPL(var, nm, mc, p2, cells, pc, fn) \
-    static const struct coll_impl var = { nm, mc, p2, cells, pc, fn }
+    static const struct coll_impl var = { nm, mc, p2, cells, pc, fn, NULL }
 
 IMPL(i_bar_dis, "dissemination", 0, 0, cells_log, piece_cap, barrier_dissemination);
 IMPL(i_bar_tree, "tree", 0, 0, cells_log1, piece_cap, barrier_tree);
@@ -548,14 +576,18 @@ IMPL(i_a2a_direct, "direct", 0, 0, cells_n, piece_cap, alltoall_direct);
 IMPL(i_a2a_pair, "pairwise", 0, 0, cells_n, piece_cap, alltoall_pairwise);
 IMPL(i_rs_direct, "direct", 0, 0, cells_n, piece_cap, reduce_scatter_direct);
 IMPL(i_rs_root, "reduce-root", 0, 0, cells_n_log1, piece_packed, reduce_scatter_root);
+static const struct coll_impl i_red_fw = { "firmware", 0, 0, cells_one, piece_fw, reduce_fw,
+                                          coll_fw_usable };
+static const struct coll_impl i_ar_fw = { "firmware", 0, 0, cells_one, piece_fw, allreduce_fw,
+                                         coll_fw_usable };
 
 /* The first of each kind can run on any communicator (the selection's own
  * max-reduction uses allreduce's). */
 const struct coll_impl *const coll_impls[DN_COLL_KINDS][COLL_MAX_IMPLS + 1] = {
     [DN_COLL_BARRIER] = { &i_bar_dis, &i_bar_tree, &i_bar_mcast },
     [DN_COLL_BCAST] = { &i_bc_bin, &i_bc_chain, &i_bc_mcast },
-    [DN_COLL_REDUCE] = { &i_red_bin, &i_red_lin },
-    [DN_COLL_ALLREDUCE] = { &i_ar_tree, &i_ar_rd, &i_ar_mcast, &i_ar_rsag },
+    [DN_COLL_REDUCE] = { &i_red_bin, &i_red_lin, &i_red_fw },
+    [DN_COLL_ALLREDUCE] = { &i_ar_tree, &i_ar_rd, &i_ar_mcast, &i_ar_rsag, &i_ar_fw },
     [DN_COLL_ALLGATHER] = { &i_ag_ring, &i_ag_direct },
     [DN_COLL_ALLTOALL] = { &i_a2a_direct, &i_a2a_pair },
     [DN_COLL_REDUCE_SCATTER] = { &i_rs_direct, &i_rs_root },

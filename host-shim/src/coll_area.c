@@ -12,9 +12,8 @@
 #include "coll.h"
 #include "dimmnet1/memmap.h"
 
-/* The host's instructions a message costs the library (an RDMA post's
- * bookkeeping, a frame checked): estimates until measured. */
-#define COLL_SEND_INSNS  120u
+/* The host's instructions a frame checked costs the library: an estimate
+ * until measured. */
 #define COLL_FRAME_INSNS 40u
 /* The host's instructions a payload word costs the check (xor, multiply,
  * shift): charged to writer and reader. */
@@ -752,6 +751,8 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         coll_canon(n, ep->req->type, ep->req->op, o->dst, o->src, o->stride, c->size,
                    o->count);
         return 1;
+    case OP_FW:
+        return coll_fw_try(c, ep, o, now);
     }
     return DN_EINVAL;
 }

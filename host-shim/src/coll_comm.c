@@ -61,7 +61,9 @@ int dn_coll_force(dn_coll_comm *c, enum dn_coll_kind k, const char *impl)
     }
     for (unsigned i = 0; i < COLL_MAX_IMPLS && coll_impls[k][i]; i++) {
         if (!strcmp(coll_impls[k][i]->name, impl)) {
-            if (!coll_impl_ok(c, k, i, DN_COLL_INT32, DN_COLL_SUM)) {
+            /* Can it run here at all (some calls it may still leave to
+             * the first: coll_select)? */
+            if (!coll_impl_ok(c, k, i, DN_COLL_INT64, DN_COLL_SUM, 8)) {
                 return DN_EINVAL;
             }
             c->forced[k] = (int)i;
@@ -252,6 +254,7 @@ static void comm_open(struct dn_coll_comm *c)
 {
     c->n->coll_slots |= (uint8_t)(1u << c->slot);
     c->n->coll_comm[c->slot] = c;
+    coll_fw_open(c);
     c->freed = 0;
     c->pushed = 0;
     c->push_to = 0;

@@ -180,6 +180,10 @@ static void tell_stuck(struct dn_coll_comm *c, uint64_t now)
                         "0x%llx, asked %u times, waiting %.3f ms\n", o->peer, o->bytes,
                         (unsigned long long)o->frames_done, o->asks,
                         (double)(now - o->wait_since) / 1e6);
+            } else if (o->kind == OP_FW) {
+                fprintf(stderr, "dn_coll:     firmware combine at rank 0's board: epoch %u "
+                        "(this member took %u last), arrived %u times\n", o->fw_epoch,
+                        c->fw_seen, o->wait_since ? o->asks + 1u : 0u);
             }
         }
     }

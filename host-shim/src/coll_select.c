@@ -16,13 +16,16 @@ static int is_pow2(unsigned n)
     return n && !(n & (n - 1));
 }
 
-int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned type, unsigned op)
+int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned type, unsigned op,
+                 size_t bytes)
 {
-    (void)type; (void)op;
     if (kind >= DN_COLL_KINDS || i >= COLL_MAX_IMPLS || !coll_impls[kind][i]) {
         return 0;
     }
     const struct coll_impl *im = coll_impls[kind][i];
+    if (im->usable && !im->usable(c, type, op, bytes)) {
+        return 0;
+    }
     if (im->mcast && !c->mcast_ok) {
         return 0;
     }
@@ -105,14 +108,19 @@ static int reduce_times(struct dn_coll_comm *c, unsigned key, unsigned ci)
 
 int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq)
 {
+    size_t bytes = rq->count * rq->esize;
     if (c->forced[rq->kind] >= 0) {
-        rq->impl = c->forced[rq->kind];
+        /* A forced implementation that cannot serve this call (the
+         * firmware combine: a float, more than 8 bytes) leaves it to the
+         * first, which serves any. */
+        int f = c->forced[rq->kind];
+        rq->impl = coll_impl_ok(c, rq->kind, (unsigned)f, rq->type, rq->op, bytes) ? f : 0;
         return DN_OK;
     }
     int reduction = rq->kind == DN_COLL_REDUCE || rq->kind == DN_COLL_ALLREDUCE ||
                     rq->kind == DN_COLL_REDUCE_SCATTER;
     uint8_t op = reduction ? rq->op : 0, type = rq->kind == DN_COLL_BARRIER ? 0 : rq->type;
-    uint8_t sc = rq->kind == DN_COLL_BARRIER ? 0 : (uint8_t)DN_COLL_SIZE_CLASS(rq->count * rq->esize);
+    uint8_t sc = rq->kind == DN_COLL_BARRIER ? 0 : (uint8_t)DN_COLL_SIZE_CLASS(bytes);
     unsigned key;
     struct coll_sel *s = NULL;
 
@@ -136,7 +144,7 @@ int coll_select(struct dn_coll_comm *c, struct dn_coll_req *rq)
         s->sclass = sc;
         s->chosen = -1;
         for (unsigned i = 0; i < COLL_MAX_IMPLS; i++) {
-            if (coll_impl_ok(c, rq->kind, i, rq->type, rq->op)) {
+            if (coll_impl_ok(c, rq->kind, i, rq->type, rq->op, bytes)) {
                 s->cand[s->ncand++] = i;
             }
         }
@@ -216,7 +224,8 @@ void coll_selected_done(struct dn_coll_comm *c, struct dn_coll_req *rq)
 int dn_coll_report(dn_coll_comm *c, void *fp)
 {
     FILE *f = fp;
-    static const char *const classes[DN_COLL_SIZE_CLASSES] = { "<=64B", "<=1KiB", "<=16KiB", "<=256KiB", ">256KiB" };
+    static const char *const classes[DN_COLL_SIZE_CLASSES] = { "<=8B", "<=64B", "<=1KiB", "<=16KiB",
+                                                                "<=256KiB", ">256KiB" };
 
     if (!c || !f) {
         return DN_EINVAL;
@@ -253,10 +262,10 @@ int dn_coll_report(dn_coll_comm *c, void *fp)
         fputc('\n', f);
     }
     fprintf(f, "coll: frames_sent=%llu frames_taken=%llu resend_asks=%llu resends=%llu "
-            "credit_reads=%llu credit_pushes=%llu stale_frames=%llu\n",
+            "credit_reads=%llu credit_pushes=%llu stale_frames=%llu fw_combines=%llu\n",
             (unsigned long long)c->st.frames_sent, (unsigned long long)c->st.frames_taken,
             (unsigned long long)c->st.resend_asks, (unsigned long long)c->st.resends,
             (unsigned long long)c->st.credit_reads, (unsigned long long)c->st.credit_pushes,
-            (unsigned long long)c->st.stale_frames);
+            (unsigned long long)c->st.stale_frames, (unsigned long long)c->st.fw_combines);
     return DN_OK;
 }

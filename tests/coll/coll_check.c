@@ -183,12 +183,23 @@ static void one(dn_coll_comm *c, unsigned kind, const char *impl, unsigned type,
 {
     struct run x = { c, dn_coll_rank(c), dn_coll_size(c), kind, type, op, root, count,
                      NULL, NULL, NULL, ++seed };
+    struct dn_coll_stats before, after;
+    dn_coll_stats(c, &before);
     int rc = start(&x);
     if (rc == DN_OK) {
         rc = dn_coll_wait(x.rq);
     }
     CHECK_MSG(rc == DN_OK, "%s %s: %s", dn_coll_kind_name(kind), impl, dn_strerror(rc));
     verify(&x, impl);
+    /* The firmware combine, forced (so this communicator has it), serves
+     * exactly the integer calls of 1 to 8 bytes, one combination each;
+     * the others go to the first implementation. */
+    dn_coll_stats(c, &after);
+    int fw = !strcmp(impl, "firmware") && type <= DN_COLL_UINT64 && count &&
+             count * esize(type) <= 8;   /* (0 elements: nothing to do) */
+    CHECK_MSG(after.fw_combines - before.fw_combines == (uint64_t)fw,
+              "%s %s %s x%zu: %llu firmware combinations", dn_coll_kind_name(kind), impl,
+              tnames[type], count, (unsigned long long)(after.fw_combines - before.fw_combines));
     checks++;
 }
 
@@ -200,7 +211,7 @@ static int reduction(unsigned k)
 /* Every kind x implementation x type x op x size on @c. */
 static void sweep(dn_coll_comm *c, size_t max_bytes, int all_impls, unsigned rounds)
 {
-    static const size_t sizes[] = { 0, 1, 3, 8, 57, 300, 1000, 5000, 20000, 100000, 600000 };
+    static const size_t sizes[] = { 0, 1, 2, 3, 8, 57, 300, 1000, 5000, 20000, 100000, 600000 };
     for (unsigned k = 0; k < DN_COLL_KINDS; k++) {
         const char *const *impls = dn_coll_impls(k);
         for (unsigned i = 0; all_impls ? impls[i] != NULL : i < 1; i++) {
@@ -222,7 +233,7 @@ static void sweep(dn_coll_comm *c, size_t max_bytes, int all_impls, unsigned rou
                     for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
                         size_t bytes = sizes[s] * esize(types[t]);
                         if (bytes > max_bytes ||
-                            ((s % 3) != (t + op) % 3 && s > 4 && sizes[s] != 1000)) {
+                            ((s % 3) != (t + op) % 3 && s > 5 && sizes[s] != 1000)) {
                             continue;   /* a spread of sizes a combination, all of them small */
                         }
                         unsigned root = (unsigned)(s + t) % dn_coll_size(c);

@@ -248,8 +248,9 @@ int dn_rdma_write(dn_node *n, uint8_t type, unsigned dst, uint64_t raddr,
 
 /*
  * AOTF channels (32 per node; the application's are 0-7: channels 8-15
- * are the collectives' small messages and credits (dn_coll_*), 16-31 the
- * barriers' (16 + id); host port 0 only): open channel @ch once for packets of @type
+ * are the collectives' small messages and credits (dn_coll_*), 16-23 the
+ * barriers' (16 + id), 24-31 the collectives' firmware combine (24 + comm
+ * slot); host port 0 only): open channel @ch once for packets of @type
  * (DN1_TYPE_PUSH for plain writes, or a firmware type) to node @dst, covering
  * @size bytes of its NIC address space from @raddr, asking for ACKs if @ack.
  * Then each dn_aotf_store() of 1-8 bytes at @offset in that range is one
@@ -697,7 +698,9 @@ int dn_fw_stat_read(dn_node *n, unsigned i, uint32_t *value);
  * an AOTF channel (16 + id) and a 1 KiB block of each member's LLCM user
  * area at DN_BARRIER_LLCM_OFF + 1024 id that the barrier owns.
  */
-#define DN_BARRIER_MAX         16
+/* Barrier ids 0-7 (the firmware's groups 8-15 and their LLCM blocks
+ * belong to the collectives' firmware combine: group 8 + comm slot). */
+#define DN_BARRIER_MAX         8
 #define DN_BARRIER_LLCM_OFF    0x8000u   /* LLCM offset (user area) of barrier 0's block */
 
 enum dn_barrier_algorithm {
@@ -824,12 +827,13 @@ int dn_barrier_algorithm_parse(const char *name);
 #define DN_COLL_AREA_SIZE   (1u << 20)  /* receive memory [0, this): the collectives' */
 
 /* The selection's size classes of a call's bytes (count x element size):
- * <=64 B, <=1 KiB, <=16 KiB, <=256 KiB, more. A layer that chooses over
- * the library's calls (coll/dimmnet) keys on the same classes, so both
- * count the same calls. */
-#define DN_COLL_SIZE_CLASSES 5u
+ * <=8 B (what the firmware combine takes), <=64 B, <=1 KiB, <=16 KiB,
+ * <=256 KiB, more. A layer that chooses over the library's calls
+ * (coll/dimmnet) keys on the same classes, so both count the same calls. */
+#define DN_COLL_SIZE_CLASSES 6u
 #define DN_COLL_SIZE_CLASS(bytes) \
-    ((bytes) <= 64 ? 0u : (bytes) <= 1024 ? 1u : (bytes) <= 16384 ? 2u : (bytes) <= 262144 ? 3u : 4u)
+    ((bytes) <= 8 ? 0u : (bytes) <= 64 ? 1u : (bytes) <= 1024 ? 2u : (bytes) <= 16384 ? 3u : \
+     (bytes) <= 262144 ? 4u : 5u)
 
 enum dn_coll_type {
     DN_COLL_INT32 = 0, DN_COLL_INT64 = 1, DN_COLL_UINT64 = 2,
@@ -994,6 +998,8 @@ struct dn_coll_stats {
                                             (of frames_sent; resends not counted) */
     uint64_t credit_pushes;              /* this process's progress pushed to its writers
                                             (AOTF stores; where small_sent is used) */
+    uint64_t fw_combines;                /* reductions combined by rank 0's NIC processor
+                                            (implementation "firmware"): this member's */
 };
 int dn_coll_stats(const dn_coll_comm *c, struct dn_coll_stats *st);
 
