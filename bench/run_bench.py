@@ -13,6 +13,9 @@ Writes to OUT (default build/bench):
                 `auto`, the run-time choice after its trials; the slowest
                 member's mean; collective `iallreduce` rows `pure`, `compute`,
                 `overlapped` measure overlap as OSU's osu_iallreduce does;
+                `reduce-int64`, `allreduce-int64` of 8 bytes, which the
+                firmware combine serves too, and `iallreduce-int64-firmware`
+                its overlap;
                 implementations `openmpi+dimmnet` and `openmpi`: an unmodified
                 MPI program, tests/mpi/mpi_coll_bench, measuring as OSU 5.3
                 does, with coll/dimmnet and with OMPI_MCA_coll=^dimmnet, the
@@ -184,11 +187,11 @@ COLL_ITERS, COLL_QUICK_ITERS = 5, 3
 # quick run: on 2 boards only).
 COLL_MPI_KINDS = ["barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall"]
 # (implementation, environment, calls of each kind and size before the
-# timed ones): with coll/dimmnet, the 40 its run-time choice takes to
+# timed ones): with coll/dimmnet, the 44 its run-time choice takes to
 # decide (ompi-coll/README.md); Open MPI's own alone has nothing to decide,
 # and its 64 KiB calls cost seconds of wall clock each in the emulation,
 # so 2.
-COLL_MPI = [("openmpi+dimmnet", {}, 40), ("openmpi", {"OMPI_MCA_coll": "^dimmnet"}, 2)]
+COLL_MPI = [("openmpi+dimmnet", {}, 44), ("openmpi", {"OMPI_MCA_coll": "^dimmnet"}, 2)]
 COLL_WALL_NODES, COLL_QUICK_WALL_NODES = [4, 8], [2]
 COLL_WALL_SIZES, COLL_QUICK_WALL_SIZES = [4, 8, 1024, 65536], [8]
 
@@ -495,20 +498,47 @@ def coll(node_counts, sizes, overlap_sizes, iters, mpi_nodes):
         rows += got
         out = cluster(n, [prog, "--iters", str(iters), "--kinds", "none", "--overlap"]
                       + [str(b) for b in overlap_sizes], timeout=3600)
-        m = None
-        for m in re.finditer(r"coll_bench: overlap nodes=(\d+) bytes=(\d+) modeled "
-                             r"pure_us=([0-9.]+) compute_us=([0-9.]+) total_us=([0-9.]+)", out):
-            b = int(m.group(2))
-            rows += [("iallreduce", "pure", n, b, float(m.group(3))),
-                     ("iallreduce", "compute", n, b, float(m.group(4))),
-                     ("iallreduce", "overlapped", n, b, float(m.group(5)))]
-        if m is None:
+        if not coll_overlap_rows(out, n, rows):
             raise PartFailed("no modeled overlap figure on %d nodes" % n)
+        # The reductions of 8-byte integers, which the firmware combine
+        # (NIC processor) also serves: every implementation, auto, and the
+        # overlap of a non-blocking allreduce over the firmware combine
+        # (collectives "reduce-int64", "allreduce-int64",
+        # "iallreduce-int64-firmware").
+        out = cluster(n, [prog, "--iters", str(iters), "--type", "int64", "--kinds",
+                          "reduce,allreduce", "--overlap", "--overlap-impl", "firmware", "8"],
+                      timeout=3600)
+        got = [(m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), float(m.group(5)))
+               for m in re.finditer(r"coll_bench: kind=(\S+-int64) impl=(\S+) nodes=(\d+) "
+                                    r"bytes=(\d+) iters=\d+ modeled us=([0-9.]+)", out)]
+        if not any(g[0] == "allreduce-int64" and g[1] == "firmware" for g in got):
+            raise PartFailed("no modeled allreduce-int64 firmware figure on %d nodes" % n)
+        rows += got
+        if not coll_overlap_rows(out, n, rows):
+            raise PartFailed("no modeled firmware overlap figure on %d nodes" % n)
         for impl, env, skip in (COLL_MPI if n in mpi_nodes else []):
             log("coll: %d nodes, MPI, %s" % (n, impl))
             got = mpi_coll(n, env, sizes, iters, True, skip)
             rows += [(k, impl, n, b, mx) for k, b, _, mx in got]
     return rows
+
+
+def coll_overlap_rows(out, n, rows):
+    """coll_bench's overlap lines into coll.csv rows (collective
+    "iallreduce", or with the line's type and forced implementation,
+    e.g. "iallreduce-int64-firmware"; implementations pure, compute,
+    overlapped): whether there was one."""
+    found = False
+    for m in re.finditer(r"coll_bench: overlap nodes=(\d+) bytes=(\d+) modeled "
+                         r"pure_us=([0-9.]+) compute_us=([0-9.]+) total_us=([0-9.]+) "
+                         r"overlap_pct=[0-9.]+ kind=(\S+) impl=(\S+)", out):
+        b, kind, impl = int(m.group(2)), m.group(6), m.group(7)
+        coll = kind if impl == "auto" else "%s-%s" % (kind, impl)
+        rows += [(coll, "pure", n, b, float(m.group(3))),
+                 (coll, "compute", n, b, float(m.group(4))),
+                 (coll, "overlapped", n, b, float(m.group(5)))]
+        found = True
+    return found
 
 
 def mpi_coll(n, env, sizes, iters, modeled, skip):

@@ -26,10 +26,10 @@
  * rank's latency is the sum of its (t_stop - t_start) over the timed
  * iterations / ITERS; the figures are its average over the ranks (OSU's)
  * and its maximum (the slowest rank, which the project's targets judge).
- * The default SKIP (40) is more than coll/dimmnet's run-time choices
- * take (the engine's: cfg.trials 6 x at most 4 candidates + 1 calls a size
+ * The default SKIP (44) is what coll/dimmnet's run-time choices take
+ * (the engine's: cfg.trials 6 x at most 5 candidates + 1 calls a size
  * class; then the component's between the engine and Open MPI's own, 12
- * calls more and one to decide: 38, docs/collectives.md): the timed calls
+ * calls more and one to decide: 44, docs/collectives.md): the timed calls
  * then run the chosen algorithm.
  *
  * osu_iallreduce (OSU 5.3): the collective alone (MPI_Iallreduce +
@@ -75,7 +75,7 @@ static const char *const kind_name[K_N] = {
 
 #define MAX_SIZES 32
 
-static int rank, nprocs, iters = 10, skip = 40;
+static int rank, nprocs, iters = 10, skip = 44;
 static fi_dimmnet_clock_fn mclock;
 static char *sbuf, *rbuf;
 

@@ -59,14 +59,14 @@ grep -qE '^\[mpi\] mpi_coll_bench: coll/dimmnet served=no ' <<<"$out" ||
     fail "^dimmnet: the served line does not say no"
 
 # The component's run-time choice between the engine and Open MPI's own
-# (ompi-coll/coll_dimmnet_choice.c): 41 calls of a key decide it (25 for
+# (ompi-coll/coll_dimmnet_choice.c): 44 calls of a key decide it (31 for
 # the engine's own choice, 6 + 6 trials, one to agree); both ranks report
 # the same choice with both candidates' figures. It is the default, so a
 # value that names no mode is reported and the choice made all the same.
 choice() {  # [env...]
     env "$@" DIMMNET_COLL_STATS=1 DIMMNET_COLL_REPORT=1 \
         "$launcher" --quiet --qemu "$qemu" --firmware "$firmware" -n 2 --mpi --deterministic \
-        --timeout 120 -- "$prog" --iters 2 --skip 40 --kinds barrier,allreduce 8 2>&1
+        --timeout 120 -- "$prog" --iters 2 --skip 44 --kinds barrier,allreduce 8 2>&1
 }
 echo "run-time choice (DIMMNET_COLL_CHOICE=bogus: the default, auto):"
 out=$(choice DIMMNET_COLL_CHOICE=bogus); rc=$?

@@ -85,18 +85,23 @@ def main(argv):
     elif part == "coll":
         sizes = [int(a) for a in program[1:] if a.isdigit()]
         kinds = program[program.index("--kinds") + 1].split(",")
+        int64 = "--type" in program and program[program.index("--type") + 1] == "int64"
+        impls = ("one", "two", "firmware", "auto") if int64 else ("one", "two", "auto")
         for kind in kinds:
             if kind == "none":
                 continue
             for b in ([0] if kind == "barrier" else sizes):
-                for impl in ("one", "two", "auto"):
-                    print("[node 0] coll_bench: kind=%s impl=%s nodes=%d bytes=%d iters=3 "
-                          "modeled us=%.3f" % (kind, impl, nodes, b,
+                for impl in impls:
+                    print("[node 0] coll_bench: kind=%s%s impl=%s nodes=%d bytes=%d iters=3 "
+                          "modeled us=%.3f" % (kind, "-int64" if int64 else "", impl, nodes, b,
                                                2.0 * nodes + b / 1000.0 + len(impl)))
         if "--overlap" in program:
+            oimpl = (program[program.index("--overlap-impl") + 1]
+                     if "--overlap-impl" in program else "auto")
             for b in sizes:
                 print("[node 0] coll_bench: overlap nodes=%d bytes=%d modeled pure_us=10.000 "
-                      "compute_us=10.500 total_us=12.000 overlap_pct=85.0" % (nodes, b))
+                      "compute_us=10.500 total_us=12.000 overlap_pct=85.0 kind=iallreduce%s "
+                      "impl=%s" % (nodes, b, "-int64" if int64 else "", oimpl))
     else:
         for node in range(nodes):
             print("soak-barrier-node: node=%d rounds=20 mean_ns=%d modeled=1"
