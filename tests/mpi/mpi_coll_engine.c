@@ -23,7 +23,7 @@ static long checked, bad;
 /* The value rank r contributes at index i (small: exact in float). */
 static long val(int r, int i) { return (r * 7 + i * 3) % 23 + 1; }
 
-static const int counts[] = { 1, 7, 1000, 16384 };
+static const int counts[] = { 1, 2, 7, 1000, 16384 };
 #define NCOUNTS (int) (sizeof(counts) / sizeof(counts[0]))
 
 struct ty { MPI_Datatype dt; int kind; size_t sz; const char *name; };

@@ -75,7 +75,7 @@ grep -E 'coll/dimmnet' <<<"$out"
 [ "$(grep -cE 'coll/dimmnet: DIMMNET_COLL_CHOICE=bogus is not auto, engine or ompi: auto$' <<<"$out")" = 2 ] ||
     fail "choice: a bad DIMMNET_COLL_CHOICE not reported by both ranks"
 for k in barrier allreduce; do
-    picks=$(grep -oE "^\[mpi\] coll/dimmnet: rank [01] $k size<=64B chosen=(engine|ompi) engine=[1-9][0-9]* ompi=[1-9][0-9]* \(modeled ns" <<<"$out" |
+    picks=$(grep -oE "^\[mpi\] coll/dimmnet: rank [01] $k size<=8B chosen=(engine|ompi) engine=[1-9][0-9]* ompi=[1-9][0-9]* \(modeled ns" <<<"$out" |
             sed 's/.*chosen=\([a-z]*\).*/\1/' | sort | uniq -c)
     [ "$(wc -l <<<"$picks")" = 1 ] && grep -qE '^ *2 ' <<<"$picks" ||
         fail "choice: $k at 8 bytes not decided alike on both ranks with both figures ('$picks')"
