@@ -50,12 +50,26 @@ enum coll_dimmnet_op {
 
 /* The run-time choice between the backend and the module below
  * (coll_dimmnet_choice.c): for the blocking operations, the first
- * COLL_DIMMNET_CHOICE_OPS of the enum, by size class. */
+ * COLL_DIMMNET_CHOICE_OPS of the enum, a key each (operation, datatype,
+ * op, size class): no coarser than the engine's own keys, so that a key's
+ * first calls let the engine's choice for them settle. */
 #define COLL_DIMMNET_CHOICE_OPS COLL_DIMMNET_OP_ibarrier
+#define COLL_DIMMNET_CHOICE_KEYS 64
 #define COLL_DIMMNET_CLASSES ((int) DN_COLL_SIZE_CLASSES)   /* DN_COLL_SIZE_CLASS() */
 enum { COLL_DIMMNET_CHOICE_AUTO = -1, COLL_DIMMNET_CHOICE_BACKEND = 0,
        COLL_DIMMNET_CHOICE_BELOW = 1 };
+/* What a blocking call is keyed on: bytes (a member's), its datatype and
+ * reduction op (NULL where the operation has none). */
+struct coll_dimmnet_call {
+    size_t bytes;
+    const struct ompi_datatype_t *dtype;
+    const struct ompi_op_t *op;
+};
 struct coll_dimmnet_choice {
+    int used;
+    int op, sclass;                 /* the key */
+    const struct ompi_datatype_t *dtype;
+    const struct ompi_op_t *mop;
     unsigned calls;                 /* calls counted (not declined) */
     int chosen;                     /* COLL_DIMMNET_CHOICE_*: -1 trying */
     uint64_t t0;                    /* this call's start */
@@ -107,7 +121,7 @@ typedef struct mca_coll_dimmnet_module_t {
     int engine_state;
     void *engine_comm;
 
-    struct coll_dimmnet_choice choice[COLL_DIMMNET_CHOICE_OPS][COLL_DIMMNET_CLASSES];
+    struct coll_dimmnet_choice choice[COLL_DIMMNET_CHOICE_KEYS];
 } mca_coll_dimmnet_module_t;
 
 /* coll_dimmnet_choice.c: who serves a blocking call of @bytes (the
@@ -117,8 +131,9 @@ typedef struct mca_coll_dimmnet_module_t {
  * names none. */
 int coll_dimmnet_choice_mode(void);
 size_t coll_dimmnet_bytes(int count, struct ompi_datatype_t *dtype);
-int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op, size_t bytes,
-                        struct ompi_communicator_t *comm, struct coll_dimmnet_choice **key);
+int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op,
+                        const struct coll_dimmnet_call *call, struct ompi_communicator_t *comm,
+                        struct coll_dimmnet_choice **key);
 void coll_dimmnet_chosen(struct coll_dimmnet_choice *key, int declined);
 void coll_dimmnet_choice_report(mca_coll_dimmnet_module_t *m);
 

@@ -1,7 +1,9 @@
 /*
  * coll/dimmnet: the run-time choice between the backend and the module
- * below it (Open MPI's own algorithms), per (operation, size class) of a
- * communicator. NBC-SIA (seed 001) counts "the MPI library's own
+ * below it (Open MPI's own algorithms), per (operation, datatype, op,
+ * size class) of a communicator: no coarser than the engine's own keys
+ * (operation, type, op, size class), so a key's settling calls are all
+ * its engine key's. NBC-SIA (seed 001) counts "the MPI library's own
  * non-blocking collective" among its candidates; so does this component
  * for its blocking calls, with the seed's lesson applied: the candidates
  * are compared at the slowest rank, which every rank learns by one
@@ -100,11 +102,12 @@ static void decide(mca_coll_dimmnet_module_t *m, struct coll_dimmnet_choice *k,
     __atomic_fetch_add(&mca_coll_dimmnet_component.chose[k->chosen], 1, __ATOMIC_RELAXED);
 }
 
-int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op, size_t bytes,
-                        struct ompi_communicator_t *comm, struct coll_dimmnet_choice **key)
+int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op,
+                        const struct coll_dimmnet_call *call, struct ompi_communicator_t *comm,
+                        struct coll_dimmnet_choice **key)
 {
     int mode = mca_coll_dimmnet_component.choice;
-    struct coll_dimmnet_choice *k;
+    struct coll_dimmnet_choice *k = NULL;
 
     *key = NULL;
     if (COLL_DIMMNET_CHOICE_AUTO != mode) {
@@ -115,7 +118,23 @@ int coll_dimmnet_choose(mca_coll_dimmnet_module_t *m, enum coll_dimmnet_op op, s
     }
     /* The engine's size classes, so that its settling and this key's
      * trials count the same calls. */
-    k = &m->choice[op][DN_COLL_SIZE_CLASS(bytes)];
+    int sclass = (int) DN_COLL_SIZE_CLASS(call->bytes);
+    for (int i = 0; i < COLL_DIMMNET_CHOICE_KEYS; i++) {
+        struct coll_dimmnet_choice *c = &m->choice[i];
+        if (!c->used) {
+            *c = (struct coll_dimmnet_choice) { .used = 1, .op = op, .sclass = sclass,
+                                                .dtype = call->dtype, .mop = call->op,
+                                                .chosen = -1 };
+        }
+        if (c->op == (int) op && c->sclass == sclass && c->dtype == call->dtype &&
+            c->mop == call->op) {
+            k = c;
+            break;
+        }
+    }
+    if (NULL == k) {
+        return COLL_DIMMNET_CHOICE_BACKEND;    /* the table is full: the engine, untimed */
+    }
     if (k->chosen >= 0) {
         return k->chosen;
     }
@@ -150,6 +169,27 @@ void coll_dimmnet_chosen(struct coll_dimmnet_choice *k, int declined)
     k->span_end[c] = end;
 }
 
+/* A key's op for the report (MPI has no name query for an op). */
+static const char *op_name(const struct ompi_op_t *op)
+{
+    static const struct { MPI_Op op; const char *name; } ops[] = {
+        { MPI_SUM, "MPI_SUM" }, { MPI_PROD, "MPI_PROD" }, { MPI_MIN, "MPI_MIN" },
+        { MPI_MAX, "MPI_MAX" }, { MPI_BAND, "MPI_BAND" }, { MPI_BOR, "MPI_BOR" },
+        { MPI_BXOR, "MPI_BXOR" }, { MPI_LAND, "MPI_LAND" }, { MPI_LOR, "MPI_LOR" },
+        { MPI_LXOR, "MPI_LXOR" }, { MPI_MINLOC, "MPI_MINLOC" }, { MPI_MAXLOC, "MPI_MAXLOC" },
+    };
+
+    if (NULL == op) {
+        return "-";
+    }
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if ((MPI_Op) op == ops[i].op) {
+            return ops[i].name;
+        }
+    }
+    return "user";
+}
+
 void coll_dimmnet_choice_report(mca_coll_dimmnet_module_t *m)
 {
     static const char *const names[] = {
@@ -163,18 +203,22 @@ void coll_dimmnet_choice_report(mca_coll_dimmnet_module_t *m)
     if (NULL == rep || 0 != strcmp(rep, "1")) {
         return;
     }
-    for (int op = 0; op < COLL_DIMMNET_CHOICE_OPS; op++) {
-        for (int s = 0; s < COLL_DIMMNET_CLASSES; s++) {
-            const struct coll_dimmnet_choice *k = &m->choice[op][s];
-            if (k->chosen < 0) {
-                continue;
-            }
-            fprintf(stderr, "coll/dimmnet: rank %lu %s size%s chosen=%s engine=%llu ompi=%llu "
-                    "(%s ns, the slowest rank's span over %u calls each)\n",
-                    mca_coll_dimmnet_component.rank, names[op], class_names[s],
-                    COLL_DIMMNET_CHOICE_BELOW == k->chosen ? "ompi" : "engine",
-                    (unsigned long long) k->slowest[0], (unsigned long long) k->slowest[1],
-                    modeled ? "modeled" : "wall-clock", CHOICE_TRIALS - CHOICE_WARMUP);
+    for (int i = 0; i < COLL_DIMMNET_CHOICE_KEYS; i++) {
+        const struct coll_dimmnet_choice *k = &m->choice[i];
+        if (!k->used || k->chosen < 0) {
+            continue;
         }
+        char type[MPI_MAX_OBJECT_NAME] = "-";
+        int len = 0;
+        if (NULL != k->dtype) {
+            MPI_Type_get_name((MPI_Datatype) k->dtype, type, &len);
+        }
+        fprintf(stderr, "coll/dimmnet: rank %lu %s size%s chosen=%s engine=%llu ompi=%llu "
+                "(%s ns, the slowest rank's span over %u calls each) type=%s op=%s\n",
+                mca_coll_dimmnet_component.rank, names[k->op], class_names[k->sclass],
+                COLL_DIMMNET_CHOICE_BELOW == k->chosen ? "ompi" : "engine",
+                (unsigned long long) k->slowest[0], (unsigned long long) k->slowest[1],
+                modeled ? "modeled" : "wall-clock", CHOICE_TRIALS - CHOICE_WARMUP,
+                type, op_name(k->mop));
     }
 }

@@ -27,11 +27,6 @@ static void dimmnet_module_construct(mca_coll_dimmnet_module_t *m)
     m->engine_state = 0;
     m->engine_comm = NULL;
     memset(m->choice, 0, sizeof(m->choice));
-    for (int op = 0; op < COLL_DIMMNET_CHOICE_OPS; op++) {
-        for (int s = 0; s < COLL_DIMMNET_CLASSES; s++) {
-            m->choice[op][s].chosen = -1;
-        }
-    }
 }
 
 static void dimmnet_module_destruct(mca_coll_dimmnet_module_t *m)
@@ -66,8 +61,10 @@ static inline bool dimmnet_outermost(mca_coll_dimmnet_module_t *m, enum coll_dim
 
 #define M(module) ((mca_coll_dimmnet_module_t *) (module))
 
-/* A call the run-time choice does not look at (a non-blocking form). */
-#define NO_CHOICE ((size_t) -1)
+/* A call's key for the run-time choice; NO_CHOICE: a call it does not
+ * look at (a non-blocking form). */
+#define CALL(bytes, dtype, op) ((struct coll_dimmnet_call) { (bytes), (dtype), (op) })
+#define NO_CHOICE CALL((size_t) -1, NULL, NULL)
 #define BYTES(count, dtype) coll_dimmnet_bytes((count), (dtype))
 
 /*
@@ -76,16 +73,16 @@ static inline bool dimmnet_outermost(mca_coll_dimmnet_module_t *m, enum coll_dim
  * (coll_dimmnet_choice.c), else the backend's function if there is one;
  * the saved module when there is none or it declines (not a trial then).
  */
-#define DIMMNET_SERVE(name, bytes, ...) \
+#define DIMMNET_SERVE(name, call, ...) \
     do { \
         mca_coll_dimmnet_module_t *m = M(module); \
         int rc = COLL_DIMMNET_DECLINED; \
         m->depth++; \
         if (dimmnet_outermost(m, COLL_DIMMNET_OP_##name)) { \
             struct coll_dimmnet_choice *key = NULL; \
-            size_t b_ = (bytes); \
-            if (NO_CHOICE != b_ && COLL_DIMMNET_CHOICE_BELOW == \
-                    coll_dimmnet_choose(m, COLL_DIMMNET_OP_##name, b_, comm, &key)) { \
+            struct coll_dimmnet_call c_ = (call); \
+            if ((size_t) -1 != c_.bytes && COLL_DIMMNET_CHOICE_BELOW == \
+                    coll_dimmnet_choose(m, COLL_DIMMNET_OP_##name, &c_, comm, &key)) { \
                 rc = m->prev_##name(__VA_ARGS__, m->prev_##name##_module); \
                 coll_dimmnet_chosen(key, 0); \
                 m->depth--; \
@@ -109,43 +106,45 @@ static inline bool dimmnet_outermost(mca_coll_dimmnet_module_t *m, enum coll_dim
 
 static int dimmnet_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(barrier, 0, comm);
+    DIMMNET_SERVE(barrier, CALL(0, NULL, NULL), comm);
 }
 
 static int dimmnet_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(bcast, BYTES(count, dtype), buff, count, dtype, root, comm);
+    DIMMNET_SERVE(bcast, CALL(BYTES(count, dtype), dtype, NULL), buff, count, dtype, root, comm);
 }
 
 static int dimmnet_reduce(const void *sbuf, void *rbuf, int count,
                           struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(reduce, BYTES(count, dtype), sbuf, rbuf, count, dtype, op, root, comm);
+    DIMMNET_SERVE(reduce, CALL(BYTES(count, dtype), dtype, op), sbuf, rbuf, count, dtype, op,
+                  root, comm);
 }
 
 static int dimmnet_allreduce(const void *sbuf, void *rbuf, int count,
                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(allreduce, BYTES(count, dtype), sbuf, rbuf, count, dtype, op, comm);
+    DIMMNET_SERVE(allreduce, CALL(BYTES(count, dtype), dtype, op), sbuf, rbuf, count, dtype, op,
+                  comm);
 }
 
 static int dimmnet_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                              void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(allgather, BYTES(rcount, rdtype), sbuf, scount, sdtype, rbuf, rcount, rdtype,
-                  comm);
+    DIMMNET_SERVE(allgather, CALL(BYTES(rcount, rdtype), rdtype, NULL), sbuf, scount, sdtype,
+                  rbuf, rcount, rdtype, comm);
 }
 
 static int dimmnet_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                             void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                             struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(alltoall, BYTES(rcount, rdtype), sbuf, scount, sdtype, rbuf, rcount, rdtype,
-                  comm);
+    DIMMNET_SERVE(alltoall, CALL(BYTES(rcount, rdtype), rdtype, NULL), sbuf, scount, sdtype,
+                  rbuf, rcount, rdtype, comm);
 }
 
 static int dimmnet_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -153,8 +152,8 @@ static int dimmnet_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount
                                         struct ompi_communicator_t *comm,
                                         mca_coll_base_module_t *module)
 {
-    DIMMNET_SERVE(reduce_scatter_block, BYTES(rcount, dtype), sbuf, rbuf, rcount, dtype, op,
-                  comm);
+    DIMMNET_SERVE(reduce_scatter_block, CALL(BYTES(rcount, dtype), dtype, op), sbuf, rbuf,
+                  rcount, dtype, op, comm);
 }
 
 static int dimmnet_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts,
