@@ -126,9 +126,11 @@ static void timed(dn_coll_comm *c, unsigned kind, const char *impl, size_t bytes
     if (rc != DN_OK) {
         return;             /* not a candidate on this communicator */
     }
-    /* The firmware combine serves integers of up to 8 bytes (dn.h); forced
-     * on any other call, the first implementation would run under its name. */
-    if (!strcmp(impl, "firmware") && (rtype != DN_COLL_INT64 || bytes > 8)) {
+    /* The firmware combine serves barriers and integers of up to 8 bytes
+     * (dn.h); forced on any other call, the first implementation would run
+     * under its name. */
+    if (!strcmp(impl, "firmware") && kind != DN_COLL_BARRIER &&
+        (rtype != DN_COLL_INT64 || bytes > 8)) {
         dn_coll_force(c, (enum dn_coll_kind)kind, "auto");
         return;
     }

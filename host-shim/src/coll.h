@@ -335,6 +335,8 @@ int coll_impl_ok(struct dn_coll_comm *c, unsigned kind, unsigned i, unsigned typ
  * slot)? Rank 0 sets its group up. */
 void coll_fw_open(struct dn_coll_comm *c);
 int coll_fw_usable(const struct dn_coll_comm *c, unsigned type, unsigned op, size_t bytes);
+int coll_fw_usable_barrier(const struct dn_coll_comm *c, unsigned type, unsigned op,
+                           size_t bytes);
 /* An OP_FW of @bytes (<= 8) from @src into @dst (NULL: the result is not
  * wanted), its epoch at the counter given out now. */
 int coll_fw_add(struct dn_coll_comm *c, struct coll_epoch *ep, const void *src, void *dst,

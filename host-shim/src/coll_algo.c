@@ -544,6 +544,13 @@ static int allreduce_fw(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a,
                        (uint8_t *)rq->rbuf + a * rq->esize, (b - a) * rq->esize);
 }
 
+/* The counting barrier itself: the value combined is nothing. */
+static int barrier_fw(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a, size_t b)
+{
+    (void)a; (void)b;
+    return coll_fw_add(c, ep, NULL, NULL, 0);
+}
+
 /* Every member waits for the release (its next combination may not
  * arrive before it); only the root keeps the result. */
 static int reduce_fw(struct dn_coll_comm *c, struct coll_epoch *ep, size_t a, size_t b)
@@ -576,6 +583,8 @@ IMPL(i_a2a_direct, "direct", 0, 0, cells_n, piece_cap, alltoall_direct);
 IMPL(i_a2a_pair, "pairwise", 0, 0, cells_n, piece_cap, alltoall_pairwise);
 IMPL(i_rs_direct, "direct", 0, 0, cells_n, piece_cap, reduce_scatter_direct);
 IMPL(i_rs_root, "reduce-root", 0, 0, cells_n_log1, piece_packed, reduce_scatter_root);
+static const struct coll_impl i_bar_fw = { "firmware", 0, 0, cells_one, piece_fw, barrier_fw,
+                                          coll_fw_usable_barrier };
 static const struct coll_impl i_red_fw = { "firmware", 0, 0, cells_one, piece_fw, reduce_fw,
                                           coll_fw_usable };
 static const struct coll_impl i_ar_fw = { "firmware", 0, 0, cells_one, piece_fw, allreduce_fw,
@@ -584,7 +593,7 @@ static const struct coll_impl i_ar_fw = { "firmware", 0, 0, cells_one, piece_fw,
 /* The first of each kind can run on any communicator (the selection's own
  * max-reduction uses allreduce's). */
 const struct coll_impl *const coll_impls[DN_COLL_KINDS][COLL_MAX_IMPLS + 1] = {
-    [DN_COLL_BARRIER] = { &i_bar_dis, &i_bar_tree, &i_bar_mcast },
+    [DN_COLL_BARRIER] = { &i_bar_dis, &i_bar_tree, &i_bar_mcast, &i_bar_fw },
     [DN_COLL_BCAST] = { &i_bc_bin, &i_bc_chain, &i_bc_mcast },
     [DN_COLL_REDUCE] = { &i_red_bin, &i_red_lin, &i_red_fw },
     [DN_COLL_ALLREDUCE] = { &i_ar_tree, &i_ar_rd, &i_ar_mcast, &i_ar_rsag, &i_ar_fw },

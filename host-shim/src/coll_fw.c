@@ -1,8 +1,8 @@
 /*
  * The firmware combine (NBC-SIA's "on the NIC"; docs/collectives.md "The
  * firmware combine"; contract: docs/hardware.md section 11, "Combining"):
- * an integer reduction of up to 8 bytes as one combining barrier at rank
- * 0's board. Each member makes one AOTF store of its value to the counter,
+ * an integer reduction of up to 8 bytes, or a barrier, as one combining
+ * barrier at rank 0's board. Each member makes one AOTF store of its value to the counter,
  * the NIC processor combines the values as they arrive and sends the
  * result with the release into every member's LLCM, where the member's
  * host polls one word. No member's host combines or forwards anything:
@@ -85,6 +85,13 @@ int coll_fw_usable(const struct dn_coll_comm *c, unsigned type, unsigned op, siz
     return c->fw_ok && type <= DN_COLL_UINT64 && op <= DN_COLL_BXOR && bytes <= 8;
 }
 
+int coll_fw_usable_barrier(const struct dn_coll_comm *c, unsigned type, unsigned op,
+                           size_t bytes)
+{
+    (void)type; (void)op; (void)bytes;
+    return c->fw_ok;
+}
+
 int coll_fw_add(struct dn_coll_comm *c, struct coll_epoch *ep, const void *src, void *dst,
                 size_t bytes)
 {
@@ -101,11 +108,14 @@ int coll_fw_add(struct dn_coll_comm *c, struct coll_epoch *ep, const void *src, 
 }
 
 /* Store @o's value at the counter: one AOTF store through the slot's
- * channel, pointed at (group, first epoch, op, type) once. */
+ * channel, pointed at (group, first epoch, op, type) once. A barrier
+ * combines nothing: a zero value, as int64 BOR. */
 static int arrive(struct dn_coll_comm *c, const struct dn_coll_req *rq, const struct coll_op *o)
 {
-    uint64_t base = DN1_BAR_COMB_RADDR(COLL_FW_GROUP(c->peer[0].slot), c->fw_base, rq->op,
-                                       rq->type);
+    int bar = rq->kind == DN_COLL_BARRIER;
+    uint64_t base = DN1_BAR_COMB_RADDR(COLL_FW_GROUP(c->peer[0].slot), c->fw_base,
+                                       bar ? DN_COLL_BOR : rq->op,
+                                       bar ? DN_COLL_INT64 : rq->type);
     unsigned ch = COLL_FW_CH(c->slot);
 
     if (c->fw_ch_raddr != base) {
@@ -131,7 +141,9 @@ int coll_fw_try(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
             return 0;
         }
         uint8_t w[8] = { 0 };
-        memcpy(w, o->src, o->bytes);
+        if (o->bytes) {
+            memcpy(w, o->src, o->bytes);
+        }
         o->word = dn_get_le(w, 8);          /* kept: the source may change once done */
         dn_self(n, COLL_SEND_INSNS);
         if ((rc = arrive(c, ep->req, o)) != DN_OK) {

@@ -192,11 +192,12 @@ static void one(dn_coll_comm *c, unsigned kind, const char *impl, unsigned type,
     CHECK_MSG(rc == DN_OK, "%s %s: %s", dn_coll_kind_name(kind), impl, dn_strerror(rc));
     verify(&x, impl);
     /* The firmware combine, forced (so this communicator has it), serves
-     * exactly the integer calls of 1 to 8 bytes, one combination each;
-     * the others go to the first implementation. */
+     * every barrier and exactly the integer calls of 1 to 8 bytes, one
+     * combination each; the others go to the first implementation. */
     dn_coll_stats(c, &after);
-    int fw = !strcmp(impl, "firmware") && type <= DN_COLL_UINT64 && count &&
-             count * esize(type) <= 8;   /* (0 elements: nothing to do) */
+    int fw = !strcmp(impl, "firmware") &&
+             (kind == DN_COLL_BARRIER || (type <= DN_COLL_UINT64 && count &&
+                                          count * esize(type) <= 8));   /* (0 elements: nothing) */
     CHECK_MSG(after.fw_combines - before.fw_combines == (uint64_t)fw,
               "%s %s %s x%zu: %llu firmware combinations", dn_coll_kind_name(kind), impl,
               tnames[type], count, (unsigned long long)(after.fw_combines - before.fw_combines));
