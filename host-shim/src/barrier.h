@@ -89,9 +89,18 @@ static inline int bar_is_paper(enum dn_barrier_algorithm a)
 
 /* The word @off of this node's block: epoch and value. */
 uint64_t bar_word(struct dn_barrier *b, uint32_t off);
-static inline int bar_epoch_reached(uint64_t word, uint32_t epoch)
+/* Has @word (its epoch half) reached @epoch of the object's incarnation?
+ * Only an epoch of this incarnation's window [inc << BAR_EPOCH_SHIFT,
+ * + 2^BAR_EPOCH_SHIFT) counts, so a word an earlier object left (in LLCM,
+ * or written late by a packet still in the network) needs no resetting:
+ * the host never writes a word the NIC writes (on a DIMM slot a host
+ * store or atomic is not atomic against the NIC's writes). */
+static inline int bar_epoch_reached(const struct dn_barrier *b, uint64_t word, uint32_t epoch)
 {
-    return (int32_t)((uint32_t)word - epoch) >= 0;
+    uint32_t base = b->inc << BAR_EPOCH_SHIFT;
+    uint32_t got = (uint32_t)word - base;
+
+    return got < (1u << BAR_EPOCH_SHIFT) && got >= epoch - base;
 }
 
 /* Poll until @done(b, arg) says so, resending this member's parts when it

@@ -44,7 +44,7 @@ int bar_fw_setup(struct dn_barrier *b)
 static int fw_done(struct dn_barrier *b, void *arg)
 {
     (void)arg;
-    return bar_epoch_reached(bar_word(b, BAR_DONE), b->fw_epoch);
+    return bar_epoch_reached(b, bar_word(b, BAR_DONE), b->fw_epoch);
 }
 
 int bar_fw_wait(struct dn_barrier *b, int mcast)

@@ -24,7 +24,7 @@ struct round_wait {
 static int round_done(struct dn_barrier *b, void *arg)
 {
     const struct round_wait *w = arg;
-    return bar_epoch_reached(bar_word(b, w->off), w->epoch);
+    return bar_epoch_reached(b, bar_word(b, w->off), w->epoch);
 }
 
 int bar_dissemination(struct dn_barrier *b, uint32_t value, uint32_t *max_out, int reduce)
@@ -65,7 +65,8 @@ static int all_arrived(struct dn_barrier *b, void *arg)
 {
     (void)arg;
     for (unsigned r = 0; r < b->cfg.nmembers; r++) {
-        if (r != b->rank && !bar_epoch_reached(bar_word(b, BAR_ARRIVE + 8 * r), b->cen_epoch)) {
+        if (r != b->rank &&
+            !bar_epoch_reached(b, bar_word(b, BAR_ARRIVE + 8 * r), b->cen_epoch)) {
             return 0;
         }
     }
@@ -75,7 +76,7 @@ static int all_arrived(struct dn_barrier *b, void *arg)
 static int released(struct dn_barrier *b, void *arg)
 {
     (void)arg;
-    return bar_epoch_reached(bar_word(b, BAR_RELEASE), b->cen_epoch);
+    return bar_epoch_reached(b, bar_word(b, BAR_RELEASE), b->cen_epoch);
 }
 
 int bar_central_wait(struct dn_barrier *b)

@@ -15,10 +15,11 @@
  * its arrival word at the root; the root answers from its polling loop
  * with {the join word, the incarnation} into the member's BAR_JOIN_ANSWER
  * word, which the member waits for before the call's own barrier. An answer that does not echo the member's own join word
- * (a dead process's, or one to a dead root's question) is not taken. Both
- * sides then set their words that do not belong to the new incarnation to
- * its first epoch, so nothing an old job left in LLCM or in the network
- * ever reaches a new epoch. The root answers until its first barrier of
+ * (a dead process's, or one to a dead root's question) is not taken. A
+ * word counts only with an epoch of the new incarnation's window
+ * (bar_epoch_reached), so nothing an old job left in LLCM or in the
+ * network ever reaches a new epoch, and no word the NIC writes is written
+ * by the host. The root answers until its first barrier of
  * the object completes: no member can enter it before its answer came.
  */
 #include "barrier.h"
@@ -39,41 +40,15 @@ static void set_join_state(struct dn_barrier *b, uint32_t joins, uint32_t inc)
     dn_host_charge(b->n, DN_HOST_STORE, 1);
 }
 
-/* Words of this member's block a barrier of incarnation @inc waits on. */
-static void set_aside(struct dn_barrier *b, uint32_t off, uint32_t base)
-{
-    uint64_t *w = (uint64_t *)(b->n->llcm + b->llcm + off);
-    uint64_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-
-    dn_host_charge(b->n, DN_HOST_LOAD, 1);
-    /* One of this incarnation's (a member quicker than us): kept. Else its
-     * epoch half becomes the first epoch, reached by no wait. A store that
-     * lands meanwhile makes the exchange fail: looked at again (a join
-     * into the value half at the root keeps its place). */
-    while ((uint32_t)old - base - 1 >= (1u << BAR_EPOCH_SHIFT) - 1 &&
-           !__atomic_compare_exchange_n(w, &old, (old & ~0xffffffffull) | base, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    }
-    dn_host_charge(b->n, DN_HOST_STORE, 1);
-}
-
-/* Take incarnation @inc: every family's epochs start at its base, and no
- * word left from an older one can reach them. */
+/* Take incarnation @inc: every family's epochs start at its base; a word
+ * left from an older one lies outside its window (bar_epoch_reached), so
+ * nothing is reset: the host writes no word the NIC writes. */
 static void take(struct dn_barrier *b, uint32_t inc)
 {
     uint32_t base = inc << BAR_EPOCH_SHIFT;
 
     b->inc = inc;
     b->fw_epoch = b->dis_epoch = b->cen_epoch = b->red_epoch = b->paper_epoch = base;
-    set_aside(b, BAR_DONE, base);
-    set_aside(b, BAR_RELEASE, base);
-    for (unsigned r = 0; b->rank == b->root_rank && r < b->cfg.nmembers; r++) {
-        set_aside(b, BAR_ARRIVE + 8 * r, base);
-    }
-    for (unsigned k = 0; k < BAR_MAX_ROUNDS; k++) {
-        set_aside(b, BAR_ROUNDS + 8 * k, base);
-        set_aside(b, BAR_REDUCE + 8 * k, base);
-    }
 }
 
 /* The member's join word into its arrival word's value half at the root. */
