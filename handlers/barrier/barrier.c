@@ -49,19 +49,24 @@ void barrier_init(int resume)
     }
 }
 
-/* A completion image: a PUSH of 8 bytes to @dst's done word, the payload's
- * first word @word0, little-endian as the host reads it (this barrier
- * writes its epoch there at each release). */
-void barrier_image(uint32_t off, uint16_t dst, uint32_t done_off, uint32_t word0)
+void barrier_image_header(uint32_t off, uint16_t dst, uint16_t len, uint32_t done_off)
 {
     hal_sram_write32(off + 0, 1u << 24 | (uint32_t)DN1_TYPE_PUSH << 16);
     hal_sram_write32(off + 4, dst);
-    hal_sram_write32(off + 8, DN1_BAR_DONE_BYTES << 16);
+    hal_sram_write32(off + 8, (uint32_t)len << 16);
     hal_sram_write32(off + 12, 0);                        /* tag */
     hal_sram_write32(off + 16, (uint32_t)(DN1_RADDR_LLCM >> 32));
     hal_sram_write32(off + 20, done_off);
     hal_sram_write32(off + 24, 0);                        /* xoff */
     hal_sram_write32(off + 28, 0);                        /* crc: the NIC's */
+}
+
+/* A completion image: a PUSH of 8 bytes to @dst's done word, the payload's
+ * first word @word0, little-endian as the host reads it (this barrier
+ * writes its epoch there at each release). */
+void barrier_image(uint32_t off, uint16_t dst, uint32_t done_off, uint32_t word0)
+{
+    barrier_image_header(off, dst, DN1_BAR_DONE_BYTES, done_off);
     hal_sram_write32(off + 32, hal_swap32(word0));        /* epoch, at release; LE */
     hal_sram_write32(off + 36, 0);
 }

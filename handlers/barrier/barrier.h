@@ -19,6 +19,11 @@ void barrier_init(int resume);
  */
 enum rx_action barrier_handle(struct rx_packet *p);
 
+/* The 32-byte header of a completion image at SRAM @off: a PUSH of @len
+ * bytes to LLCM @done_off of node (or group) @dst (the NIC sets src and
+ * the CRC). */
+void barrier_image_header(uint32_t off, uint16_t dst, uint16_t len, uint32_t done_off);
+
 /* A completion image at SRAM @off: a PUSH of DN1_BAR_DONE_BYTES to LLCM
  * @done_off of node (or group) @dst, payload @word0 (as the host reads it)
  * and 4 zero bytes. Shared with the paper's barrier (barrier_paper.c). */

@@ -4,27 +4,18 @@
  * (the host keeps floating-point reductions).
  */
 #include "combine.h"
+#include "barrier.h"
 #include "fwstats.h"
 #include "hal/byteorder.h"
 #include "hal/sram.h"
 #include "dimmnet1/barrier.h"
-#include "dimmnet1/fw_types.h"
-#include "dimmnet1/packet.h"
 #include "dimmnet1/regs.h"
-#include "dimmnet1/memmap.h"
 
 void comb_image_init(unsigned g, uint32_t done_off)
 {
     uint32_t off = DN1_BAR_COMB_IMAGE(g);
 
-    hal_sram_write32(off + 0, 1u << 24 | (uint32_t)DN1_TYPE_PUSH << 16);
-    hal_sram_write32(off + 4, 0);                           /* dst: at each send */
-    hal_sram_write32(off + 8, DN1_BAR_COMB_DONE_BYTES << 16);
-    hal_sram_write32(off + 12, 0);                          /* tag */
-    hal_sram_write32(off + 16, (uint32_t)(DN1_RADDR_LLCM >> 32));
-    hal_sram_write32(off + 20, done_off);
-    hal_sram_write32(off + 24, 0);                          /* xoff */
-    hal_sram_write32(off + 28, 0);                          /* crc: the NIC's */
+    barrier_image_header(off, 0, DN1_BAR_COMB_DONE_BYTES, done_off);   /* dst: at each send */
     for (unsigned b = 32; b < DN1_BAR_COMB_IMAGE_SIZE; b += 4) {
         hal_sram_write32(off + b, 0);                       /* nothing released yet */
     }

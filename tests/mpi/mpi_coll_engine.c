@@ -117,6 +117,15 @@ static void reductions(MPI_Comm comm, const char *cn)
             }
         }
     }
+    /* One key (allreduce, MPI_INT, MPI_SUM, <= 8 bytes) called 48 times:
+     * coll/dimmnet's run-time choice decides it at its 44th call (keys are
+     * (operation, datatype, op, size class)), so the switch from the
+     * trials to the kept candidate happens mid-stream, every result checked. */
+    for (int k = 0; k < 48; k++) {
+        int x = me + k, y = -1;
+        MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm);
+        CHECK(y == n * (n - 1) / 2 + n * k, "%s choice allreduce %d: %d", cn, k, y);
+    }
     /* PROD on int (small factors: no overflow on 64 ranks... keep 1 or 2) */
     int pin[5], pout[5];
     for (int i = 0; i < 5; i++) pin[i] = (int) (val(me, i) % 2 + 1);
