@@ -93,6 +93,8 @@ HANDLER_WHAT = {
     "barrier-paper-count": "the paper's barrier as the paper built it: an arrival counted",
     "barrier-paper-release": "the paper's barrier: the release, per rank, 4 members",
     "barrier-paper-release-mcast": "the paper's barrier: the release by multicast",
+    "barrier-combine-count": "the firmware combine: an arrival counted and its value combined",
+    "barrier-combine-release-mcast": "the firmware combine: the release by multicast",
     "atomic-fetch-add": "a remote fetch-add on registered memory, its old value sent back",
 }
 

@@ -404,6 +404,14 @@ def handlers(tmp):
         (["barrier-paper-release-mcast"], 4,
          [barrier, "--algorithm", "firmware-paper-mcast", "--rounds", "12"], 0,
          ["cmd1+tx"]),
+        # The firmware combine (docs/hardware.md section 11, "Combining"):
+        # the collectives' 8-byte integer allreduce on 4 boards, every
+        # implementation (only "firmware" interrupts rank 0's processor):
+        # an arrival counted and combined, the release by multicast.
+        (["barrier-combine-count", "barrier-combine-release-mcast"], 4,
+         [os.path.join(BUILD, "bench", "coll_bench"), "--type", "int64", "--kinds", "allreduce",
+          "--iters", "1", "8"], 0,
+         ["cmd1", "cmd1+tx"]),
         # A remote fetch-add (docs/hardware.md section 15): the registration
         # looked up, the op, the old value sent back as a READ_RSP.
         (["atomic-fetch-add"], 2,

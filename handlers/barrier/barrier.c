@@ -140,144 +140,58 @@ static enum rx_action refuse(struct rx_packet *p, uint8_t reason, unsigned stat)
     return RX_NACK;
 }
 
-enum rx_action barrier_handle(struct rx_packet *p)
+/* What the checks common to both kinds of arrival found. */
+struct arrival {
+    unsigned src;
+    uint32_t bit, gen_word, mode_word;
+    uint32_t arrived_off, arrived;
+};
+
+/*
+ * The checks after step 1's (the packet named group @g): the set-up in
+ * force (a new one from the host is taken over now), the sender a member,
+ * a combining arrival to a combining group and a plain one to a plain
+ * group. 0, or the NACK reason (counted). Inlined in both paths, so the
+ * plain barrier's instructions stay its own.
+ */
+static inline __attribute__((always_inline)) uint8_t admit(const struct dn1_hdr *h, unsigned g,
+                                                            int comb, struct arrival *a)
 {
-    const struct dn1_hdr *h = &p->hdr;
-
-    /* Step 1's packet: one host store to the counter (AOTF), or any
-     * packet of 4 bytes or more; never to a group, never a VA. A
-     * combining arrival (raddr DN1_BAR_COMB_RADDR) is 8 bytes of value,
-     * its epoch in the raddr. */
-    int comb = (h->raddr & DN1_BAR_COMB_FLAG) != 0;
-    if ((h->flags & DN1_FLAG_VA) || h->dst >= DN1_MCAST_BASE ||
-        h->len < (comb ? DN1_BAR_COMB_PAYLOAD : DN1_BAR_MIN_PAYLOAD)) {
-        return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
-    }
-    unsigned g;
-    if (comb) {
-        if (h->raddr >= DN1_BAR_COMB_RADDR_END || (h->raddr & 7u) ||
-            (h->raddr >> DN1_BAR_COMB_GROUP_SHIFT & 0x1fu) >= DN1_BAR_GROUPS) {
-            return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
-        }
-        g = (unsigned)(h->raddr >> DN1_BAR_COMB_GROUP_SHIFT) & (DN1_BAR_GROUPS - 1u);
-    } else {
-        if (h->raddr >= DN1_BAR_RADDR(DN1_BAR_GROUPS) || (h->raddr & 31u)) {
-            return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
-        }
-        g = (unsigned)(h->raddr >> 5);
-    }
-
-    /* The set-up in force: a new one from the host is taken over now. */
-    uint32_t mode_word = desc_u32(DESC_MODE_WORD(g));
-    uint32_t gen = mode_word >> 16;
-    uint32_t gen_word = hal_sram_read32(CNT(g, DN1_BAR_CNT_GEN));
-    if (gen != (gen_word & 0xffffu)) {
-        if (gen == 0 || take_setup(g, gen, mode_word) != 0) {
+    a->mode_word = desc_u32(DESC_MODE_WORD(g));
+    uint32_t gen = a->mode_word >> 16;
+    a->gen_word = hal_sram_read32(CNT(g, DN1_BAR_CNT_GEN));
+    if (gen != (a->gen_word & 0xffffu)) {
+        if (gen == 0 || take_setup(g, gen, a->mode_word) != 0) {
             hal_sram_write32(CNT(g, DN1_BAR_CNT_GEN), 0);   /* withdrawn or unusable */
-            return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+            fwstats_inc(DN1_FWST_NACK_BAR_SETUP);
+            return DN1_NACK_BARRIER_SETUP;
         }
-        gen_word = gen;
+        a->gen_word = gen;
     } else if (gen == 0) {
-        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+        fwstats_inc(DN1_FWST_NACK_BAR_SETUP);
+        return DN1_NACK_BARRIER_SETUP;
     }
-    /* A combining group takes combining arrivals only, whose done words
-     * have room for the result; a plain one plain arrivals. */
-    unsigned mode = mode_word & 0xffu;
-    if (comb != !!(mode & DN1_BAR_MODE_COMBINE) ||
-        (comb && desc_u32(DESC(g, done_off)) > DN1_LLCM_SIZE - DN1_BAR_COMB_DONE_BYTES)) {
-        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    if (comb != !!(a->mode_word & DN1_BAR_MODE_COMBINE)) {
+        fwstats_inc(DN1_FWST_NACK_BAR_SETUP);
+        return DN1_NACK_BARRIER_SETUP;
     }
 
     /* Only members count; the bit of this one, for the arrival set. */
-    unsigned src = h->src;
-    uint32_t word = src < 32 ? DN1_BAR_CNT_MEMBERS_LO : DN1_BAR_CNT_MEMBERS_HI;
-    uint32_t bit = 1u << (src & 31u);
-    if (src >= DN1_BAR_MAX_NODE || !(hal_sram_read32(CNT(g, word)) & bit)) {
-        return refuse(p, DN1_NACK_BARRIER_MEMBER, DN1_FWST_NACK_BAR_MEMBER);
+    a->src = h->src;
+    uint32_t word = a->src < 32 ? DN1_BAR_CNT_MEMBERS_LO : DN1_BAR_CNT_MEMBERS_HI;
+    a->bit = 1u << (a->src & 31u);
+    if (a->src >= DN1_BAR_MAX_NODE || !(hal_sram_read32(CNT(g, word)) & a->bit)) {
+        fwstats_inc(DN1_FWST_NACK_BAR_MEMBER);
+        return DN1_NACK_BARRIER_MEMBER;
     }
+    a->arrived_off = CNT(g, a->src < 32 ? DN1_BAR_CNT_ARRIVED_LO : DN1_BAR_CNT_ARRIVED_HI);
+    return 0;
+}
 
-    uint32_t epoch = comb ? (uint32_t)(h->raddr >> 3) : hal_swap32(hal_rx_payload32(0));
-    uint32_t counting = hal_sram_read32(CNT(g, DN1_BAR_CNT_EPOCH));
-    if (epoch != counting) {
-        if (epoch != counting - 1 || !(gen_word & DN1_BAR_CNT_RELEASED_ONCE)) {
-            return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
-        }
-        /* Released already: this member missed its completion. */
-        dispatch_release(p, RX_DONE);
-        if (comb) {
-            comb_send(g, (uint16_t)src);
-        } else {
-            send_completion(g, src, epoch);
-        }
-        fwstats_inc(DN1_FWST_BAR_RESENT);
-        return RX_RELEASED;
-    }
-    uint32_t arrived_off = CNT(g, src < 32 ? DN1_BAR_CNT_ARRIVED_LO : DN1_BAR_CNT_ARRIVED_HI);
-    uint32_t arrived = hal_sram_read32(arrived_off);
-    uint32_t w0 = 0, w1 = 0, remaining = 0, first = 0;
-    unsigned opt = 0;
-    if (comb) {
-        /* The epoch's first arrival fixes its op and type; another op or
-         * type belongs to no combination counted here. */
-        opt = (unsigned)(h->raddr >> DN1_BAR_COMB_OPT_SHIFT) & 0x3fu;
-        remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING));
-        first = remaining == hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
-        if (!(arrived & bit) && !comb_opt_ok(g, (int)first, opt)) {
-            return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
-        }
-        w0 = hal_rx_payload32(0);    /* the value, before the packet is handed back */
-        w1 = hal_rx_payload32(4);
-    }
-
-    /* Step 3: the core IDLE; the pipeline moves on while we count. */
-    dispatch_release(p, RX_DONE);
-    if (arrived & bit) {
-        fwstats_inc(DN1_FWST_BAR_DUPLICATES);   /* never counts twice */
-        return RX_RELEASED;
-    }
-    hal_sram_write32(arrived_off, arrived | bit);
-    fwstats_inc(DN1_FWST_BAR_COUNTED);
-
-    /* Step 4: count down (a combining group's value counted in); not
-     * zero yet, done. */
-    if (comb) {
-        comb_count(g, opt, (int)first, w0, w1);
-    } else {
-        remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING));
-    }
-    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), --remaining);
-    if (remaining != 0) {
-        return RX_RELEASED;
-    }
-
-    /* Step 5: the completions, pre-built: one multicast, or one per member
-     * in ascending rank order. The mode is read now: the host may change it. */
-    uint32_t size = hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
-    mode = desc_u32(DESC_MODE_WORD(g)) & 0xffu;
-    if (comb) {
-        comb_release(g, epoch);
-    }
-    if ((mode & DN1_BAR_MODE_KIND_MASK) == DN1_BAR_MODE_MCAST) {
-        if (comb) {   /* the switch group taken at the set-up, as the plain image's */
-            comb_send(g, (uint16_t)hal_sram_read32(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE) + 4));
-        } else {
-            send_completion(g, DN1_BAR_MCAST_IMAGE, epoch);
-        }
-    } else {
-        uint32_t w = 0;
-        for (uint32_t k = 0; k < size; k++, w <<= 8) {
-            if ((k & 3) == 0) {
-                w = hal_sram_read32(DN1_BAR_MEMBER_LIST(g) + k);   /* 4 ids a word */
-            }
-            if (comb) {
-                comb_send(g, (uint16_t)(w >> 24));
-            } else {
-                send_completion(g, w >> 24, epoch);
-            }
-        }
-    }
-
-    /* Step 6: re-arm for the next epoch. */
+/* Step 6: re-arm group @g for the epoch after @epoch. */
+static inline __attribute__((always_inline)) void rearm(unsigned g, uint32_t size,
+                                                         uint32_t epoch, uint32_t gen_word)
+{
     hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), size);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_HI), 0);
     hal_sram_write32(CNT(g, DN1_BAR_CNT_ARRIVED_LO), 0);
@@ -286,5 +200,162 @@ enum rx_action barrier_handle(struct rx_packet *p)
     hal_llcm_write32(DESC(g, epoch), epoch + 1);
     hal_llcm_write32(DESC(g, released), desc_u32(DESC(g, released)) + 1);
     fwstats_inc(DN1_FWST_BAR_RELEASED);
+}
+
+/*
+ * A combining arrival (docs/hardware.md section 11, "Combining"): 8 bytes
+ * of value, group, epoch, op and type in the raddr; counted as a plain
+ * arrival is, its value combined as it is counted (combine.c), the result
+ * sent with the release.
+ */
+static enum rx_action __attribute__((noinline)) comb_arrival(struct rx_packet *p)
+{
+    const struct dn1_hdr *h = &p->hdr;
+    struct arrival a;
+    uint8_t why;
+
+    if ((h->flags & DN1_FLAG_VA) || h->dst >= DN1_MCAST_BASE || h->len < DN1_BAR_COMB_PAYLOAD) {
+        return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
+    }
+    if (h->raddr >= DN1_BAR_COMB_RADDR_END || (h->raddr & 7u) ||
+        (h->raddr >> DN1_BAR_COMB_GROUP_SHIFT & 0x1fu) >= DN1_BAR_GROUPS) {
+        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    }
+    unsigned g = (unsigned)(h->raddr >> DN1_BAR_COMB_GROUP_SHIFT) & (DN1_BAR_GROUPS - 1u);
+    if ((why = admit(h, g, 1, &a)) != 0) {
+        p->nack_reason = why;
+        return RX_NACK;
+    }
+    /* Its done words must hold the result too. */
+    if (desc_u32(DESC(g, done_off)) > DN1_LLCM_SIZE - DN1_BAR_COMB_DONE_BYTES) {
+        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    }
+
+    uint32_t epoch = (uint32_t)(h->raddr >> 3);
+    uint32_t counting = hal_sram_read32(CNT(g, DN1_BAR_CNT_EPOCH));
+    if (epoch != counting) {
+        if (epoch != counting - 1 || !(a.gen_word & DN1_BAR_CNT_RELEASED_ONCE)) {
+            return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
+        }
+        dispatch_release(p, RX_DONE);
+        comb_send(g, (uint16_t)a.src);   /* the last result, which it missed */
+        fwstats_inc(DN1_FWST_BAR_RESENT);
+        return RX_RELEASED;
+    }
+    /* The epoch's first arrival fixes its op and type; another op or type
+     * belongs to no combination counted here. */
+    a.arrived = hal_sram_read32(a.arrived_off);
+    unsigned opt = (unsigned)(h->raddr >> DN1_BAR_COMB_OPT_SHIFT) & 0x3fu;
+    uint32_t size = hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
+    uint32_t remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING));
+    int first = remaining == size;
+    if (!(a.arrived & a.bit) && !comb_opt_ok(g, first, opt)) {
+        return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
+    }
+    uint32_t w0 = hal_rx_payload32(0);    /* the value, before the packet is handed back */
+    uint32_t w1 = hal_rx_payload32(4);
+
+    dispatch_release(p, RX_DONE);
+    if (a.arrived & a.bit) {
+        fwstats_inc(DN1_FWST_BAR_DUPLICATES);   /* never counts (or combines) twice */
+        return RX_RELEASED;
+    }
+    hal_sram_write32(a.arrived_off, a.arrived | a.bit);
+    fwstats_inc(DN1_FWST_BAR_COUNTED);
+    comb_count(g, opt, first, w0, w1);
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), --remaining);
+    if (remaining != 0) {
+        return RX_RELEASED;
+    }
+
+    /* The release: the result in the image, sent to the switch group taken
+     * at the set-up (the plain multicast image's dst) or to each member. */
+    comb_release(g, epoch);
+    if ((desc_u32(DESC_MODE_WORD(g)) & DN1_BAR_MODE_KIND_MASK) == DN1_BAR_MODE_MCAST) {
+        comb_send(g, (uint16_t)hal_sram_read32(DN1_BAR_IMAGE(g, DN1_BAR_MCAST_IMAGE) + 4));
+    } else {
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < size; k++, w <<= 8) {
+            if ((k & 3) == 0) {
+                w = hal_sram_read32(DN1_BAR_MEMBER_LIST(g) + k);   /* 4 ids a word */
+            }
+            comb_send(g, (uint16_t)(w >> 24));
+        }
+    }
+    rearm(g, size, epoch, a.gen_word);
+    return RX_RELEASED;
+}
+
+enum rx_action barrier_handle(struct rx_packet *p)
+{
+    const struct dn1_hdr *h = &p->hdr;
+    struct arrival a;
+    uint8_t why;
+
+    if (h->raddr & DN1_BAR_COMB_FLAG) {
+        return comb_arrival(p);
+    }
+    /* Step 1's packet: one host store to the counter (AOTF), or any
+     * packet of 4 bytes or more; never to a group, never a VA. */
+    if ((h->flags & DN1_FLAG_VA) || h->dst >= DN1_MCAST_BASE ||
+        h->len < DN1_BAR_MIN_PAYLOAD) {
+        return refuse(p, DN1_NACK_BAD_PATH, DN1_FWST_NACK_BAD_PATH);
+    }
+    if (h->raddr >= DN1_BAR_RADDR(DN1_BAR_GROUPS) || (h->raddr & 31u)) {
+        return refuse(p, DN1_NACK_BARRIER_SETUP, DN1_FWST_NACK_BAR_SETUP);
+    }
+    unsigned g = (unsigned)(h->raddr >> 5);
+    if ((why = admit(h, g, 0, &a)) != 0) {
+        p->nack_reason = why;
+        return RX_NACK;
+    }
+
+    uint32_t epoch = hal_swap32(hal_rx_payload32(0));
+    uint32_t counting = hal_sram_read32(CNT(g, DN1_BAR_CNT_EPOCH));
+    if (epoch != counting) {
+        if (epoch != counting - 1 || !(a.gen_word & DN1_BAR_CNT_RELEASED_ONCE)) {
+            return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
+        }
+        /* Released already: this member missed its completion. */
+        dispatch_release(p, RX_DONE);
+        send_completion(g, a.src, epoch);
+        fwstats_inc(DN1_FWST_BAR_RESENT);
+        return RX_RELEASED;
+    }
+    a.arrived = hal_sram_read32(a.arrived_off);
+
+    /* Step 3: the core IDLE; the pipeline moves on while we count. */
+    dispatch_release(p, RX_DONE);
+    if (a.arrived & a.bit) {
+        fwstats_inc(DN1_FWST_BAR_DUPLICATES);   /* never counts twice */
+        return RX_RELEASED;
+    }
+    hal_sram_write32(a.arrived_off, a.arrived | a.bit);
+    fwstats_inc(DN1_FWST_BAR_COUNTED);
+
+    /* Step 4: count down; not zero yet, done. */
+    uint32_t remaining = hal_sram_read32(CNT(g, DN1_BAR_CNT_REMAINING)) - 1;
+    hal_sram_write32(CNT(g, DN1_BAR_CNT_REMAINING), remaining);
+    if (remaining != 0) {
+        return RX_RELEASED;
+    }
+
+    /* Step 5: the completions, pre-built: one multicast, or one per member
+     * in ascending rank order. The mode is read now: the host may change it. */
+    uint32_t size = hal_sram_read32(CNT(g, DN1_BAR_CNT_SIZE));
+    if ((desc_u32(DESC_MODE_WORD(g)) & DN1_BAR_MODE_KIND_MASK) == DN1_BAR_MODE_MCAST) {
+        send_completion(g, DN1_BAR_MCAST_IMAGE, epoch);
+    } else {
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < size; k++, w <<= 8) {
+            if ((k & 3) == 0) {
+                w = hal_sram_read32(DN1_BAR_MEMBER_LIST(g) + k);   /* 4 ids a word */
+            }
+            send_completion(g, w >> 24, epoch);
+        }
+    }
+
+    /* Step 6: re-arm for the next epoch. */
+    rearm(g, size, epoch, a.gen_word);
     return RX_RELEASED;
 }
