@@ -160,9 +160,22 @@ int coll_fw_try(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
     uint32_t e = (uint32_t)dn_get_le(done + 8, 4);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (e == o->fw_epoch) {
-        dn_host_charge(n, DN_HOST_LOAD, 1);
+        /* The value, then the epoch again: a late duplicate of an older
+         * release (the network duplicates) that landed between the two
+         * loads changed the epoch word too (it writes the value first):
+         * looked at again next turn. A window remains between such a
+         * packet's value and its epoch; a stamp ahead of the value in the
+         * release would close it (docs/collectives.md, "The firmware
+         * combine"). */
+        uint8_t v[8];
+        memcpy(v, done, sizeof(v));
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        dn_host_charge(n, DN_HOST_LOAD, 2);
+        if ((uint32_t)dn_get_le(done + 8, 4) != o->fw_epoch) {
+            return 0;
+        }
         if (o->dst && o->bytes) {
-            memcpy(o->dst, done, o->bytes);
+            memcpy(o->dst, v, o->bytes);
         }
         c->fw_seen = o->fw_epoch;
         return 1;

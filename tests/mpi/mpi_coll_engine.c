@@ -17,8 +17,11 @@
 
 static long checked, bad;
 
+/* A failure names itself "mpi_coll_engine: check failed:", which the test
+ * scripts keep in their output. */
 #define CHECK(cond, ...) do { checked++; if (!(cond)) { \
-    if (bad++ < 10) { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } } while (0)
+    if (bad++ < 10) { fprintf(stderr, "mpi_coll_engine: check failed: "); \
+                      fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } } while (0)
 
 /* The value rank r contributes at index i (small: exact in float). */
 static long val(int r, int i) { return (r * 7 + i * 3) % 23 + 1; }
