@@ -15,9 +15,6 @@
 /* The host's instructions a frame checked costs the library: an estimate
  * until measured. */
 #define COLL_FRAME_INSNS 40u
-/* The host's instructions a payload word costs the check (xor, multiply,
- * shift): charged to writer and reader. */
-#define COLL_CHECK_INSNS 3u
 /* Credits pushed (AOTF comms): a reader stores its freed word into its
  * writers' COLL_PUSHED cells once it freed COLL_PUSH_EVERY more epochs
  * (the look at each freed epoch's sources: COLL_PUSH_INSNS); a writer
@@ -68,21 +65,6 @@ void coll_geom(uint32_t cell_size, int mcast, size_t bytes, struct coll_geom *g)
     g->span = (g->frames - 1) * g->fs + COLL_OVER + (uint32_t)((last + 7) & ~(size_t)7);
 }
 
-/* A frame's check word: @len payload bytes (the last word zero-padded)
- * mixed word by word from the frame's stamp. */
-uint64_t coll_check(uint64_t stamp, const uint8_t *p, size_t len)
-{
-    uint64_t h = stamp * 0x9e3779b97f4a7c15ull;
-
-    for (size_t i = 0; i < len; i += 8) {
-        uint64_t w = 0;
-        memcpy(&w, p + i, len - i < 8 ? len - i : 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
-    }
-    return h;
-}
-
 size_t coll_cell_cap(uint32_t cell_size, int mcast)
 {
     uint32_t f = mcast ? COLL_MFRAME : COLL_FRAME;
@@ -114,7 +96,7 @@ void coll_frames_write(dn_node *n, uint8_t *dst, const void *src, size_t bytes,
 
         dn_put_le(head, stamp, 8);
         dn_put_le(head + 8, coll_check(stamp, s + (size_t)f * per, len), 8);
-        dn_host_work(n, DN_HOST_INSNS, (padded / 8) * COLL_CHECK_INSNS);
+        dn_host_work(n, DN_HOST_INSNS, COLL_CHECK_INSNS(padded / 8));
         dn_copy(n, fr, head, 2 * COLL_STAMP);
         if (len) {
             dn_copy(n, fr + 2 * COLL_STAMP, s + (size_t)f * per, len);
@@ -297,19 +279,6 @@ static void credit_replies(struct dn_coll_comm *c, uint64_t now)
     }
 }
 
-/* A small message's check word: the upper half a tag of the stamp alone,
- * which a reader polls with one load, the lower half a check of the
- * payload seeded by the stamp, which catches a late store of an earlier
- * epoch's payload word that landed beside this epoch's check. */
-static uint64_t small_check(uint64_t stamp, uint64_t word, size_t bytes)
-{
-    uint8_t w[8];
-
-    dn_put_le(w, word, 8);
-    return (coll_check(stamp, NULL, 0) & 0xffffffff00000000ull) |
-           (uint32_t)coll_check(stamp, w, bytes);
-}
-
 /* One word at @addr of @dst's collectives' area (a member, or the group),
  * by the channel pointed at that destination's whole area (one port a
  * node: every area at 0), else the least recently used one re-pointed
@@ -391,8 +360,8 @@ static int small_put(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_
         uint8_t w[8] = { 0 };
         memcpy(w, o->src, o->bytes);
         o->word = dn_get_le(w, 8);
-        o->check = small_check(coll_stamp(c->gen, ep->epoch, o->cell, 0), o->word, o->bytes);
-        dn_host_work(c->n, DN_HOST_INSNS, 2 * COLL_CHECK_INSNS);
+        o->check = coll_small_check(coll_stamp(c->gen, ep->epoch, o->cell, 0), o->word, o->bytes);
+        dn_host_work(c->n, DN_HOST_INSNS, COLL_CHECK_INSNS(1) + COLL_CHECK_INSNS(0));
     }
     int rc = o->bytes ? aotf_word(c, dst, raddr + 2 * COLL_STAMP, o->word) : DN_OK;
     return rc != DN_OK ? rc : aotf_word(c, dst, raddr + COLL_STAMP, o->check);
@@ -593,8 +562,8 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         if (o->bytes) {
             word = coll_ld64(n, cell + 2 * COLL_STAMP);
         }
-        dn_host_work(n, DN_HOST_INSNS, 2 * COLL_CHECK_INSNS);
-        if (small_check(want, word, o->bytes) != check) {
+        dn_host_work(n, DN_HOST_INSNS, COLL_CHECK_INSNS(1) + 2 * COLL_CHECK_INSNS(0));
+        if (coll_small_check(want, word, o->bytes) != check) {
             c->st.stale_frames++;
             return 0;
         }
@@ -634,7 +603,7 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         }
         /* Whole stamps, a payload some late packet wrote into: not taken
          * (the writer's own write, or its resend, comes again). */
-        dn_host_work(n, DN_HOST_INSNS, (padded / 8) * COLL_CHECK_INSNS);
+        dn_host_work(n, DN_HOST_INSNS, COLL_CHECK_INSNS(padded / 8));
         if (coll_check(want, to, len) != check) {
             c->st.stale_frames++;
             continue;

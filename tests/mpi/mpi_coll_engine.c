@@ -93,28 +93,33 @@ static void reductions(MPI_Comm comm, const char *cn)
                 /* allreduce, then in place */
                 MPI_Allreduce(s, r, c, t->dt, op, comm);
                 for (int i = 0; i < c; i++)
-                    CHECK(get(t, r, i) == expect(op, n, i), "%s allreduce %s c=%d i=%d", cn, t->name, c, i);
+                    CHECK(get(t, r, i) == expect(op, n, i), "%s allreduce %s op %u c=%d i=%d: %ld, not %ld",
+                          cn, t->name, oi, c, i, get(t, r, i), expect(op, n, i));
                 memcpy(r, s, t->sz * c);
                 MPI_Allreduce(MPI_IN_PLACE, r, c, t->dt, op, comm);
                 for (int i = 0; i < c; i++)
-                    CHECK(get(t, r, i) == expect(op, n, i), "%s allreduce in place %s c=%d", cn, t->name, c);
+                    CHECK(get(t, r, i) == expect(op, n, i), "%s allreduce in place %s op %u c=%d i=%d: %ld, not %ld",
+                          cn, t->name, oi, c, i, get(t, r, i), expect(op, n, i));
                 /* reduce, in place at the root */
                 if (me == root) {
                     memcpy(r, s, t->sz * c);
                     MPI_Reduce(MPI_IN_PLACE, r, c, t->dt, op, root, comm);
                     for (int i = 0; i < c; i++)
-                        CHECK(get(t, r, i) == expect(op, n, i), "%s reduce %s c=%d", cn, t->name, c);
+                        CHECK(get(t, r, i) == expect(op, n, i), "%s reduce %s op %u c=%d i=%d: %ld, not %ld",
+                              cn, t->name, oi, c, i, get(t, r, i), expect(op, n, i));
                 } else {
                     MPI_Reduce(s, NULL, c, t->dt, op, root, comm);
                 }
                 /* reduce_scatter_block: block me of the reduction of c*n */
                 MPI_Reduce_scatter_block(s, r, c, t->dt, op, comm);
                 for (int i = 0; i < c; i++)
-                    CHECK(get(t, r, i) == expect(op, n, me * c + i), "%s rsb %s c=%d", cn, t->name, c);
+                    CHECK(get(t, r, i) == expect(op, n, me * c + i), "%s rsb %s op %u c=%d i=%d: %ld, not %ld",
+                          cn, t->name, oi, c, i, get(t, r, i), expect(op, n, me * c + i));
                 memcpy(r, s, t->sz * c * n);
                 MPI_Reduce_scatter_block(MPI_IN_PLACE, r, c, t->dt, op, comm);
                 for (int i = 0; i < c; i++)
-                    CHECK(get(t, r, i) == expect(op, n, me * c + i), "%s rsb in place %s c=%d", cn, t->name, c);
+                    CHECK(get(t, r, i) == expect(op, n, me * c + i), "%s rsb in place %s op %u c=%d i=%d: %ld, not %ld",
+                          cn, t->name, oi, c, i, get(t, r, i), expect(op, n, me * c + i));
                 free(s);
                 free(r);
             }
