@@ -495,9 +495,7 @@ def coll(node_counts, sizes, overlap_sizes, iters, mpi_nodes):
         log("coll: %d nodes" % n)
         out = cluster(n, [prog, "--iters", str(iters), "--kinds", ",".join(COLL_KINDS)]
                       + [str(b) for b in sizes], timeout=3600)
-        got = [(m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), float(m.group(5)))
-               for m in re.finditer(r"coll_bench: kind=(\S+) impl=(\S+) nodes=(\d+) "
-                                    r"bytes=(\d+) iters=\d+ modeled us=([0-9.]+)", out)]
+        got = coll_bench_rows(out)
         for kind in COLL_KINDS:
             for b in ([0] if kind == "barrier" else sizes):
                 if not any(g[0] == kind and g[1] == "auto" and g[3] == b for g in got):
@@ -516,9 +514,7 @@ def coll(node_counts, sizes, overlap_sizes, iters, mpi_nodes):
         out = cluster(n, [prog, "--iters", str(iters), "--type", "int64", "--kinds",
                           "reduce,allreduce", "--overlap", "--overlap-impl", "firmware", "8"],
                       timeout=3600)
-        got = [(m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), float(m.group(5)))
-               for m in re.finditer(r"coll_bench: kind=(\S+-int64) impl=(\S+) nodes=(\d+) "
-                                    r"bytes=(\d+) iters=\d+ modeled us=([0-9.]+)", out)]
+        got = [g for g in coll_bench_rows(out) if g[0].endswith("-int64")]
         if not any(g[0] == "allreduce-int64" and g[1] == "firmware" for g in got):
             raise PartFailed("no modeled allreduce-int64 firmware figure on %d nodes" % n)
         rows += got
@@ -529,6 +525,14 @@ def coll(node_counts, sizes, overlap_sizes, iters, mpi_nodes):
             got = mpi_coll(n, env, sizes, iters, True, skip)
             rows += [(k, impl, n, b, mx) for k, b, _, mx in got]
     return rows
+
+
+def coll_bench_rows(out):
+    """coll_bench's figure lines: [(collective, implementation, nodes,
+    bytes, modeled us)]."""
+    return [(m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), float(m.group(5)))
+            for m in re.finditer(r"coll_bench: kind=(\S+) impl=(\S+) nodes=(\d+) "
+                                 r"bytes=(\d+) iters=\d+ modeled us=([0-9.]+)", out)]
 
 
 def coll_overlap_rows(out, n, rows):
