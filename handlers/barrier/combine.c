@@ -81,9 +81,12 @@ void comb_release(unsigned g, uint32_t epoch)
 {
     uint32_t img = DN1_BAR_COMB_IMAGE(g), acc = DN1_BAR_COMB_ACC(g);
 
-    hal_sram_write32(img + 32, hal_swap32(hal_sram_read32(acc)));   /* as the host reads it */
-    hal_sram_write32(img + 36, hal_swap32(hal_sram_read32(acc + 4)));
+    uint32_t lo = hal_sram_read32(acc), hi = hal_sram_read32(acc + 4);
+
+    hal_sram_write32(img + 32, hal_swap32(lo));     /* as the host reads it */
+    hal_sram_write32(img + 36, hal_swap32(hi));
     hal_sram_write32(img + 40, hal_swap32(epoch));
+    hal_sram_write32(img + 44, hal_swap32(dn1_comb_check(epoch, lo, hi)));
 }
 
 void comb_send(unsigned g, uint16_t dst)

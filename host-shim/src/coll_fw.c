@@ -25,6 +25,9 @@ _Static_assert(DN_COLL_SUM == DN1_COMB_OP_SUM && DN_COLL_PROD == DN1_COMB_OP_PRO
                DN_COLL_BXOR == DN1_COMB_OP_BXOR, "ops numbered as the firmware's");
 
 #define OPF_ARRIVED 4u   /* OP_FW: its value stored at the counter */
+/* The host's instructions of dn1_comb_check and the compare: three
+ * multiplies, two shifts and xors, the compare. */
+#define COLL_FW_CHECK_INSNS 12u
 
 /* Rank 0: describe the combining group to its own firmware (the
  * descriptor in the NIC-reserved LLCM, generation bumped last). */
@@ -154,24 +157,25 @@ int coll_fw_try(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         o->ask_at = now + c->resend_ns;
         c->st.fw_combines++;
     }
-    /* The release writes the result, then the epoch after it (contract
-     * section 5: a payload lands in address order). */
+    /* The release writes the result, then the epoch and its check after
+     * it (contract section 5: a payload lands in address order; section
+     * 11: dn1_comb_check). The epoch word and check in one load, then the
+     * value: a late duplicate of an older release that wrote its value in
+     * between fails the check, and the member looks again next turn (the
+     * duplicate's epoch word lands next; a result lost so is sent again
+     * at the resend). */
     dn_host_charge(n, DN_HOST_LOAD, 1);
-    uint32_t e = (uint32_t)dn_get_le(done + 8, 4);
+    uint64_t tag = dn_get_le(done + 8, 8);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (e == o->fw_epoch) {
-        /* The value, then the epoch again: a late duplicate of an older
-         * release (the network duplicates) that landed between the two
-         * loads changed the epoch word too (it writes the value first):
-         * looked at again next turn. A window remains between such a
-         * packet's value and its epoch; a stamp ahead of the value in the
-         * release would close it (docs/collectives.md, "The firmware
-         * combine"). */
+    if ((uint32_t)tag == o->fw_epoch) {
         uint8_t v[8];
         memcpy(v, done, sizeof(v));
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        dn_host_charge(n, DN_HOST_LOAD, 2);
-        if ((uint32_t)dn_get_le(done + 8, 4) != o->fw_epoch) {
+        dn_host_charge(n, DN_HOST_LOAD, 1);
+        uint64_t val = dn_get_le(v, 8);
+        dn_self(n, COLL_FW_CHECK_INSNS);
+        if (dn1_comb_check(o->fw_epoch, (uint32_t)val, (uint32_t)(val >> 32)) !=
+            (uint32_t)(tag >> 32)) {
+            c->st.stale_frames++;
             return 0;
         }
         if (o->dst && o->bytes) {

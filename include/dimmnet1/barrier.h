@@ -127,14 +127,31 @@ struct dn1_bar_group {
  * DN1_BAR_COMB_ACC(g) (the processor's words: the value's low half, its
  * high half, the epoch's op | type << 3); its completion image (a PUSH of
  * DN1_BAR_COMB_DONE_BYTES to done_off: the result as the host reads it,
- * the released epoch u32, 4 zero bytes) at DN1_BAR_COMB_IMAGE(g), sent to
- * each member or to the switch group, dst set at each send. */
+ * the released epoch u32, its check u32, dn1_comb_check) at
+ * DN1_BAR_COMB_IMAGE(g), sent to each member or to the switch group, dst
+ * set at each send. */
 #define DN1_BAR_SRAM_COMB_IMAGES 0xb000u
 #define DN1_BAR_COMB_IMAGE_SIZE  48u
 #define DN1_BAR_COMB_IMAGE(g)    (DN1_BAR_SRAM_COMB_IMAGES + DN1_BAR_COMB_IMAGE_SIZE * (g))
 #define DN1_BAR_SRAM_COMB_ACC    0xb300u
 #define DN1_BAR_COMB_ACC(g)      (DN1_BAR_SRAM_COMB_ACC + 16u * (g))
 #define DN1_BAR_COMB_DONE_BYTES  16u
+
+/* A release's check (bytes 12-15; contract 1.32): the released epoch and
+ * the result's two words (lo = bytes 0-3, hi = bytes 4-7, little-endian
+ * as the host reads them) mixed, so that a host which loads the epoch
+ * word and then the value tells a value a late duplicate of an older
+ * release wrote in between (it lands value first). Each step is a
+ * bijection of what it mixes in, so a change of one word always changes
+ * the check; of both, one time in 2^32. */
+static inline uint32_t dn1_comb_check(uint32_t epoch, uint32_t lo, uint32_t hi)
+{
+    uint32_t h = (epoch * 0x9e3779b1u ^ lo) * 0x85ebca6bu;
+
+    h ^= h >> 13;
+    h = (h ^ hi) * 0xc2b2ae35u;
+    return h ^ (h >> 16);
+}
 
 /*
  * The paper's counting barrier as the paper built it (type

@@ -427,7 +427,7 @@ static void t_combine_release(void)
         CHECK_EQ(fake_sends[i].raddr, DN1_RADDR_LLCM + DONE);
         CHECK_EQ(le64(fake_sends[i].payload), 996);
         CHECK_EQ(le32(fake_sends[i].payload + 8), 1);     /* the epoch after the value */
-        CHECK_EQ(le32(fake_sends[i].payload + 12), 0);
+        CHECK_EQ(le32(fake_sends[i].payload + 12), dn1_comb_check(1, 996, 0));
     }
     /* Each epoch its own op and type: a MAX of unsigned values, released
      * as one multicast (the release kind is read at each release). */
@@ -440,6 +440,7 @@ static void t_combine_release(void)
     CHECK_EQ(fake_sends[3].dst, DN1_MCAST_BASE);
     CHECK_EQ(le64(fake_sends[3].payload), 1ull << 63);
     CHECK_EQ(le32(fake_sends[3].payload + 8), 2);
+    CHECK_EQ(le32(fake_sends[3].payload + 12), dn1_comb_check(2, 0, 1u << 31));
     CHECK_EQ(fwstats_get(DN1_FWST_BAR_RELEASED), 2);
 }
 
@@ -478,6 +479,7 @@ static void t_combine_duplicate_resend(void)
     CHECK_EQ(fake_sends[2].dst, 2);
     CHECK_EQ(le64(fake_sends[2].payload), 15);
     CHECK_EQ(le32(fake_sends[2].payload + 8), 1);
+    CHECK_EQ(le32(fake_sends[2].payload + 12), dn1_comb_check(1, 15, 0));
     CHECK_EQ(fwstats_get(DN1_FWST_BAR_RESENT), 1);
     comb_arrive(2, 4, 2, 1);
     CHECK_EQ(le64(fake_sends[4].payload), 101);
@@ -575,6 +577,8 @@ static void t_combine_storm(void)
         const struct fake_send *sent = &fake_sends[before % FAKE_SENDS];
         CHECK_EQ(le64(sent->payload), want);
         CHECK_EQ(le32(sent->payload + 8), epoch);
+        CHECK_EQ(le32(sent->payload + 12), dn1_comb_check(epoch, (uint32_t)want,
+                                                          (uint32_t)(want >> 32)));
         fake_send_count = 0;
     }
 }
