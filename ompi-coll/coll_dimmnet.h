@@ -98,6 +98,19 @@ typedef struct mca_coll_dimmnet_component_t {
 
 OMPI_MODULE_DECLSPEC extern mca_coll_dimmnet_component_t mca_coll_dimmnet_component;
 
+/* A non-blocking call as Open MPI made it: what the module below is given
+ * when the backend took the call before its communicator had joined and
+ * the join then failed (coll_dimmnet_engine.c, "the non-blocking join").
+ * Each operation uses the fields its signature has. */
+struct coll_dimmnet_fwd {
+    enum coll_dimmnet_op op;
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount, root;
+    struct ompi_datatype_t *sdtype, *rdtype;
+    struct ompi_op_t *mop;
+};
+
 typedef struct mca_coll_dimmnet_module_t {
     mca_coll_base_module_t super;
 
@@ -117,9 +130,18 @@ typedef struct mca_coll_dimmnet_module_t {
     int depth;
 
     /* The backend's communicator (coll_dimmnet_engine.c): joined at the
-     * first outermost collective; -1 forward forever, 0 not yet, 1 joined. */
+     * first outermost collective; -1 forward forever, 0 not yet, 1 joined,
+     * 2 joining (a non-blocking join: the records' exchange, Open MPI's
+     * own non-blocking allgather, join_rq, in flight). */
     int engine_state;
     void *engine_comm;
+    ompi_request_t *join_rq;
+    struct dn_coll_join join_mine, *join_all;
+    int join_n;
+
+    /* The outermost non-blocking call being served (valid while the
+     * backend has it): kept by a call the backend defers. */
+    struct coll_dimmnet_fwd call;
 
     struct coll_dimmnet_choice choice[COLL_DIMMNET_CHOICE_KEYS];
 } mca_coll_dimmnet_module_t;
@@ -140,6 +162,9 @@ void coll_dimmnet_choice_report(mca_coll_dimmnet_module_t *m);
 /* The engine's part of a module's destruction, and of the component's
  * close (coll_dimmnet_engine.c). */
 void coll_dimmnet_engine_release(mca_coll_dimmnet_module_t *m);
+/* Start @f on the module below (coll_dimmnet_module.c). */
+int coll_dimmnet_forward(mca_coll_dimmnet_module_t *m, const struct coll_dimmnet_fwd *f,
+                         struct ompi_communicator_t *comm, ompi_request_t **request);
 void coll_dimmnet_engine_finalize(void);
 
 OBJ_CLASS_DECLARATION(mca_coll_dimmnet_module_t);

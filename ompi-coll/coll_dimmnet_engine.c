@@ -1,14 +1,17 @@
 /*
  * coll/dimmnet's backend: the NIC's collective engine (the shim's dn_coll_*,
  * reached through the provider's fi_dimmnet_coll_ops). Per communicator,
- * at its first outermost blocking collective (the same call on every rank, so the
+ * at its first outermost collective (the same call on every rank, so the
  * same decision everywhere), the ranks exchange join records with the
  * allgather of the module below and create the engine's communicator; any
- * failure there marks the communicator "forward forever".
+ * failure there marks the communicator "forward forever". A blocking
+ * first collective exchanges them with the blocking allgather; a
+ * non-blocking one with the non-blocking allgather, and is deferred until
+ * that is done ("the non-blocking join", below).
  *
  * Served: predefined types and ops the engine has (reductions); any type
  * (data movement, as bytes, packed when not contiguous); blocking and
- * non-blocking forms (the latter once joined: engine_for). The decision only
+ * non-blocking forms. The decision only
  * looks at what MPI makes identical on every rank (datatype and op of a
  * reduction, the byte count of a type signature).
  */
@@ -36,46 +39,54 @@
 
 static const struct fi_dimmnet_coll_ops *ops;
 
-static void joined_add(void *c);
+static void joined_add(void *c, bool locked);
 static void joined_remove(void *c);
+static void progress_register(void);
 
-/* The engine's communicator of @comm, joined now if this is its first
- * collective; NULL: forward. */
-static void *engine_comm(struct ompi_communicator_t *comm, mca_coll_dimmnet_module_t *m)
+static void join_finish(mca_coll_dimmnet_module_t *m, bool locked);
+
+/* This process's join record into m->join_mine and room for everyone's;
+ * false: forward forever (the same on every rank). */
+static bool join_records(struct ompi_communicator_t *comm, mca_coll_dimmnet_module_t *m)
 {
     int n = ompi_comm_size(comm);
-    struct dn_coll_join mine, *all;
-    struct dn_coll_config cfg;
-    int rc;
 
-    if (0 != m->engine_state) {
-        return 1 == m->engine_state ? m->engine_comm : NULL;
-    }
     m->engine_state = -1;
     if (n > (int) DN_COLL_MAX_MEMBERS) {     /* the same on every rank */
-        return NULL;
+        return false;
     }
     if (NULL == ops) {
         ops = fi_dimmnet_find_coll_ops();
     }
-    memset(&mine, 0, sizeof(mine));
-    mine.slot = DN_COLL_NO_SLOT;             /* no engine here: all decline */
-    if (NULL != ops && ops->join_size == sizeof(mine) && DN_OK != ops->join_prepare(&mine)) {
-        mine.slot = DN_COLL_NO_SLOT;
+    memset(&m->join_mine, 0, sizeof(m->join_mine));
+    m->join_mine.slot = DN_COLL_NO_SLOT;     /* no engine here: all decline */
+    if (NULL != ops && ops->join_size == sizeof(m->join_mine) &&
+        DN_OK != ops->join_prepare(&m->join_mine)) {
+        m->join_mine.slot = DN_COLL_NO_SLOT;
     }
-    all = calloc(n, sizeof(*all));
-    if (NULL == all) {
+    m->join_n = n;
+    m->join_all = calloc(n, sizeof(*m->join_all));
+    if (NULL == m->join_all) {
         /* Cannot tell the others: abort rather than diverge. */
         ompi_mpi_abort(comm, OMPI_ERR_OUT_OF_RESOURCE);
     }
-    rc = m->prev_allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
-                           comm, m->prev_allgather_module);
-    if (OMPI_SUCCESS != rc) {
-        ompi_mpi_abort(comm, rc);
-    }
-    if (NULL == ops || mine.slot == DN_COLL_NO_SLOT) {
+    return true;
+}
+
+/* Everyone's records are in: the engine's communicator, or forward
+ * forever (state 1 or -1). */
+static void join_create(mca_coll_dimmnet_module_t *m, bool locked)
+{
+    int n = m->join_n;
+    struct dn_coll_join *all = m->join_all;
+    struct dn_coll_config cfg;
+    int rc;
+
+    m->join_all = NULL;
+    m->engine_state = -1;
+    if (NULL == ops || m->join_mine.slot == DN_COLL_NO_SLOT) {
         free(all);                           /* the others see our record's no slot */
-        return NULL;
+        return;
     }
     ops->config_default(&cfg);
     cfg.nmembers = n;
@@ -101,11 +112,46 @@ static void *engine_comm(struct ompi_communicator_t *comm, mca_coll_dimmnet_modu
     free(all);
     if (DN_OK != rc) {                       /* DN_ENOMEM on every member alike */
         m->engine_comm = NULL;
-        return NULL;
+        return;
     }
     m->engine_state = 1;
-    joined_add(m->engine_comm);
-    return m->engine_comm;
+    joined_add(m->engine_comm, locked);
+    if (!locked) {
+        progress_register();    /* (a non-blocking join registered it at its start) */
+    }
+}
+
+/* The engine's communicator of @comm, joined now if this is its first
+ * collective (a blocking one), or once the non-blocking join a
+ * non-blocking one began is done; NULL: forward. */
+static void *engine_comm(struct ompi_communicator_t *comm, mca_coll_dimmnet_module_t *m)
+{
+    int rc;
+
+    if (2 == m->engine_state) {
+        /* A blocking call after a non-blocking first one: the join
+         * first, and the calls deferred on it started before this one
+         * (every rank starts the engine's calls in the same order). */
+        while (!REQUEST_COMPLETE(m->join_rq)) {
+            opal_progress();
+        }
+        if (2 == m->engine_state) {
+            join_finish(m, false);
+        }
+    }
+    if (0 != m->engine_state) {
+        return 1 == m->engine_state ? m->engine_comm : NULL;
+    }
+    if (!join_records(comm, m)) {
+        return NULL;
+    }
+    rc = m->prev_allgather(&m->join_mine, sizeof(m->join_mine), MPI_BYTE, m->join_all,
+                           sizeof(m->join_mine), MPI_BYTE, comm, m->prev_allgather_module);
+    if (OMPI_SUCCESS != rc) {
+        ompi_mpi_abort(comm, rc);
+    }
+    join_create(m, false);
+    return 1 == m->engine_state ? m->engine_comm : NULL;
 }
 
 void coll_dimmnet_engine_release(mca_coll_dimmnet_module_t *m)
@@ -113,6 +159,11 @@ void coll_dimmnet_engine_release(mca_coll_dimmnet_module_t *m)
     /* Nothing of ours is in flight: a non-blocking form's request holds
      * the module until it is freed. The provider skips this if its domain
      * is already gone (MPI_Finalize order). */
+    if (2 == m->engine_state) {
+        /* A join no call waits for any more (its calls are done): end it. */
+        ompi_request_wait(&m->join_rq, MPI_STATUS_IGNORE);
+        join_create(m, false);
+    }
     if (1 == m->engine_state && NULL != ops) {
         joined_remove(m->engine_comm);
         ops->comm_free(m->engine_comm);
@@ -160,8 +211,22 @@ static int dn_op(struct ompi_op_t *op)
  * to its end here (a blocking form) or in a coll_dimmnet_request_t that
  * the progress callback completes (a non-blocking form).
  */
+/* An engine call's start: kept by a non-blocking call deferred until its
+ * communicator has joined. @op names the engine call (its non-blocking
+ * form's name, for either form). */
+struct engine_start {
+    enum coll_dimmnet_op op;
+    const void *sbuf;
+    void *rbuf;
+    size_t count;
+    int type, rop;
+    unsigned root;
+};
+
 struct job {
     void *req;                        /* the engine's request */
+    struct engine_start start;        /* deferred: to start once joined */
+    bool deferred;
     char *tmp[2];                     /* freed at the end */
     char *packed;                     /* unpacked into buf, then freed */
     size_t bytes;
@@ -170,12 +235,12 @@ struct job {
     struct ompi_datatype_t *dt;       /* retained while packed is set */
 };
 
-#define JOB_INIT { NULL, { NULL, NULL }, NULL, 0, NULL, 0, NULL }
+#define JOB_INIT { .req = NULL }
 
-static void job_end(struct job *j)
+/* The job's copies freed, nothing unpacked (its call went elsewhere). */
+static void job_discard(struct job *j)
 {
     if (NULL != j->packed) {
-        ompi_datatype_sndrcv(j->packed, (int) j->bytes, MPI_PACKED, j->buf, j->count, j->dt);
         free(j->packed);
         OBJ_RELEASE(j->dt);
         j->packed = NULL;
@@ -183,6 +248,14 @@ static void job_end(struct job *j)
     free(j->tmp[0]);
     free(j->tmp[1]);
     j->tmp[0] = j->tmp[1] = NULL;
+}
+
+static void job_end(struct job *j)
+{
+    if (NULL != j->packed) {
+        ompi_datatype_sndrcv(j->packed, (int) j->bytes, MPI_PACKED, j->buf, j->count, j->dt);
+    }
+    job_discard(j);
 }
 
 /* Unpack @packed (@bytes of @count x @dt) into @buf at the job's end. */
@@ -210,6 +283,9 @@ typedef struct coll_dimmnet_request_t {
     struct job job;
     mca_coll_dimmnet_module_t *module;
     struct coll_dimmnet_request_t *next;     /* on the pending list */
+    struct coll_dimmnet_fwd fwd;             /* a deferred call as Open MPI made it */
+    ompi_request_t *fwd_rq;                  /* it went to the module below after all */
+    int fail;                                /* its start failed (dn status) */
 } coll_dimmnet_request_t;
 
 static OBJ_CLASS_INSTANCE(coll_dimmnet_request_t, ompi_request_t, NULL, NULL);
@@ -239,15 +315,28 @@ static unsigned idle_calls;
 static bool progress_registered;
 static int coll_progress(void);
 
-static void joined_add(void *c)
+/* @locked: the caller holds pending_lock (coll_progress). */
+static void joined_add(void *c, bool locked)
 {
-    pthread_mutex_lock(&pending_lock);
+    if (!locked) {
+        pthread_mutex_lock(&pending_lock);
+    }
     for (unsigned i = 0; i < sizeof(joined) / sizeof(joined[0]); i++) {
         if (NULL == joined[i]) {
             joined[i] = c;
             break;
         }
     }
+    if (!locked) {
+        pthread_mutex_unlock(&pending_lock);
+    }
+}
+
+/* Registered at the first join, or the first non-blocking join's start
+ * (not from inside coll_progress). */
+static void progress_register(void)
+{
+    pthread_mutex_lock(&pending_lock);
     if (!progress_registered) {
         progress_registered = OPAL_SUCCESS == opal_progress_register(coll_progress);
     }
@@ -322,13 +411,33 @@ static int coll_progress(void)
         return 0;
     }
     for (at = &pending; NULL != (r = *at);) {
-        int fin = 0, rc = ops->test(r->job.req, &fin);
+        int fin = 0, rc = DN_OK;
+        if (r->job.deferred) {
+            /* Waiting for its communicator's join (in order: a later
+             * call of the same communicator is deferred too). */
+            if (!REQUEST_COMPLETE(r->module->join_rq)) {
+                at = &r->next;
+                continue;
+            }
+            join_finish(r->module, true);
+        }
+        if (r->fail) {
+            rc = r->fail;
+        } else if (NULL != r->fwd_rq) {
+            fin = REQUEST_COMPLETE(r->fwd_rq);
+        } else {
+            rc = ops->test(r->job.req, &fin);
+        }
         if (DN_OK != rc || fin) {
             if (DN_OK != rc) {
                 opal_output(0, "coll/dimmnet: the engine failed a non-blocking "
                             "collective: dn status %d", rc);
             }
             r->super.req_status.MPI_ERROR = DN_OK == rc ? MPI_SUCCESS : MPI_ERR_INTERN;
+            if (NULL != r->fwd_rq) {
+                r->super.req_status.MPI_ERROR = r->fwd_rq->req_status.MPI_ERROR;
+                ompi_request_free(&r->fwd_rq);
+            }
             *at = r->next;
             r->next = done;
             done = r;
@@ -360,6 +469,10 @@ static int run(int rc, struct job *j, ompi_request_t **request, struct ompi_comm
 
     if (DN_OK == rc && NULL != request) {
         coll_dimmnet_request_t *r = OBJ_NEW(coll_dimmnet_request_t);
+        if (NULL == r && j->deferred) {
+            job_discard(j);         /* not started anywhere: nothing to wait */
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
         if (NULL == r) {
             rc = DN_ENOMEM;         /* the engine's request still runs: wait it */
         } else {
@@ -374,6 +487,9 @@ static int run(int rc, struct job *j, ompi_request_t **request, struct ompi_comm
             r->module = M(module);
             OBJ_RETAIN(module);
             r->next = NULL;
+            r->fwd = M(module)->call;
+            r->fwd_rq = NULL;
+            r->fail = DN_OK;
             pthread_mutex_lock(&pending_lock);
             *pending_tail = r;
             pending_tail = &r->next;
@@ -410,19 +526,136 @@ static int run(int rc, struct job *j, ompi_request_t **request, struct ompi_comm
 /* (the start, an argument, sets job.req) */
 #define RUN(rc, job) run(rc, &(job), request, comm, module, __func__)
 
-/* The engine's communicator for a call: a non-blocking form is served only
- * once a blocking collective has joined the communicator (every rank
- * makes the same calls in the same order: the same decision everywhere).
- * A join inside a non-blocking call would wait for every rank to enter
- * it, and MPI lets a rank reach its MPI_Ibarrier only after a message the
- * others send once theirs has returned. */
+/*
+ * The non-blocking join. A communicator's first collective may be a
+ * non-blocking one, and MPI lets a rank reach its MPI_Ibarrier only
+ * after a message the others send once theirs has returned: a join that
+ * waited for every rank inside it would hang there. So the records are
+ * exchanged with the module below's non-blocking allgather (libnbc),
+ * and the call, and every later call of the communicator until the
+ * exchange is done, is kept as it was made (prepared, not started: its
+ * engine call in job.start, Open MPI's in the request's fwd). Once the
+ * exchange is done (seen by coll_progress, or by a blocking call, which
+ * waits for it), join_finish creates the engine's communicator and starts
+ * the kept calls on it in their order, the same on every rank; if the
+ * join failed (some rank had no slot), on the module below instead.
+ */
+static char join_pending_tag;
+#define JOIN_PENDING ((void *) &join_pending_tag)
+
+static int engine_call(void *c, const struct engine_start *s, void **req)
+{
+    switch (s->op) {
+    case COLL_DIMMNET_OP_ibarrier:
+        return ops->ibarrier(c, req);
+    case COLL_DIMMNET_OP_ibcast:
+        return ops->ibcast(c, s->rbuf, s->count, s->type, s->root, req);
+    case COLL_DIMMNET_OP_ireduce:
+        return ops->ireduce(c, s->sbuf, s->rbuf, s->count, s->type, s->rop, s->root, req);
+    case COLL_DIMMNET_OP_iallreduce:
+        return ops->iallreduce(c, s->sbuf, s->rbuf, s->count, s->type, s->rop, req);
+    case COLL_DIMMNET_OP_iallgather:
+        return ops->iallgather(c, s->sbuf, s->rbuf, s->count, s->type, req);
+    case COLL_DIMMNET_OP_ialltoall:
+        return ops->ialltoall(c, s->sbuf, s->rbuf, s->count, s->type, req);
+    case COLL_DIMMNET_OP_ireduce_scatter_block:
+        return ops->ireduce_scatter(c, s->sbuf, s->rbuf, s->count, s->type, s->rop, req);
+    default:
+        return DN_EINVAL;
+    }
+}
+
+/* Start @s on @c now, or keep it in @j while the join is pending. */
+static int start(struct job *j, void *c, struct engine_start s)
+{
+    if (JOIN_PENDING == c) {
+        j->start = s;
+        j->deferred = true;
+        return DN_OK;
+    }
+    return engine_call(c, &s, &j->req);
+}
+
+/* The exchange is done: the engine's communicator (or forward forever),
+ * then every kept call of @m started, oldest first. */
+static void join_finish(mca_coll_dimmnet_module_t *m, bool locked)
+{
+    coll_dimmnet_request_t *r;
+
+    ompi_request_free(&m->join_rq);
+    join_create(m, locked);
+    if (!locked) {
+        pthread_mutex_lock(&pending_lock);
+    }
+    for (r = pending; NULL != r; r = r->next) {
+        if (r->module != m || !r->job.deferred) {
+            continue;
+        }
+        r->job.deferred = false;
+        if (1 == m->engine_state) {
+            r->fail = engine_call(m->engine_comm, &r->job.start, &r->job.req);
+        } else {
+            /* Counted as the engine's when it was kept: it is not. */
+            __atomic_fetch_sub(&mca_coll_dimmnet_component.served[r->fwd.op], 1,
+                               __ATOMIC_RELAXED);
+            job_discard(&r->job);
+            if (OMPI_SUCCESS != coll_dimmnet_forward(m, &r->fwd, r->super.req_mpi_object.comm,
+                                                     &r->fwd_rq)) {
+                r->fwd_rq = NULL;
+                r->fail = DN_EINVAL;
+            }
+        }
+    }
+    if (!locked) {
+        pthread_mutex_unlock(&pending_lock);
+    }
+}
+
+/* A non-blocking first collective: the records' exchange begun, the call
+ * to be kept (JOIN_PENDING); NULL: forward (forever, or this time only
+ * if the module below has no non-blocking allgather). */
+static void *join_start(struct ompi_communicator_t *comm, mca_coll_dimmnet_module_t *m)
+{
+    int rc;
+
+    if (NULL == m->prev_iallgather) {
+        return NULL;            /* (enable requires it: never) */
+    }
+    if (!join_records(comm, m)) {
+        return NULL;
+    }
+    progress_register();
+    m->depth++;                 /* its algorithm's calls go below, not here */
+    rc = m->prev_iallgather(&m->join_mine, sizeof(m->join_mine), MPI_BYTE, m->join_all,
+                            sizeof(m->join_mine), MPI_BYTE, comm, &m->join_rq,
+                            m->prev_iallgather_module);
+    m->depth--;
+    if (OMPI_SUCCESS != rc) {
+        ompi_mpi_abort(comm, rc);
+    }
+    m->engine_state = 2;
+    return JOIN_PENDING;
+}
+
+/* The engine's communicator for a call (JOIN_PENDING: a non-blocking
+ * call to keep until the join is done; NULL: forward). */
 static void *engine_for(struct ompi_communicator_t *comm, mca_coll_base_module_t *module,
                         ompi_request_t **request)
 {
-    if (NULL != request && 1 != M(module)->engine_state) {
-        return NULL;
+    mca_coll_dimmnet_module_t *m = M(module);
+
+    if (NULL != request) {
+        if (0 == m->engine_state) {
+            return join_start(comm, m);
+        }
+        if (2 == m->engine_state) {
+            if (!REQUEST_COMPLETE(m->join_rq)) {
+                return JOIN_PENDING;
+            }
+            join_finish(m, false);      /* the kept calls start first */
+        }
     }
-    return engine_comm(comm, M(module));
+    return engine_comm(comm, m);
 }
 
 /* @count elements of @dt as bytes: the buffer itself when its layout is
@@ -466,7 +699,7 @@ static int s_barrier(struct ompi_communicator_t *comm, ompi_request_t **request,
     if (NULL == c) {
         return COLL_DIMMNET_DECLINED;
     }
-    return RUN(ops->ibarrier(c, &job.req), job);
+    return RUN(start(&job, c, (struct engine_start) { .op = COLL_DIMMNET_OP_ibarrier }), job);
 }
 
 static int s_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int root,
@@ -494,7 +727,9 @@ static int s_bcast(void *buff, int count, struct ompi_datatype_t *dtype, int roo
     } else {
         job.tmp[0] = tmp;
     }
-    return RUN(ops->ibcast(c, b, bytes, DN_COLL_BYTE, root, &job.req), job);
+    return RUN(start(&job, c, (struct engine_start) {
+                   .op = COLL_DIMMNET_OP_ibcast, .rbuf = b, .count = bytes, .type = DN_COLL_BYTE,
+                   .root = (unsigned) root }), job);
 }
 
 /* The input of a reduction: @sbuf, or a copy of @rbuf for MPI_IN_PLACE
@@ -538,7 +773,9 @@ static int s_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatyp
         job_end(&job);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    return RUN(ops->ireduce(c, in, out, count, t, o, root, &job.req), job);
+    return RUN(start(&job, c, (struct engine_start) {
+                   .op = COLL_DIMMNET_OP_ireduce, .sbuf = in, .rbuf = out, .count = (size_t) count,
+                   .type = t, .rop = o, .root = (unsigned) root }), job);
 }
 
 static int s_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -561,7 +798,9 @@ static int s_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_data
     if (NULL == in) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    return RUN(ops->iallreduce(c, in, rbuf, count, t, o, &job.req), job);
+    return RUN(start(&job, c, (struct engine_start) {
+                   .op = COLL_DIMMNET_OP_iallreduce, .sbuf = in, .rbuf = rbuf,
+                   .count = (size_t) count, .type = t, .rop = o }), job);
 }
 
 static int s_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
@@ -586,7 +825,9 @@ static int s_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
     if (NULL == in) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    return RUN(ops->ireduce_scatter(c, in, rbuf, rcount, t, o, &job.req), job);
+    return RUN(start(&job, c, (struct engine_start) {
+                   .op = COLL_DIMMNET_OP_ireduce_scatter_block, .sbuf = in, .rbuf = rbuf,
+                   .count = (size_t) rcount, .type = t, .rop = o }), job);
 }
 
 /* allgather and alltoall: bytes of the send signature (MPI makes
@@ -631,8 +872,9 @@ static int s_gather_like(bool to_all, const void *sbuf, int scount,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     job_unpack(&job, rtmp, total, rbuf, rcount * n, rdtype);
-    return RUN(to_all ? ops->ialltoall(c, in, out, block, DN_COLL_BYTE, &job.req)
-                      : ops->iallgather(c, in, out, block, DN_COLL_BYTE, &job.req), job);
+    return RUN(start(&job, c, (struct engine_start) {
+                   .op = to_all ? COLL_DIMMNET_OP_ialltoall : COLL_DIMMNET_OP_iallgather,
+                   .sbuf = in, .rbuf = out, .count = block, .type = DN_COLL_BYTE }), job);
 }
 
 /* The table's entries: each blocking form is its non-blocking one with no

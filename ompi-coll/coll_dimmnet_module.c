@@ -26,6 +26,9 @@ static void dimmnet_module_construct(mca_coll_dimmnet_module_t *m)
     m->depth = 0;
     m->engine_state = 0;
     m->engine_comm = NULL;
+    m->join_rq = NULL;
+    m->join_all = NULL;
+    memset(&m->call, 0, sizeof(m->call));
     memset(m->choice, 0, sizeof(m->choice));
 }
 
@@ -167,6 +170,7 @@ static int dimmnet_reduce_scatter(const void *sbuf, void *rbuf, const int *rcoun
 static int dimmnet_ibarrier(struct ompi_communicator_t *comm, ompi_request_t **request,
                             mca_coll_base_module_t *module)
 {
+    M(module)->call = (struct coll_dimmnet_fwd) { .op = COLL_DIMMNET_OP_ibarrier };
     DIMMNET_SERVE(ibarrier, NO_CHOICE, comm, request);
 }
 
@@ -174,6 +178,8 @@ static int dimmnet_ibcast(void *buff, int count, struct ompi_datatype_t *dtype, 
                           struct ompi_communicator_t *comm, ompi_request_t **request,
                           mca_coll_base_module_t *module)
 {
+    M(module)->call = (struct coll_dimmnet_fwd) { .op = COLL_DIMMNET_OP_ibcast, .rbuf = buff,
+        .rcount = count, .rdtype = dtype, .root = root };
     DIMMNET_SERVE(ibcast, NO_CHOICE, buff, count, dtype, root, comm, request);
 }
 
@@ -182,6 +188,8 @@ static int dimmnet_ireduce(const void *sbuf, void *rbuf, int count,
                            struct ompi_communicator_t *comm, ompi_request_t **request,
                            mca_coll_base_module_t *module)
 {
+    M(module)->call = (struct coll_dimmnet_fwd) { .op = COLL_DIMMNET_OP_ireduce, .sbuf = sbuf,
+        .rbuf = rbuf, .rcount = count, .rdtype = dtype, .mop = op, .root = root };
     DIMMNET_SERVE(ireduce, NO_CHOICE, sbuf, rbuf, count, dtype, op, root, comm, request);
 }
 
@@ -190,6 +198,8 @@ static int dimmnet_iallreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_communicator_t *comm, ompi_request_t **request,
                               mca_coll_base_module_t *module)
 {
+    M(module)->call = (struct coll_dimmnet_fwd) { .op = COLL_DIMMNET_OP_iallreduce, .sbuf = sbuf,
+        .rbuf = rbuf, .rcount = count, .rdtype = dtype, .mop = op };
     DIMMNET_SERVE(iallreduce, NO_CHOICE, sbuf, rbuf, count, dtype, op, comm, request);
 }
 
@@ -198,6 +208,8 @@ static int dimmnet_iallgather(const void *sbuf, int scount, struct ompi_datatype
                               struct ompi_communicator_t *comm, ompi_request_t **request,
                               mca_coll_base_module_t *module)
 {
+    M(module)->call = (struct coll_dimmnet_fwd) { .op = COLL_DIMMNET_OP_iallgather, .sbuf = sbuf,
+        .scount = scount, .sdtype = sdtype, .rbuf = rbuf, .rcount = rcount, .rdtype = rdtype };
     DIMMNET_SERVE(iallgather, NO_CHOICE, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                   request);
 }
@@ -207,6 +219,8 @@ static int dimmnet_ialltoall(const void *sbuf, int scount, struct ompi_datatype_
                              struct ompi_communicator_t *comm, ompi_request_t **request,
                              mca_coll_base_module_t *module)
 {
+    M(module)->call = (struct coll_dimmnet_fwd) { .op = COLL_DIMMNET_OP_ialltoall, .sbuf = sbuf,
+        .scount = scount, .sdtype = sdtype, .rbuf = rbuf, .rcount = rcount, .rdtype = rdtype };
     DIMMNET_SERVE(ialltoall, NO_CHOICE, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                   request);
 }
@@ -217,7 +231,51 @@ static int dimmnet_ireduce_scatter_block(const void *sbuf, void *rbuf, int rcoun
                                          ompi_request_t **request,
                                          mca_coll_base_module_t *module)
 {
+    M(module)->call = (struct coll_dimmnet_fwd) { .op = COLL_DIMMNET_OP_ireduce_scatter_block,
+        .sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .rdtype = dtype, .mop = op };
     DIMMNET_SERVE(ireduce_scatter_block, NO_CHOICE, sbuf, rbuf, rcount, dtype, op, comm, request);
+}
+
+int coll_dimmnet_forward(mca_coll_dimmnet_module_t *m, const struct coll_dimmnet_fwd *f,
+                         struct ompi_communicator_t *comm, ompi_request_t **request)
+{
+    int rc;
+
+    m->depth++;
+    switch (f->op) {
+    case COLL_DIMMNET_OP_ibarrier:
+        rc = m->prev_ibarrier(comm, request, m->prev_ibarrier_module);
+        break;
+    case COLL_DIMMNET_OP_ibcast:
+        rc = m->prev_ibcast(f->rbuf, f->rcount, f->rdtype, f->root, comm, request,
+                            m->prev_ibcast_module);
+        break;
+    case COLL_DIMMNET_OP_ireduce:
+        rc = m->prev_ireduce(f->sbuf, f->rbuf, f->rcount, f->rdtype, f->mop, f->root, comm,
+                             request, m->prev_ireduce_module);
+        break;
+    case COLL_DIMMNET_OP_iallreduce:
+        rc = m->prev_iallreduce(f->sbuf, f->rbuf, f->rcount, f->rdtype, f->mop, comm, request,
+                                m->prev_iallreduce_module);
+        break;
+    case COLL_DIMMNET_OP_iallgather:
+        rc = m->prev_iallgather(f->sbuf, f->scount, f->sdtype, f->rbuf, f->rcount, f->rdtype,
+                                comm, request, m->prev_iallgather_module);
+        break;
+    case COLL_DIMMNET_OP_ialltoall:
+        rc = m->prev_ialltoall(f->sbuf, f->scount, f->sdtype, f->rbuf, f->rcount, f->rdtype,
+                               comm, request, m->prev_ialltoall_module);
+        break;
+    case COLL_DIMMNET_OP_ireduce_scatter_block:
+        rc = m->prev_ireduce_scatter_block(f->sbuf, f->rbuf, f->rcount, f->rdtype, f->mop, comm,
+                                           request, m->prev_ireduce_scatter_block_module);
+        break;
+    default:
+        rc = OMPI_ERR_NOT_SUPPORTED;
+        break;
+    }
+    m->depth--;
+    return rc;
 }
 
 /*

@@ -7,7 +7,8 @@
  * of int), and a communicator whose first collective is an MPI_Ibarrier
  * that a message must overtake. Values are small integers, so float sums
  * are exact.
- * Prints "rank R of N: K results checked: ok".
+ * Prints "rank R of N: K results checked: ok". With --exhaust, only more
+ * communicators than the engine has slots (exhaust, below).
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -230,9 +231,11 @@ static void nonblocking(MPI_Comm comm, const char *cn)
 /* A communicator whose first collective is non-blocking, with a message
  * that rank 0 sends only after its MPI_Ibarrier returned and rank 1
  * receives before entering its own: legal MPI, and a hang if starting the
- * collective waited for every rank (the engine's join is left to a
- * blocking collective). Then an MPI_Iallreduce on the joined communicator
- * completed by MPI_Test alone (the component's progress callback). */
+ * collective waited for every rank (the engine's join is non-blocking:
+ * the call is kept until it is done, and the engine serves it; the test
+ * script checks every non-blocking call was the engine's). Then an
+ * MPI_Iallreduce on the joined communicator completed by MPI_Test alone
+ * (the component's progress callback). */
 static void first_nonblocking(MPI_Comm parent)
 {
     MPI_Comm comm;
@@ -258,6 +261,29 @@ static void first_nonblocking(MPI_Comm parent)
         MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
     }
     CHECK(out == expect(MPI_SUM, n, 3), "iallreduce completed by MPI_Test");
+    MPI_Comm_free(&comm);
+}
+
+/* A communicator that only ever has non-blocking collectives, three in
+ * flight from its first: all kept while the join is pending, then
+ * started in their order, every result checked. */
+static void only_nonblocking(MPI_Comm parent)
+{
+    MPI_Comm comm;
+    MPI_Request rq[3];
+    int me, n, b = -1;
+    long in, sum = -1;
+    MPI_Comm_dup(parent, &comm);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    in = val(me, 4);
+    b = me == n - 1 ? 4242 : -1;
+    MPI_Iallreduce(&in, &sum, 1, MPI_LONG, MPI_SUM, comm, &rq[0]);
+    MPI_Ibcast(&b, 1, MPI_INT, n - 1, comm, &rq[1]);
+    MPI_Ibarrier(comm, &rq[2]);
+    MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
+    CHECK(sum == expect(MPI_SUM, n, 4), "only non-blocking: iallreduce %ld", sum);
+    CHECK(b == 4242, "only non-blocking: ibcast %d", b);
     MPI_Comm_free(&comm);
 }
 
@@ -290,6 +316,39 @@ static void progress_in_wait(MPI_Comm comm)
     free(b);
 }
 
+/* mpi_coll_engine --exhaust: more communicators than the engine has
+ * slots (8 a process), each one's first collective non-blocking, so each
+ * joins by the non-blocking join; the joins past the slots fail on every
+ * rank, and the calls kept for them go to Open MPI's own after all. Then
+ * a blocking call on each. Every result checked. */
+static void exhaust(void)
+{
+    enum { K = 11 };
+    MPI_Comm cs[K];
+    MPI_Request rq[K];
+    long in[K], out[K];
+    int me, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    for (int k = 0; k < K; k++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &cs[k]);
+        in[k] = val(me, k);
+        out[k] = -1;
+        MPI_Iallreduce(&in[k], &out[k], 1, MPI_LONG, MPI_SUM, cs[k], &rq[k]);
+    }
+    MPI_Waitall(K, rq, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < K; k++) {
+        CHECK(out[k] == expect(MPI_SUM, n, k), "exhaust: communicator %d: iallreduce %ld", k,
+              out[k]);
+        long x = val(me, k + 1), y = -1;
+        MPI_Allreduce(&x, &y, 1, MPI_LONG, MPI_MAX, cs[k]);
+        CHECK(y == expect(MPI_MAX, n, k + 1), "exhaust: communicator %d: allreduce %ld", k, y);
+    }
+    for (int k = 0; k < K; k++) {
+        MPI_Comm_free(&cs[k]);
+    }
+}
+
 static void all(MPI_Comm comm, const char *cn)
 {
     MPI_Barrier(comm);
@@ -304,11 +363,19 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (argc > 1 && 0 == strcmp(argv[1], "--exhaust")) {
+        exhaust();
+        printf("mpi_coll_engine: rank %d of %d: %ld results checked: %s\n", me, n, checked,
+               bad ? "FAILED" : "ok");
+        MPI_Finalize();
+        return bad ? 1 : 0;
+    }
     MPI_Comm dup, split;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_split(MPI_COMM_WORLD, me % 2, n - me, &split);
     all(MPI_COMM_WORLD, "world");
     first_nonblocking(MPI_COMM_WORLD);
+    only_nonblocking(MPI_COMM_WORLD);
     progress_in_wait(MPI_COMM_WORLD);
     all(dup, "dup");
     int ssize;
