@@ -124,19 +124,23 @@ static inline uint64_t coll_check(uint64_t stamp, const uint8_t *p, size_t len)
  * reader. */
 #define COLL_CHECK_INSNS(words) (3u * (words) + 8u)
 
-/* A small message's check word: the upper half a tag of the stamp alone,
- * which a reader polls with one load, the lower half a check of the
- * payload seeded by the stamp, which catches a late store of an earlier
- * epoch's payload word that landed beside this epoch's check. */
-static inline uint64_t coll_small_check(uint64_t stamp, uint64_t word, size_t bytes)
+/* A small message's check word: the upper half a tag of the stamp alone
+ * (coll_small_tag), which a reader polls with one load, the lower half a
+ * check of the payload seeded by the stamp, which catches a late store of
+ * an earlier epoch's payload word that landed beside this epoch's check.
+ * @tag: coll_small_tag(@stamp), which a reader has already. */
+static inline uint64_t coll_small_tag(uint64_t stamp)
+{
+    return coll_check(stamp, NULL, 0) & 0xffffffff00000000ull;
+}
+
+static inline uint64_t coll_small_check(uint64_t stamp, uint64_t tag, uint64_t word,
+                                        size_t bytes)
 {
     uint8_t w[8];
 
-    for (unsigned i = 0; i < 8; i++) {
-        w[i] = (uint8_t)(word >> (8 * i));
-    }
-    return (coll_check(stamp, NULL, 0) & 0xffffffff00000000ull) |
-           (uint32_t)coll_check(stamp, w, bytes);
+    dn_put_le(w, word, 8);
+    return tag | (uint32_t)coll_check(stamp, w, bytes);
 }
 /* Payload bytes a cell of @cell_size holds. */
 size_t coll_cell_cap(uint32_t cell_size, int mcast);

@@ -360,7 +360,8 @@ static int small_put(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_
         uint8_t w[8] = { 0 };
         memcpy(w, o->src, o->bytes);
         o->word = dn_get_le(w, 8);
-        o->check = coll_small_check(coll_stamp(c->gen, ep->epoch, o->cell, 0), o->word, o->bytes);
+        uint64_t stamp = coll_stamp(c->gen, ep->epoch, o->cell, 0);
+        o->check = coll_small_check(stamp, coll_small_tag(stamp), o->word, o->bytes);
         dn_host_work(c->n, DN_HOST_INSNS, COLL_CHECK_INSNS(1) + COLL_CHECK_INSNS(0));
     }
     int rc = o->bytes ? aotf_word(c, dst, raddr + 2 * COLL_STAMP, o->word) : DN_OK;
@@ -553,17 +554,17 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
                     (uint64_t)o->cell * ep->cell_size;
     if (coll_small(c, o->bytes)) {
         uint64_t want = coll_stamp(c->gen, ep->epoch, o->cell, 0);
-        uint64_t check = coll_ld64(n, cell + COLL_STAMP), word = 0;
+        uint64_t check = coll_ld64(n, cell + COLL_STAMP), word = 0, tag = coll_small_tag(want);
 
         dn_self(n, COLL_FRAME_INSNS);
-        if ((check ^ coll_check(want, NULL, 0)) >> 32) {
+        if ((check ^ tag) >> 32) {
             return 0;       /* not this epoch's yet */
         }
         if (o->bytes) {
             word = coll_ld64(n, cell + 2 * COLL_STAMP);
         }
-        dn_host_work(n, DN_HOST_INSNS, COLL_CHECK_INSNS(1) + 2 * COLL_CHECK_INSNS(0));
-        if (coll_small_check(want, word, o->bytes) != check) {
+        dn_host_work(n, DN_HOST_INSNS, COLL_CHECK_INSNS(1) + COLL_CHECK_INSNS(0));
+        if (coll_small_check(want, tag, word, o->bytes) != check) {
             c->st.stale_frames++;
             return 0;
         }
