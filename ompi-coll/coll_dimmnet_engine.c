@@ -160,9 +160,14 @@ void coll_dimmnet_engine_release(mca_coll_dimmnet_module_t *m)
      * the module until it is freed. The provider skips this if its domain
      * is already gone (MPI_Finalize order). */
     if (2 == m->engine_state) {
-        /* A join no call waits for any more (its calls are done): end it. */
+        /* A join no call waits for (its calls were of nothing: every rank
+         * alike): its exchange ends into our records, then our slot back. */
         ompi_request_wait(&m->join_rq, MPI_STATUS_IGNORE);
-        join_create(m, false);
+        if (NULL != ops && m->join_mine.slot != DN_COLL_NO_SLOT) {
+            ops->join_cancel(&m->join_mine);
+        }
+        free(m->join_all);
+        m->join_all = NULL;
     }
     if (1 == m->engine_state && NULL != ops) {
         joined_remove(m->engine_comm);
@@ -205,12 +210,6 @@ static int dn_op(struct ompi_op_t *op)
            op == MPI_BXOR ? DN_COLL_BXOR : -1;
 }
 
-/*
- * What is left to do when the engine's request is done: a packed copy to
- * unpack into the user's buffer, copies to free. The request runs either
- * to its end here (a blocking form) or in a coll_dimmnet_request_t that
- * the progress callback completes (a non-blocking form).
- */
 /* An engine call's start: kept by a non-blocking call deferred until its
  * communicator has joined. @op names the engine call (its non-blocking
  * form's name, for either form). */
@@ -223,6 +222,12 @@ struct engine_start {
     unsigned root;
 };
 
+/*
+ * What is left to do when the engine's request is done: a packed copy to
+ * unpack into the user's buffer, copies to free. The request runs either
+ * to its end here (a blocking form) or in a coll_dimmnet_request_t that
+ * the progress callback completes (a non-blocking form).
+ */
 struct job {
     void *req;                        /* the engine's request */
     struct engine_start start;        /* deferred: to start once joined */
@@ -648,14 +653,11 @@ static void *engine_for(struct ompi_communicator_t *comm, mca_coll_base_module_t
         if (0 == m->engine_state) {
             return join_start(comm, m);
         }
-        if (2 == m->engine_state) {
-            if (!REQUEST_COMPLETE(m->join_rq)) {
-                return JOIN_PENDING;
-            }
-            join_finish(m, false);      /* the kept calls start first */
+        if (2 == m->engine_state && !REQUEST_COMPLETE(m->join_rq)) {
+            return JOIN_PENDING;
         }
     }
-    return engine_comm(comm, m);
+    return engine_comm(comm, m);        /* a join done: its kept calls start first */
 }
 
 /* @count elements of @dt as bytes: the buffer itself when its layout is

@@ -266,7 +266,8 @@ static void first_nonblocking(MPI_Comm parent)
 
 /* A communicator that only ever has non-blocking collectives, three in
  * flight from its first: all kept while the join is pending, then
- * started in their order, every result checked. */
+ * started in their order, every result checked. Then one whose only
+ * collective is of nothing, freed with its join pending. */
 static void only_nonblocking(MPI_Comm parent)
 {
     MPI_Comm comm;
@@ -285,6 +286,13 @@ static void only_nonblocking(MPI_Comm parent)
     CHECK(sum == expect(MPI_SUM, n, 4), "only non-blocking: iallreduce %ld", sum);
     CHECK(b == 4242, "only non-blocking: ibcast %d", b);
     MPI_Comm_free(&comm);
+    /* Its only collective one of nothing: the join it began is still
+     * pending when the communicator is freed (its slot given back). */
+    MPI_Comm_dup(parent, &comm);
+    MPI_Iallreduce(&in, &sum, 0, MPI_LONG, MPI_SUM, comm, &rq[0]);
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+    MPI_Comm_free(&comm);
+    checked++;
 }
 
 /* Point-to-point traffic across a blocking collective: rank 0 posts a
