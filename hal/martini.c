@@ -43,16 +43,6 @@ void hal_fw_failed(void)
     mmio_write32(REG(DN1_REG_FW_STATUS), DN1_FW_FAILED);
 }
 
-uint32_t hal_irq_status(void)
-{
-    return mmio_read32(REG(DN1_REG_IRQ_STATUS));
-}
-
-uint8_t hal_rx_type(void)
-{
-    return (uint8_t)(mmio_read32(REG(DN1_REG_RX_HDR0)) >> 16);
-}
-
 void hal_rx_read(struct rx_packet *p)
 {
     uint32_t h0 = mmio_read32(REG(DN1_REG_RX_HDR0));
@@ -79,11 +69,6 @@ void hal_rx_read(struct rx_packet *p)
     p->raddr = p->hdr.raddr;
     p->nack_reason = DN1_NACK_NONE;
     p->written = 0;
-}
-
-uint32_t hal_rx_payload32(unsigned off)
-{
-    return mmio_read32(REG(DN1_REG_RX_PAYLOAD + off));
 }
 
 uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)

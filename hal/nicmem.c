@@ -56,18 +56,9 @@ int hal_nic_read_u32(uint64_t addr, uint32_t *value)
     return 0;
 }
 
-#define LLCM_WORD(off)  (DN1_LLCM_HOST_ORDER_BASE + ((off) & (DN1_LLCM_SIZE - 4u)))
+/* hal_llcm_* and hal_hostmem_* mask their offsets (nicmem.h, inline). */
 _Static_assert((DN1_LLCM_SIZE & (DN1_LLCM_SIZE - 1)) == 0, "LLCM size a power of two");
-
-uint32_t hal_llcm_read32(uint32_t off)
-{
-    return mmio_read32(LLCM_WORD(off));
-}
-
-void hal_llcm_write32(uint32_t off, uint32_t value)
-{
-    mmio_write32(LLCM_WORD(off), value);
-}
+_Static_assert((DN1_HOSTMEM_SIZE & (DN1_HOSTMEM_SIZE - 1)) == 0, "receive memory a power of two");
 
 int hal_nic_write_u32(uint64_t addr, uint32_t value)
 {
@@ -89,17 +80,4 @@ int hal_nic_may_write(uint64_t addr, uint32_t len)
 int hal_nic_may_read(uint64_t addr, uint32_t len)
 {
     return dn1_raddr_readable(addr, len);
-}
-
-#define HOSTMEM_WORD(off) (DN1_HOSTMEM_BASE + ((off) & (DN1_HOSTMEM_SIZE - 4u)))
-_Static_assert((DN1_HOSTMEM_SIZE & (DN1_HOSTMEM_SIZE - 1)) == 0, "receive memory a power of two");
-
-uint32_t hal_hostmem_read32(uint32_t off)
-{
-    return hal_swap32(mmio_read32(HOSTMEM_WORD(off)));
-}
-
-void hal_hostmem_write32(uint32_t off, uint32_t value)
-{
-    mmio_write32(HOSTMEM_WORD(off), hal_swap32(value));
 }

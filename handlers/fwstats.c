@@ -17,11 +17,6 @@ void fwstats_init(void)
     hal_llcm_write32(FWST_OFF(0), DN1_FWSTATS_MAGIC);     /* valid from here */
 }
 
-void fwstats_inc(unsigned counter)
-{
-    hal_llcm_write32(FWST_OFF(2 + counter), ++fwstats_counts[counter]);
-}
-
 void fwstats_add(unsigned counter, uint32_t n)
 {
     hal_llcm_write32(FWST_OFF(2 + counter), fwstats_counts[counter] += n);

@@ -31,6 +31,11 @@
  *
  * At exit FILE gets one line per distinct (label, instructions, wide):
  *   LABEL INSTRUCTIONS WIDE_ACCESSES MODELED_NS OCCURRENCES
+ *
+ * With pcs=FILE it also writes, for every instruction address executed
+ * inside an interrupt (vector to return), "ADDRESS COUNT INTERRUPTS": how
+ * often it ran there and how many interrupts were counted; bench/handler_profile.py
+ * sums them by function (where a handler's instructions go).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -68,6 +73,11 @@ static size_t nbuckets, cap;
 static struct { uint32_t addr; char name[40]; } syms[SYMS_MAX];
 static size_t nsyms;
 static int named = -1;                   /* the segment's first, or -1 */
+/* pcs=FILE: instructions executed inside interrupts, by address. */
+static const char *pcs_path;
+static struct pc_count { uint32_t addr; uint64_t n; } *pcs;
+static size_t npcs, pcs_cap;
+static uint64_t interrupts;
 
 static int wide_pa(uint32_t pa)
 {
@@ -116,8 +126,36 @@ static void on_named(unsigned int vcpu, void *udata)
     }
 }
 
+static void on_pc(unsigned int vcpu, void *udata)
+{
+    if (inside) {
+        pcs[(uintptr_t)udata].n++;
+    }
+}
+
+/* The slot of @addr in pcs (translation time; a TB may be translated again). */
+static size_t pc_slot(uint32_t addr)
+{
+    for (size_t i = 0; i < npcs; i++) {
+        if (pcs[i].addr == addr) {
+            return i;
+        }
+    }
+    if (npcs == pcs_cap) {
+        pcs_cap = pcs_cap ? pcs_cap * 2 : 1024;
+        pcs = realloc(pcs, pcs_cap * sizeof(*pcs));
+        if (!pcs) {
+            abort();
+        }
+    }
+    pcs[npcs].addr = addr;
+    pcs[npcs].n = 0;
+    return npcs++;
+}
+
 static void on_entry(unsigned int vcpu, void *udata)
 {
+    interrupts++;
     inside = at_entry = 1;
     new_segment(executed);   /* before the vector's own count */
 }
@@ -213,6 +251,11 @@ static void on_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_entry,
                                                    QEMU_PLUGIN_CB_NO_REGS, NULL);
         }
+        /* After on_entry: the vector's first instruction is inside. */
+        if (pcs_path) {
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_pc, QEMU_PLUGIN_CB_NO_REGS,
+                                                   (void *)pc_slot(va & 0xffffffffu));
+        }
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
                                                    &executed, 1);
         qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
@@ -238,6 +281,15 @@ static void write_report(qemu_plugin_id_t id, void *p)
                 b->seen);
     }
     fclose(f);
+    if (pcs_path && (f = fopen(pcs_path, "w"))) {
+        for (size_t i = 0; i < npcs; i++) {
+            if (pcs[i].n) {
+                fprintf(f, "%08" PRIx32 " %" PRIu64 " %" PRIu64 "\n", pcs[i].addr,
+                        pcs[i].n, interrupts);
+            }
+        }
+        fclose(f);
+    }
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -249,6 +301,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             out_path = argv[i] + 4;
         } else if (!strncmp(argv[i], "vector=", 7)) {
             vector = strtoull(argv[i] + 7, NULL, 0);
+        } else if (!strncmp(argv[i], "pcs=", 4)) {
+            pcs_path = argv[i] + 4;
         } else if (!strncmp(argv[i], "syms=", 5)) {
             FILE *f = fopen(argv[i] + 5, "r");
             unsigned long a;

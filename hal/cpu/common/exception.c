@@ -15,8 +15,10 @@ void cpu_exception(uint32_t cause, struct cpu_frame *frame)
     if (exccode == 0) {
         uint32_t pending = (cause & cpu_port_read_status()) >> 8 & 0xff;
 
-        for (unsigned ip = 0; ip < 8; ip++) {
-            if (pending & (1u << ip)) {
+        /* Up to the highest pending line only: the Martini's is IP2,
+         * and eight turns a packet would cost more than its dispatch. */
+        for (unsigned ip = 0; pending; ip++, pending >>= 1) {
+            if (pending & 1u) {
                 board_irq(ip);
             }
         }

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-static inline uint32_t hal_swap32(uint32_t v)
+static inline __attribute__((always_inline)) uint32_t hal_swap32(uint32_t v)
 {
     return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
 }

@@ -10,6 +10,11 @@
 #define HAL_NICMEM_H
 
 #include <stdint.h>
+#include "hal/access.h"
+#if HAL_ACCESS_INLINE
+#include "hal/byteorder.h"
+#include "dimmnet1/memmap.h"
+#endif
 
 /*
  * Read the little-endian 64-bit word at NIC address @addr (host receive
@@ -47,15 +52,41 @@ int hal_nic_may_read(uint64_t addr, uint32_t len);
  * instructions where the checked calls above cost forty (they range-check
  * 64-bit addresses that packets carry).
  */
+#if HAL_ACCESS_INLINE
+#define HAL_LLCM_WORD(off) (DN1_LLCM_HOST_ORDER_BASE + ((off) & (DN1_LLCM_SIZE - 4u)))
+HAL_ACCESS uint32_t hal_llcm_read32(uint32_t off)
+{
+    return mmio_read32(HAL_LLCM_WORD(off));
+}
+
+HAL_ACCESS void hal_llcm_write32(uint32_t off, uint32_t value)
+{
+    mmio_write32(HAL_LLCM_WORD(off), value);
+}
+#else
 uint32_t hal_llcm_read32(uint32_t off);
 void hal_llcm_write32(uint32_t off, uint32_t value);
+#endif
 
 /*
  * Host receive memory's little-endian 32-bit word at offset @off, taken
  * modulo the memory and 4-aligned: for offsets a handler has checked
  * itself (a remote atomic's target), a few instructions.
  */
+#if HAL_ACCESS_INLINE
+#define HAL_HOSTMEM_WORD(off) (DN1_HOSTMEM_BASE + ((off) & (DN1_HOSTMEM_SIZE - 4u)))
+HAL_ACCESS uint32_t hal_hostmem_read32(uint32_t off)
+{
+    return hal_swap32(mmio_read32(HAL_HOSTMEM_WORD(off)));
+}
+
+HAL_ACCESS void hal_hostmem_write32(uint32_t off, uint32_t value)
+{
+    mmio_write32(HAL_HOSTMEM_WORD(off), hal_swap32(value));
+}
+#else
 uint32_t hal_hostmem_read32(uint32_t off);
 void hal_hostmem_write32(uint32_t off, uint32_t value);
+#endif
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "dimmnet1/packet.h"
 #include "dimmnet1/regs.h"
+#include "hal/access.h"
 
 struct rx_packet {
     struct dn1_hdr hdr;      /* as received (crc field not loaded) */
@@ -43,19 +44,36 @@ static inline int rx_action_writes(enum rx_action a)
 }
 
 /* IRQ_STATUS: DN1_IRQ_RX_HELD, DN1_IRQ_RESTART (a NIC restart the host
- * asked for); one register read. */
-uint32_t hal_irq_status(void);
+ * asked for); one register read. The held packet's type (0 when nothing is
+ * held): one register read. The held packet's payload word at byte @off
+ * (4-aligned, < len), as the processor loads it: bytes in address order (a
+ * host's little-endian store reads byte-swapped); 0 past len. Inline on
+ * the NIC (hal/access.h). */
+#if HAL_ACCESS_INLINE
+#include "dimmnet1/memmap.h"
 
-/* The held packet's type (0 when nothing is held): one register read. */
+HAL_ACCESS uint32_t hal_irq_status(void)
+{
+    return mmio_read32(DN1_REGS_BASE + DN1_REG_IRQ_STATUS);
+}
+
+HAL_ACCESS uint8_t hal_rx_type(void)
+{
+    return (uint8_t)(mmio_read32(DN1_REGS_BASE + DN1_REG_RX_HDR0) >> 16);
+}
+
+HAL_ACCESS uint32_t hal_rx_payload32(unsigned off)
+{
+    return mmio_read32(DN1_REGS_BASE + DN1_REG_RX_PAYLOAD + off);
+}
+#else
+uint32_t hal_irq_status(void);
 uint8_t hal_rx_type(void);
+uint32_t hal_rx_payload32(unsigned off);
+#endif
 
 /* Load the held packet's header. */
 void hal_rx_read(struct rx_packet *p);
-
-/* The held packet's payload word at byte @off (4-aligned, < len), as the
- * processor loads it: bytes in address order (a host's little-endian store
- * reads byte-swapped). 0 past len. */
-uint32_t hal_rx_payload32(unsigned off);
 
 /* Hand the held packet back to the hardware with the handler's decision;
  * returns the command's result (DN1_RX_RESULT_OK when it was carried out). */
