@@ -45,7 +45,9 @@ int main(void)
     printf("DIMMnet-1 Martini firmware %s (%s)\n", FW_VERSION_STRING,
            cpu_port_name);
     if (hal_martini_probe() != 0) {
-        printf("FATAL: no Martini with register contract %u.x here\n",
+        printf("FATAL: no Martini with register contract %u.%u or a later %u.x here\n",
+               (unsigned)(DN1_CONTRACT_VERSION >> 16),
+               (unsigned)(DN1_CONTRACT_VERSION & 0xffffu),
                (unsigned)(DN1_CONTRACT_VERSION >> 16));
         hal_fw_failed();
         for (;;) {

@@ -12,9 +12,13 @@ int hal_martini_probe(void)
     if (mmio_read32(REG(DN1_REG_ID)) != DN1_ID_VALUE) {
         return -1;
     }
-    /* Same major version: the register layout we were built for. */
-    return (mmio_read32(REG(DN1_REG_VERSION)) >> 16) ==
-           (DN1_CONTRACT_VERSION >> 16) ? 0 : -1;
+    /* Same major version (the register layout we were built for), and
+     * at least our minor: a minor adds what this firmware may use (1.33's
+     * host-order views, which an older board does not map). */
+    uint32_t v = mmio_read32(REG(DN1_REG_VERSION));
+
+    return (v >> 16) == (DN1_CONTRACT_VERSION >> 16) &&
+           (v & 0xffffu) >= (DN1_CONTRACT_VERSION & 0xffffu) ? 0 : -1;
 }
 
 uint32_t hal_node_id(void)

@@ -1,6 +1,5 @@
 /* NIC address space reads and writes for handlers (see hal/nicmem.h). */
 #include "hal/nicmem.h"
-#include "hal/byteorder.h"
 #include "hal/martini.h"
 #include "hal/mmio.h"
 #include "dimmnet1/memmap.h"
@@ -8,51 +7,41 @@
 
 /*
  * Processor address of @len bytes at NIC address @addr, or 0 if they are
- * unaligned or not wholly inside one of the two memories. LLCM through its
- * host-order view (*swap = 0: the bridge swaps); host receive memory in
- * memory order (*swap = 1: the processor must).
+ * unaligned or not wholly inside one of the two memories. Both through
+ * their host-order views (the bridge swaps byte lanes; contract 1.33).
  */
-static uint32_t nic_pa(uint64_t addr, unsigned len, int *swap)
+static uint32_t nic_pa(uint64_t addr, unsigned len)
 {
     if ((addr & (len - 1u)) != 0 || !dn1_raddr_readable(addr, len)) {
         return 0;
     }
-    *swap = addr < DN1_RADDR_LLCM;
-    return *swap ? DN1_HOSTMEM_BASE + (uint32_t)addr
-                 : DN1_LLCM_HOST_ORDER_BASE + (uint32_t)(addr - DN1_RADDR_LLCM);
-}
-
-static uint32_t load32(uint32_t pa, int swap)
-{
-    uint32_t v = mmio_read32(pa);
-
-    return swap ? hal_swap32(v) : v;
+    return addr < DN1_RADDR_LLCM
+           ? DN1_HOSTMEM_HOST_ORDER_BASE + (uint32_t)addr
+           : DN1_LLCM_HOST_ORDER_BASE + (uint32_t)(addr - DN1_RADDR_LLCM);
 }
 
 int hal_nic_read_u64(uint64_t addr, uint64_t *value)
 {
-    int swap;
-    uint32_t pa = nic_pa(addr, 8, &swap);
+    uint32_t pa = nic_pa(addr, 8);
 
     if (!pa) {
         return -1;
     }
     /* Two 32-bit bus reads (the processor is 32-bit), low word first. */
-    uint32_t lo = load32(pa, swap);
-    uint32_t hi = load32(pa + 4, swap);
+    uint32_t lo = mmio_read32(pa);
+    uint32_t hi = mmio_read32(pa + 4);
     *value = (uint64_t)hi << 32 | lo;
     return 0;
 }
 
 int hal_nic_read_u32(uint64_t addr, uint32_t *value)
 {
-    int swap;
-    uint32_t pa = nic_pa(addr, 4, &swap);
+    uint32_t pa = nic_pa(addr, 4);
 
     if (!pa) {
         return -1;
     }
-    *value = load32(pa, swap);
+    *value = mmio_read32(pa);
     return 0;
 }
 
@@ -62,13 +51,12 @@ _Static_assert((DN1_HOSTMEM_SIZE & (DN1_HOSTMEM_SIZE - 1)) == 0, "receive memory
 
 int hal_nic_write_u32(uint64_t addr, uint32_t value)
 {
-    int swap;
-    uint32_t pa = nic_pa(addr, 4, &swap);
+    uint32_t pa = nic_pa(addr, 4);
 
     if (!pa) {
         return -1;
     }
-    mmio_write32(pa, swap ? hal_swap32(value) : value);
+    mmio_write32(pa, value);
     return 0;
 }
 

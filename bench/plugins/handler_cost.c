@@ -3,7 +3,8 @@
  * vector to the return (eret, or the R3000's rfe), in guest instructions
  * and in modeled time (docs/hardware.md section 9: 32 ns an instruction,
  * plus 20 ns for each processor access to a 64-bit resource: host receive
- * memory, LLCM, window memory, chip SRAM, RVATLB, PATLB).
+ * memory, LLCM, window memory, chip SRAM, RVATLB, PATLB; the host-order
+ * views of the first, second and fourth alike).
  *
  * The firmware serves every held packet in one loop (dispatch_service),
  * which reads IRQ_STATUS before each packet; under dense traffic one
@@ -81,11 +82,12 @@ static uint64_t interrupts;
 
 static int wide_pa(uint32_t pa)
 {
-    return (pa >= 0x04000000u && pa < 0x05000000u) ||   /* host receive memory */
+    return (pa >= 0x04000000u && pa < 0x06000000u) ||   /* host receive memory, both views */
            (pa >= 0x11000000u && pa < 0x11010000u) ||   /* LLCM */
            (pa >= 0x11100000u && pa < 0x11110000u) ||   /* LLCM, host order */
            (pa >= 0x12000000u && pa < 0x12001000u) ||   /* window memory */
            (pa >= 0x13000000u && pa < 0x13010000u) ||   /* chip SRAM */
+           (pa >= 0x13100000u && pa < 0x13110000u) ||   /* chip SRAM, host order */
            (pa >= 0x13800000u && pa < 0x13801200u);     /* RVATLB, PATLB */
 }
 

@@ -7,7 +7,6 @@
 #include "atomic.h"
 #include "fwstats.h"
 #include "mr/mr.h"
-#include "hal/byteorder.h"
 #include "hal/nicmem.h"
 #include "hal/sram.h"
 #include "dimmnet1/atomic.h"
@@ -48,10 +47,10 @@ void atomic_init(void)
     hal_sram_write32(DN1_ATOMIC_SRAM_RSP + 24, 0);          /* xoff */
 }
 
-/* Little-endian payload words (the processor loads them byte-swapped). */
-static uint32_t pl32(unsigned off)
+/* Little-endian payload words, through the host-order view. */
+static inline uint32_t pl32(unsigned off)
 {
-    return hal_swap32(hal_rx_payload32(off));
+    return hal_rx_payload_le32(off);
 }
 
 static uint64_t pl64(unsigned off)
@@ -115,8 +114,8 @@ static enum rx_action answer(struct rx_packet *p, const struct answer *a,
     hal_sram_write32(img + 12, h->tag);
     hal_sram_write32(img + 16, (uint32_t)(reply >> 32));
     hal_sram_write32(img + 20, (uint32_t)reply);
-    hal_sram_write32(img + 32, hal_swap32((uint32_t)a->old));
-    hal_sram_write32(img + 36, hal_swap32((uint32_t)(a->old >> 32)));
+    hal_sram_write_le32(img + 32, (uint32_t)a->old);
+    hal_sram_write_le32(img + 36, (uint32_t)(a->old >> 32));
     if (hal_tx_send(img) != DN1_TX_RESULT_OK) {
         fwstats_inc(DN1_FWST_ATOMIC_TX_ERRORS);
     }

@@ -11,7 +11,6 @@
 #include "combine.h"
 #include "dispatch.h"
 #include "fwstats.h"
-#include "hal/byteorder.h"
 #include "hal/nicmem.h"
 #include "hal/sram.h"
 #include "dimmnet1/barrier.h"
@@ -67,7 +66,7 @@ void barrier_image_header(uint32_t off, uint16_t dst, uint16_t len, uint32_t don
 void barrier_image(uint32_t off, uint16_t dst, uint32_t done_off, uint32_t word0)
 {
     barrier_image_header(off, dst, DN1_BAR_DONE_BYTES, done_off);
-    hal_sram_write32(off + 32, hal_swap32(word0));        /* epoch, at release; LE */
+    hal_sram_write_le32(off + 32, word0);                 /* epoch, at release */
     hal_sram_write32(off + 36, 0);
 }
 
@@ -127,7 +126,7 @@ static void send_completion(unsigned g, unsigned idx, uint32_t epoch)
 {
     uint32_t off = DN1_BAR_IMAGE(g, idx);
 
-    hal_sram_write32(off + 32, hal_swap32(epoch));   /* the host reads it little-endian */
+    hal_sram_write_le32(off + 32, epoch);
     if (hal_tx_send(off) != DN1_TX_RESULT_OK) {
         fwstats_inc(DN1_FWST_BAR_TX_ERRORS);
     }
@@ -252,8 +251,8 @@ static enum rx_action __attribute__((noinline)) comb_arrival(struct rx_packet *p
     if (!(a.arrived & a.bit) && !comb_opt_ok(g, first, opt)) {
         return refuse(p, DN1_NACK_BARRIER_EPOCH, DN1_FWST_NACK_BAR_EPOCH);
     }
-    uint32_t w0 = hal_rx_payload32(0);    /* the value, before the packet is handed back */
-    uint32_t w1 = hal_rx_payload32(4);
+    uint32_t w0 = hal_rx_payload_le32(0);   /* the value, before the packet is handed back */
+    uint32_t w1 = hal_rx_payload_le32(4);
 
     dispatch_release(p, RX_DONE);
     if (a.arrived & a.bit) {
@@ -310,7 +309,7 @@ enum rx_action barrier_handle(struct rx_packet *p)
         return RX_NACK;
     }
 
-    uint32_t epoch = hal_swap32(hal_rx_payload32(0));
+    uint32_t epoch = hal_rx_payload_le32(0);
     uint32_t counting = hal_sram_read32(CNT(g, DN1_BAR_CNT_EPOCH));
     if (epoch != counting) {
         if (epoch != counting - 1 || !(a.gen_word & DN1_BAR_CNT_RELEASED_ONCE)) {

@@ -13,7 +13,6 @@
 #include "barrier.h"
 #include "dispatch.h"
 #include "fwstats.h"
-#include "hal/byteorder.h"
 #include "hal/martini.h"
 #include "hal/sram.h"
 #include "dimmnet1/barrier.h"
@@ -45,7 +44,7 @@ void barrier_paper_withdraw(unsigned g)
 /* The payload's little-endian word at byte @off (the host's store). */
 static uint32_t payload_le(unsigned off)
 {
-    return hal_swap32(hal_rx_payload32(off));
+    return hal_rx_payload_le32(off);
 }
 
 /*

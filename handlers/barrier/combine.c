@@ -6,7 +6,6 @@
 #include "combine.h"
 #include "barrier.h"
 #include "fwstats.h"
-#include "hal/byteorder.h"
 #include "hal/sram.h"
 #include "dimmnet1/barrier.h"
 #include "dimmnet1/regs.h"
@@ -53,10 +52,9 @@ int comb_opt_ok(unsigned g, int first, unsigned opt)
            (first || hal_sram_read32(DN1_BAR_COMB_ACC(g) + 8) == opt);
 }
 
-void comb_count(unsigned g, unsigned opt, int first, uint32_t w0, uint32_t w1)
+void comb_count(unsigned g, unsigned opt, int first, uint32_t lo, uint32_t hi)
 {
     uint32_t acc = DN1_BAR_COMB_ACC(g);
-    uint32_t lo = hal_swap32(w0), hi = hal_swap32(w1);   /* the host's value */
 
     if (first) {
         hal_sram_write32(acc + 8, opt);
@@ -83,10 +81,10 @@ void comb_release(unsigned g, uint32_t epoch)
 
     uint32_t lo = hal_sram_read32(acc), hi = hal_sram_read32(acc + 4);
 
-    hal_sram_write32(img + 32, hal_swap32(lo));     /* as the host reads it */
-    hal_sram_write32(img + 36, hal_swap32(hi));
-    hal_sram_write32(img + 40, hal_swap32(epoch));
-    hal_sram_write32(img + 44, hal_swap32(dn1_comb_check(epoch, lo, hi)));
+    hal_sram_write_le32(img + 32, lo);     /* as the host reads them */
+    hal_sram_write_le32(img + 36, hi);
+    hal_sram_write_le32(img + 40, epoch);
+    hal_sram_write_le32(img + 44, dn1_comb_check(epoch, lo, hi));
 }
 
 void comb_send(unsigned g, uint16_t dst)

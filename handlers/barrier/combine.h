@@ -17,13 +17,13 @@ void comb_image_init(unsigned g, uint32_t done_off);
 int comb_opt_ok(unsigned g, int first, unsigned opt);
 
 /*
- * Count in a member's value: @w0 and @w1 the held payload's two words as
- * loaded (the host's little-endian bytes), combined into group @g's
+ * Count in a member's value: @lo and @hi the held payload's two
+ * little-endian words (hal_rx_payload_le32), combined into group @g's
  * running value with op and type @opt; the epoch's @first value starts
  * it. Integer ops wrap and are associative and commutative, so arrival
  * order gives the same bits as the collectives' canonical order.
  */
-void comb_count(unsigned g, unsigned opt, int first, uint32_t w0, uint32_t w1);
+void comb_count(unsigned g, unsigned opt, int first, uint32_t lo, uint32_t hi);
 
 /* The release of @epoch: the result and @epoch into the image. */
 void comb_release(unsigned g, uint32_t epoch);

@@ -13,10 +13,18 @@
 /* Host receive memory (DIMM side), seen by the processor through an aperture. */
 #define DN1_HOSTMEM_BASE     0x04000000u
 #define DN1_HOSTMEM_SIZE     0x01000000u   /* 16 MiB */
+/* The same memory in host order (since 1.33; as DN1_LLCM_HOST_ORDER_BASE). */
+#define DN1_HOSTMEM_HOST_ORDER_BASE 0x05000000u
 
 /* Martini register block (32-bit accesses only). */
 #define DN1_REGS_BASE        0x10000000u
 #define DN1_REGS_SIZE        0x00001000u
+/*
+ * The held packet's payload (RX_PAYLOAD) again, read-only, in host order
+ * (since 1.33): a 32-bit load at offset o returns the little-endian word
+ * the sender's host stored at payload byte o, without the processor's swap.
+ */
+#define DN1_RX_PAYLOAD_HOST_ORDER_BASE 0x10001000u
 
 /* Low-latency common memory (LLCM), shared with the host. */
 #define DN1_LLCM_BASE        0x11000000u
@@ -41,6 +49,9 @@
  */
 #define DN1_CHIP_SRAM_BASE   0x13000000u
 #define DN1_CHIP_SRAM_SIZE   0x00010000u   /* 64 KiB */
+/* The same SRAM in host order (since 1.33): a packet image's payload words
+ * written here are the little-endian values the receiving host reads. */
+#define DN1_CHIP_SRAM_HOST_ORDER_BASE 0x13100000u
 
 /*
  * The TLBs, on-chip memories the processor maintains directly (big-endian

@@ -110,7 +110,7 @@
 #define DN1_REG_RX_PAYLOAD    0x800u  /* .. 0x800 + DN1_PKT_MAX_PAYLOAD - 1 = 0xfff */
 
 #define DN1_ID_VALUE          0x4d415254u  /* "MART" */
-#define DN1_CONTRACT_VERSION  0x00010020u  /* 1.32 */
+#define DN1_CONTRACT_VERSION  0x00010021u  /* 1.33 */
 
 #define DN1_LINK_UP           0x1u
 #define DN1_IRQ_RX_HELD       0x1u

@@ -1458,6 +1458,62 @@ static void t_llcm_host_order(void)
 }
 
 /*
+ * Contract 1.33: host receive memory, the on-chip SRAM and the held payload
+ * have host-order views as LLCM has: loads there return the host's
+ * little-endian values, stores (not to the payload's, read-only) leave them.
+ */
+static void t_host_order_views(void)
+{
+    const uint32_t off = 0x3000;
+    const uint8_t host[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+
+    memcpy(b.hostmem + off, host, sizeof(host));
+    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off), 0x44332211u);
+    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off + 4), 0x88776655u);
+    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_BASE + off), 0x11223344u);
+    CHECK_EQ(qb_readw(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off + 2), 0x4433);
+    qb_writel(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off, 0xa1b2c3d4u);
+    CHECK_EQ(b.hostmem[off], 0xd4);
+    CHECK_EQ(b.hostmem[off + 3], 0xa1);
+    /* Its last word is the memory's last word. */
+    memcpy(b.hostmem + DN1_HOSTMEM_SIZE - 4, host, 4);
+    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_HOST_ORDER_BASE + DN1_HOSTMEM_SIZE - 4), 0x44332211u);
+
+    /* SRAM: a payload word written in host order reads swapped plainly. */
+    qb_writel(&b, DN1_CHIP_SRAM_HOST_ORDER_BASE + 0x40, 0x01020304u);
+    CHECK_EQ(qb_readl(&b, DN1_CHIP_SRAM_BASE + 0x40), 0x04030201u);
+    CHECK_EQ(qb_readb(&b, DN1_CHIP_SRAM_BASE + 0x40), 0x04);
+    qb_writel(&b, DN1_CHIP_SRAM_BASE + 0x44, 0x0a0b0c0du);
+    CHECK_EQ(qb_readl(&b, DN1_CHIP_SRAM_HOST_ORDER_BASE + 0x44), 0x0d0c0b0au);
+
+    /* The held payload: nothing held reads 0; then the host's words. */
+    CHECK_EQ(qb_readl(&b, DN1_RX_PAYLOAD_HOST_ORDER_BASE), 0);
+    uint8_t data[12];
+    fill(data, sizeof(data), 3);
+    qb_set_reg(&b, DN1_REG_IRQ_ENABLE, DN1_IRQ_RX_HELD);
+    struct dn1_hdr h = pkt(DN1_TYPE_INDIRECT_WRITE, DN1_FLAG_ACK_REQ, 0x100, sizeof(data), 7);
+    qb_link_send(&b, &h, data);
+    CHECK(qb_wait_counter(&b, DN1_CNT_RX_HELD, 1, 5000) == 0);
+    for (unsigned o = 0; o < sizeof(data); o += 4) {
+        CHECK_EQ(qb_readl(&b, DN1_RX_PAYLOAD_HOST_ORDER_BASE + o),
+                 (uint32_t)data[o + 3] << 24 | data[o + 2] << 16 | data[o + 1] << 8 | data[o]);
+    }
+    CHECK_EQ(qb_readw(&b, DN1_RX_PAYLOAD_HOST_ORDER_BASE + 2),
+             (uint32_t)data[3] << 8 | data[2]);
+    CHECK_EQ(qb_readb(&b, DN1_RX_PAYLOAD_HOST_ORDER_BASE + 5), data[5]);
+    /* 0 past len, as the plain window. */
+    CHECK_EQ(qb_readl(&b, DN1_RX_PAYLOAD_HOST_ORDER_BASE + sizeof(data)), 0);
+    /* Read-only: a write changes nothing and is counted. */
+    uint32_t errs = qb_counter(&b, DN1_CNT_ERR_REG);
+    qb_writel(&b, DN1_RX_PAYLOAD_HOST_ORDER_BASE, 0xdeadbeefu);
+    CHECK_EQ(qb_counter(&b, DN1_CNT_ERR_REG), errs + 1);
+    CHECK_EQ(qb_readl(&b, DN1_REGS_BASE + DN1_REG_RX_PAYLOAD),
+             (uint32_t)data[0] << 24 | data[1] << 16 | data[2] << 8 | data[3]);
+    qb_set_reg(&b, DN1_REG_RX_CMD, DN1_RX_CMD_DISCARD);
+    CHECK_EQ(qb_reg(&b, DN1_REG_RX_CMD_RESULT), DN1_RX_RESULT_OK);
+}
+
+/*
  * Contract 1.15, timing on: a BOTF window is the NIC's until its packet's
  * last byte has left the link (BOTF_STATUS); kicking it before that sends
  * nothing (EBUSY, ERR_BOTF); the other window is free meanwhile; once the
@@ -1748,7 +1804,7 @@ static const struct test_case cases[] = {
     CASE(rvatlb_hit), CASE(rvatlb_miss_refill), CASE(rvatlb_miss_continue),
     CASE(rvatlb_protection), CASE(rvatlb_read), CASE(patlb), CASE(read_serve), CASE(read_done),
     CASE(control_frames), CASE(control_frames_sync), CASE(boot_quantum), CASE(group_read),
-    CASE(hostbus_payload), CASE(llcm_host_order), CASE(botf_busy),
+    CASE(hostbus_payload), CASE(llcm_host_order), CASE(host_order_views), CASE(botf_busy),
     CASE(nic_restart), CASE(nic_restart_hard), CASE(flash_ops_without_flash), CASE(hostbus_posted),
     CASE(link_merge), CASE(host_ports),
     { NULL, NULL },

@@ -168,6 +168,14 @@ void hal_sram_write32(uint32_t off, uint32_t value)
     }
 }
 
+/* The host-order view: the word's bytes little-endian, as a host reads them. */
+void hal_sram_write_le32(uint32_t off, uint32_t value)
+{
+    for (int i = 0; i < 4; i++) {
+        fake_sram[off + i] = (uint8_t)(value >> (8 * i));
+    }
+}
+
 /* Decode the image as the NIC would (section 3, "Firmware sends"). */
 uint32_t hal_tx_send(uint32_t off)
 {
@@ -207,6 +215,13 @@ uint32_t hal_rx_payload32(unsigned off)
         v = v << 8 | (off + i < h->len && off + i < 64 ? queue_payload[queue_head][off + i] : 0);
     }
     return v;
+}
+
+uint32_t hal_rx_payload_le32(unsigned off)
+{
+    uint32_t v = hal_rx_payload32(off);
+
+    return v >> 24 | (v >> 8 & 0xff00u) | (v << 8 & 0xff0000u) | v << 24;
 }
 
 void fake_rx_push(const struct dn1_hdr *h)

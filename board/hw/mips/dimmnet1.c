@@ -295,6 +295,8 @@ static void dimmnet1_init(MachineState *machine)
     /* 64-bit-wide memories: the processor reaches them through the bridge. */
     dimmnet1_map_wide(sysmem, DN1_HOSTMEM_BASE, hostmem,
                       "dimmnet1.hostmem-bus", false);
+    dimmnet1_map_wide(sysmem, DN1_HOSTMEM_HOST_ORDER_BASE, hostmem,
+                      "dimmnet1.hostmem-host-order-bus", true);
     dimmnet1_map_wide(sysmem, DN1_LLCM_BASE, llcm, "dimmnet1.llcm-bus", false);
     /* LLCM again, byte lanes swapped: host-written words without bswap. */
     dimmnet1_map_wide(sysmem, DN1_LLCM_HOST_ORDER_BASE, llcm,
@@ -303,6 +305,8 @@ static void dimmnet1_init(MachineState *machine)
                       false);
     dimmnet1_map_wide(sysmem, DN1_CHIP_SRAM_BASE, chip_sram,
                       "dimmnet1.chip-sram-bus", false);
+    dimmnet1_map_wide(sysmem, DN1_CHIP_SRAM_HOST_ORDER_BASE, chip_sram,
+                      "dimmnet1.chip-sram-host-order-bus", true);
 
     dev = qdev_new(TYPE_MARTINI);
     qdev_prop_set_uint32(dev, "node-id", m->node_id);
@@ -340,6 +344,7 @@ static void dimmnet1_init(MachineState *machine)
     sysbus_mmio_map(sbd, 0, DN1_REGS_BASE);
     sysbus_mmio_map(sbd, 1, DN1_RVATLB_BASE);
     sysbus_mmio_map(sbd, 2, DN1_PATLB_BASE);
+    sysbus_mmio_map(sbd, 3, DN1_RX_PAYLOAD_HOST_ORDER_BASE);
     qdev_connect_gpio_out(dev, 0, cpu->env.irq[DN1_IRQ_MARTINI]);
     qdev_connect_gpio_out_named(dev, "cpu-restart", 0,
                                 qemu_allocate_irq(dimmnet1_cpu_restart, m, 0));

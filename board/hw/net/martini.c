@@ -725,6 +725,43 @@ static void martini_write_reg(MartiniState *s, hwaddr offset, uint64_t value,
                               unsigned size);
 
 /*
+ * RX_PAYLOAD in host order (DN1_RX_PAYLOAD_HOST_ORDER_BASE): the bridge's
+ * byte-lane swap, as for LLCM's host-order view, so a 32-bit load returns
+ * the little-endian word the sender's host stored. Read-only.
+ */
+static uint64_t martini_payload_host_order_read(void *opaque, hwaddr offset,
+                                                unsigned size)
+{
+    uint64_t v = martini_payload_read(opaque, offset, size);
+
+    switch (size) {
+    case 2: return bswap16(v);
+    case 4: return bswap32(v);
+    case 8: return bswap64(v);
+    }
+    return v;
+}
+
+static void martini_payload_host_order_write(void *opaque, hwaddr offset,
+                                             uint64_t value, unsigned size)
+{
+    MartiniState *s = opaque;
+
+    martini_count(s, DN1_CNT_ERR_REG);
+    qemu_log_mask(LOG_GUEST_ERROR, "martini%u: write to the read-only "
+                  "host-order payload at 0x%" HWADDR_PRIx ", ignored\n",
+                  s->node_id, offset);
+}
+
+static const MemoryRegionOps martini_payload_host_order_ops = {
+    .read = martini_payload_host_order_read,
+    .write = martini_payload_host_order_write,
+    .endianness = DEVICE_BIG_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8, .unaligned = true },
+};
+
+/*
  * A processor write (timing off): frames it makes (the ACK of a packet the
  * firmware finished, a packet it sends) wait while the firmware has the
  * next packet held already; they leave in one write once nothing is held
@@ -947,6 +984,11 @@ static void martini_realize(DeviceState *dev, Error **errp)
     if (*errp) {
         return;
     }
+    /* sysbus region 3, after the TLBs' 1 and 2. */
+    memory_region_init_io(&s->payload_host_order, OBJECT(s),
+                          &martini_payload_host_order_ops, s,
+                          "martini.rx-payload-host-order", DN1_PKT_MAX_PAYLOAD);
+    sysbus_init_mmio(SYS_BUS_DEVICE(s), &s->payload_host_order);
     martini_pcap_open(s, errp);
     if (*errp) {
         return;

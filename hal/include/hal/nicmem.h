@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include "hal/access.h"
 #if HAL_ACCESS_INLINE
-#include "hal/byteorder.h"
 #include "dimmnet1/memmap.h"
 #endif
 
@@ -74,15 +73,17 @@ void hal_llcm_write32(uint32_t off, uint32_t value);
  * itself (a remote atomic's target), a few instructions.
  */
 #if HAL_ACCESS_INLINE
-#define HAL_HOSTMEM_WORD(off) (DN1_HOSTMEM_BASE + ((off) & (DN1_HOSTMEM_SIZE - 4u)))
+/* Through receive memory's host-order view (contract 1.33): no swap. */
+#define HAL_HOSTMEM_WORD(off) \
+    (DN1_HOSTMEM_HOST_ORDER_BASE + ((off) & (DN1_HOSTMEM_SIZE - 4u)))
 HAL_ACCESS uint32_t hal_hostmem_read32(uint32_t off)
 {
-    return hal_swap32(mmio_read32(HAL_HOSTMEM_WORD(off)));
+    return mmio_read32(HAL_HOSTMEM_WORD(off));
 }
 
 HAL_ACCESS void hal_hostmem_write32(uint32_t off, uint32_t value)
 {
-    mmio_write32(HAL_HOSTMEM_WORD(off), hal_swap32(value));
+    mmio_write32(HAL_HOSTMEM_WORD(off), value);
 }
 #else
 uint32_t hal_hostmem_read32(uint32_t off);

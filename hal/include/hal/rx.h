@@ -66,10 +66,18 @@ HAL_ACCESS uint32_t hal_rx_payload32(unsigned off)
 {
     return mmio_read32(DN1_REGS_BASE + DN1_REG_RX_PAYLOAD + off);
 }
+
+/* The same word as the sender's host stored it: its little-endian value,
+ * through the host-order view (one load, no swap; contract 1.33). */
+HAL_ACCESS uint32_t hal_rx_payload_le32(unsigned off)
+{
+    return mmio_read32(DN1_RX_PAYLOAD_HOST_ORDER_BASE + off);
+}
 #else
 uint32_t hal_irq_status(void);
 uint8_t hal_rx_type(void);
 uint32_t hal_rx_payload32(unsigned off);
+uint32_t hal_rx_payload_le32(unsigned off);
 #endif
 
 /* Load the held packet's header. */

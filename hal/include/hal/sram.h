@@ -11,8 +11,10 @@
 #include "hal/access.h"
 
 /* @off: a 4-aligned byte offset inside the SRAM (not checked: the caller's
- * layout is fixed, include/dimmnet1/barrier.h). Send the packet image at
- * @off (8-aligned); the NIC's TX_RESULT. */
+ * layout is fixed, include/dimmnet1/barrier.h). hal_sram_write_le32 stores
+ * a word as the receiving host will read it (little-endian: an image's
+ * payload) through the host-order view, without a swap (contract 1.33).
+ * Send the packet image at @off (8-aligned); the NIC's TX_RESULT. */
 #if HAL_ACCESS_INLINE
 #include "dimmnet1/memmap.h"
 #include "dimmnet1/regs.h"
@@ -27,6 +29,11 @@ HAL_ACCESS void hal_sram_write32(uint32_t off, uint32_t value)
     mmio_write32(DN1_CHIP_SRAM_BASE + off, value);
 }
 
+HAL_ACCESS void hal_sram_write_le32(uint32_t off, uint32_t value)
+{
+    mmio_write32(DN1_CHIP_SRAM_HOST_ORDER_BASE + off, value);
+}
+
 HAL_ACCESS uint32_t hal_tx_send(uint32_t off)
 {
     mmio_write32(DN1_REGS_BASE + DN1_REG_TX_SRAM_OFF, off);
@@ -36,6 +43,7 @@ HAL_ACCESS uint32_t hal_tx_send(uint32_t off)
 #else
 uint32_t hal_sram_read32(uint32_t off);
 void hal_sram_write32(uint32_t off, uint32_t value);
+void hal_sram_write_le32(uint32_t off, uint32_t value);
 uint32_t hal_tx_send(uint32_t off);
 #endif
 

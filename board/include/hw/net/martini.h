@@ -107,6 +107,7 @@ struct MartiniState {
     SysBusDevice parent_obj;
 
     MemoryRegion regs;
+    MemoryRegion payload_host_order;   /* RX_PAYLOAD, byte lanes swapped */
     MemoryRegion rvatlb;     /* on-chip TLB memories */
     MemoryRegion patlb;
     qemu_irq irq;
