@@ -442,15 +442,19 @@ static enum rx_action place(struct rx_packet *p, struct sender *s,
  * finds the slot. */
 static void post_notice(unsigned port, unsigned src, const struct sender *s)
 {
-    uint32_t w[NOTICE_WORDS] = {
-        src | (uint32_t)(s->user ? DN1_NOTICE_USER : 0) << 16,
-        s->utag, DN1_MSG_LEN(s->env), s->base, s->span, s->delivered,
-        nq_produced[port], s->setup_gen,
-    };
+    uint32_t n = pending.notice;
 
-    for (unsigned i = 0; i < NOTICE_WORDS; i++) {
-        hal_llcm_write32(pending.notice + 4 * i, w[i]);
-    }
+    /* Word by word as struct dn1_msg_notice lays them out (one store
+     * each; an array on the stack cost a copy and a loop). */
+    _Static_assert(NOTICE_WORDS == 8, "notice layout");
+    hal_llcm_write32(n + 0, src | (uint32_t)(s->user ? DN1_NOTICE_USER : 0) << 16);
+    hal_llcm_write32(n + 4, s->utag);
+    hal_llcm_write32(n + 8, DN1_MSG_LEN(s->env));
+    hal_llcm_write32(n + 12, s->base);
+    hal_llcm_write32(n + 16, s->span);
+    hal_llcm_write32(n + 20, s->delivered);
+    hal_llcm_write32(n + 24, nq_produced[port]);
+    hal_llcm_write32(n + 28, s->setup_gen);
     /* The notice is whole before the host can see it. */
     hal_llcm_write32(CTRL(port, nq_produced), ++nq_produced[port]);
 }
