@@ -28,8 +28,9 @@ void board_irq(unsigned ip)
          * the interrupt's cost stays what bench/plugins count. */
         uint32_t st = dispatch_service();
 
-        /* "non-intr", if a CONTROL just turned it on */
-        if (variant_poll() || (st & DN1_IRQ_RESTART)) {
+        /* "non-intr", if a CONTROL just turned it on (the flag tested
+         * here: no call on every interrupt) */
+        if ((variant_polling && variant_poll()) || (st & DN1_IRQ_RESTART)) {
             leave();
         }
     }

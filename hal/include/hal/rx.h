@@ -80,11 +80,55 @@ uint32_t hal_rx_payload32(unsigned off);
 uint32_t hal_rx_payload_le32(unsigned off);
 #endif
 
-/* Load the held packet's header. */
-void hal_rx_read(struct rx_packet *p);
+/* Load the held packet's header. Hand the held packet back to the
+ * hardware with the handler's decision; returns the command's result
+ * (DN1_RX_RESULT_OK when it was carried out). Inline on the NIC (the
+ * dispatcher's every packet). */
+#if HAL_ACCESS_INLINE
+#define HAL_REG(off) (DN1_REGS_BASE + (off))
 
-/* Hand the held packet back to the hardware with the handler's decision;
- * returns the command's result (DN1_RX_RESULT_OK when it was carried out). */
+HAL_ACCESS void hal_rx_read(struct rx_packet *p)
+{
+    uint32_t h0 = mmio_read32(HAL_REG(DN1_REG_RX_HDR0));
+    uint32_t h1 = mmio_read32(HAL_REG(DN1_REG_RX_HDR1));
+    uint32_t h2 = mmio_read32(HAL_REG(DN1_REG_RX_HDR2));
+
+    p->hdr.version = (uint8_t)(h0 >> 24);
+    p->hdr.type = (uint8_t)(h0 >> 16);
+    p->hdr.flags = (uint8_t)(h0 >> 8);
+    p->hdr.reason = (uint8_t)h0;
+    p->hdr.src = (uint16_t)(h1 >> 16);
+    p->hdr.dst = (uint16_t)h1;
+    p->hdr.len = (uint16_t)(h2 >> 16);
+    p->hdr.seq = (uint16_t)h2;
+    p->hdr.tag = mmio_read32(HAL_REG(DN1_REG_RX_TAG));
+    p->hdr.raddr = (uint64_t)mmio_read32(HAL_REG(DN1_REG_RX_RADDR_HI)) << 32 |
+                   mmio_read32(HAL_REG(DN1_REG_RX_RADDR_LO));
+    p->hdr.xoff = mmio_read32(HAL_REG(DN1_REG_RX_XOFF));
+    p->hdr.crc = 0;
+    p->hold_reason = (uint8_t)mmio_read32(HAL_REG(DN1_REG_RX_HOLD_REASON));
+    p->miss_addr = p->hold_reason == DN1_HOLD_TYPE ? 0 :
+                   (uint64_t)mmio_read32(HAL_REG(DN1_REG_RX_MISS_HI)) << 32 |
+                   mmio_read32(HAL_REG(DN1_REG_RX_MISS_LO));
+    p->raddr = p->hdr.raddr;
+    p->nack_reason = DN1_NACK_NONE;
+    p->written = 0;
+}
+
+HAL_ACCESS uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action)
+{
+    if (rx_action_writes(action) && p->raddr != p->hdr.raddr) {
+        mmio_write32(HAL_REG(DN1_REG_RX_RADDR_HI), (uint32_t)(p->raddr >> 32));
+        mmio_write32(HAL_REG(DN1_REG_RX_RADDR_LO), (uint32_t)p->raddr);
+    } else if (action == RX_NACK) {
+        mmio_write32(HAL_REG(DN1_REG_RX_NACK_REASON), p->nack_reason);
+    }
+    mmio_write32(HAL_REG(DN1_REG_RX_CMD), (uint32_t)action);
+    return mmio_read32(HAL_REG(DN1_REG_RX_CMD_RESULT));
+}
+#else
+void hal_rx_read(struct rx_packet *p);
 uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action);
+#endif
 
 #endif
