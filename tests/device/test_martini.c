@@ -1436,25 +1436,31 @@ static void t_hostbus_payload(void)
  * loads there return the host's little-endian values, its stores leave
  * them; the plain view keeps memory order; bytes are the same in both.
  */
-static void t_llcm_host_order(void)
+static void check_host_order_view(uint8_t *mem, uint32_t plain, uint32_t host_order,
+                                  uint32_t off, uint32_t size)
 {
-    const uint32_t off = DN1_LLCM_USER_BASE + 0x20;
     const uint8_t host[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
 
-    memcpy(b.llcm + off, host, sizeof(host));
-    CHECK_EQ(qb_readl(&b, DN1_LLCM_HOST_ORDER_BASE + off), 0x44332211u);
-    CHECK_EQ(qb_readl(&b, DN1_LLCM_HOST_ORDER_BASE + off + 4), 0x88776655u);
-    CHECK_EQ(qb_readl(&b, DN1_LLCM_BASE + off), 0x11223344u);
-    CHECK_EQ(qb_readb(&b, DN1_LLCM_HOST_ORDER_BASE + off + 1), 0x22);
-    CHECK_EQ(qb_readw(&b, DN1_LLCM_HOST_ORDER_BASE + off + 2), 0x4433);
+    memcpy(mem + off, host, sizeof(host));
+    CHECK_EQ(qb_readl(&b, host_order + off), 0x44332211u);
+    CHECK_EQ(qb_readl(&b, host_order + off + 4), 0x88776655u);
+    CHECK_EQ(qb_readl(&b, plain + off), 0x11223344u);
+    CHECK_EQ(qb_readb(&b, host_order + off + 1), 0x22);
+    CHECK_EQ(qb_readw(&b, host_order + off + 2), 0x4433);
 
-    qb_writel(&b, DN1_LLCM_HOST_ORDER_BASE + off, 0xa1b2c3d4u);
-    CHECK_EQ(b.llcm[off], 0xd4);
-    CHECK_EQ(b.llcm[off + 3], 0xa1);
-    CHECK_EQ(qb_readl(&b, DN1_LLCM_BASE + off), 0xd4c3b2a1u);
-    /* Its last word is the LLCM's last word; nothing lies past it. */
-    b.llcm[DN1_LLCM_SIZE - 4] = 0x5a;
-    CHECK_EQ(qb_readl(&b, DN1_LLCM_HOST_ORDER_BASE + DN1_LLCM_SIZE - 4), 0x5au);
+    qb_writel(&b, host_order + off, 0xa1b2c3d4u);
+    CHECK_EQ(mem[off], 0xd4);
+    CHECK_EQ(mem[off + 3], 0xa1);
+    CHECK_EQ(qb_readl(&b, plain + off), 0xd4c3b2a1u);
+    /* Its last word is the memory's last word; nothing lies past it. */
+    mem[size - 4] = 0x5a;
+    CHECK_EQ(qb_readl(&b, host_order + size - 4), 0x5au);
+}
+
+static void t_llcm_host_order(void)
+{
+    check_host_order_view(b.llcm, DN1_LLCM_BASE, DN1_LLCM_HOST_ORDER_BASE,
+                          DN1_LLCM_USER_BASE + 0x20, DN1_LLCM_SIZE);
 }
 
 /*
@@ -1464,20 +1470,8 @@ static void t_llcm_host_order(void)
  */
 static void t_host_order_views(void)
 {
-    const uint32_t off = 0x3000;
-    const uint8_t host[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
-
-    memcpy(b.hostmem + off, host, sizeof(host));
-    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off), 0x44332211u);
-    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off + 4), 0x88776655u);
-    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_BASE + off), 0x11223344u);
-    CHECK_EQ(qb_readw(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off + 2), 0x4433);
-    qb_writel(&b, DN1_HOSTMEM_HOST_ORDER_BASE + off, 0xa1b2c3d4u);
-    CHECK_EQ(b.hostmem[off], 0xd4);
-    CHECK_EQ(b.hostmem[off + 3], 0xa1);
-    /* Its last word is the memory's last word. */
-    memcpy(b.hostmem + DN1_HOSTMEM_SIZE - 4, host, 4);
-    CHECK_EQ(qb_readl(&b, DN1_HOSTMEM_HOST_ORDER_BASE + DN1_HOSTMEM_SIZE - 4), 0x44332211u);
+    check_host_order_view(b.hostmem, DN1_HOSTMEM_BASE, DN1_HOSTMEM_HOST_ORDER_BASE,
+                          0x3000, DN1_HOSTMEM_SIZE);
 
     /* SRAM: a payload word written in host order reads swapped plainly. */
     qb_writel(&b, DN1_CHIP_SRAM_HOST_ORDER_BASE + 0x40, 0x01020304u);
