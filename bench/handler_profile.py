@@ -58,30 +58,26 @@ def main():
     prog = a.program[1:] if a.program[:1] == ["--"] else a.program
     if not prog:
         ap.error("no PROGRAM")
-    d = tempfile.mkdtemp()
-    pcs = os.path.join(d, "node{node}.pcs")
-    plugin = os.path.join(rb.BUILD, "bench", "libhandler_cost.so")
-    rb.cluster(a.nodes, prog, options=[
-        "--qemu-arg", "-plugin", "--qemu-arg",
-        plugin + ",out=" + os.path.join(d, "node{node}.handlers") + ",pcs=" + pcs])
-    elf = os.path.join(rb.BUILD, "firmware-4kc", "martini-fw.elf")
-    syms = functions(elf)
+    syms = functions(os.path.join(rb.BUILD, "firmware-4kc", "martini-fw.elf"))
     starts = [s[0] for s in syms]
     by_fn, interrupts = {}, 0
-    with open(pcs.format(node=a.node)) as f:
-        for line in f:
-            addr, n, interrupts = line.split()
-            name = name_of(syms, starts, int(addr, 16))
-            by_fn[name] = by_fn.get(name, 0) + int(n)
-            interrupts = int(interrupts)
+    with tempfile.TemporaryDirectory() as d:
+        rb.cluster(a.nodes, prog, plugin_dir=d, pcs=True)
+        with open(os.path.join(d, "node%d.pcs" % a.node)) as f:
+            for line in f:
+                addr, n, seen = line.split()
+                name = name_of(syms, starts, int(addr, 16))
+                by_fn[name] = by_fn.get(name, 0) + int(n)
+                interrupts = int(seen)    # the same on every line
+        with open(os.path.join(d, "node%d.handlers" % a.node)) as f:
+            segments = f.read()
     total = sum(by_fn.values())
     print("node %d: %d interrupts, %.1f instructions an interrupt (vector to return)"
           % (a.node, interrupts, total / max(interrupts, 1)))
     for name, n in sorted(by_fn.items(), key=lambda kv: -kv[1]):
         print("%10.1f  %s" % (n / max(interrupts, 1), name))
     print("segments (plugin: LABEL INSNS WIDE NS SEEN):")
-    with open(os.path.join(d, "node%d.handlers" % a.node)) as f:
-        sys.stdout.write(f.read())
+    sys.stdout.write(segments)
 
 
 if __name__ == "__main__":

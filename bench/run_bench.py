@@ -243,11 +243,13 @@ class PartFailed(Exception):
 
 
 def cluster(nodes, program, plugin_dir=None, timeout=900, options=(), syms=None, env=None,
-            modeled=True):
+            modeled=True, pcs=False):
     """Run PROGRAM on NODES boards in deterministic modeled time (with the
     launcher's OPTIONS; @modeled False: free-running, for wall-clock
     figures); its output. SYMS: the plugin names the segments that enter
-    these functions (scripts/handler-cost). ENV: added to the environment."""
+    these functions (scripts/handler-cost). PCS: the plugin also counts
+    instructions by address, into PLUGIN_DIR/nodeN.pcs
+    (bench/handler_profile.py). ENV: added to the environment."""
     cmd = [CLUSTER, "--qemu", os.path.join(BUILD, "qemu-system-mips"),
            "--firmware", os.path.join(BUILD, "firmware-4kc", "martini-fw.img"),
            "-n", str(nodes)] + (["--deterministic"] if modeled else []) + \
@@ -257,7 +259,8 @@ def cluster(nodes, program, plugin_dir=None, timeout=900, options=(), syms=None,
         plugin = os.path.join(BUILD, "bench", "libhandler_cost.so")
         cmd += ["--qemu-arg", "-plugin", "--qemu-arg",
                 plugin + ",out=" + os.path.join(plugin_dir, "node{node}.handlers")
-                + (",syms=" + syms if syms else "")]
+                + (",syms=" + syms if syms else "")
+                + (",pcs=" + os.path.join(plugin_dir, "node{node}.pcs") if pcs else "")]
     cmd += ["--"] + program
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=dict(os.environ, **env) if env else None)

@@ -3,7 +3,6 @@
 #include "hal/nicmem.h"
 #include "dimmnet1/memmap.h"
 
-#define FWST_OFF(word) (DN1_LLCM_FWSTATS + 4u * (word))
 
 uint32_t fwstats_counts[DN1_FWST_COUNT];
 

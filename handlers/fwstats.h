@@ -21,9 +21,12 @@ uint32_t fwstats_get(unsigned counter);
  * is inline (hot paths count every packet: a load, an add, two stores). */
 extern uint32_t fwstats_counts[DN1_FWST_COUNT];
 
+/* LLCM offset of the block's @word: magic, count, then the counters. */
+#define FWST_OFF(word) (DN1_LLCM_FWSTATS + 4u * (word))
+
 static inline __attribute__((always_inline)) void fwstats_inc(unsigned counter)
 {
-    hal_llcm_write32(DN1_LLCM_FWSTATS + 4u * (2 + counter), ++fwstats_counts[counter]);
+    hal_llcm_write32(FWST_OFF(2 + counter), ++fwstats_counts[counter]);
 }
 
 #endif

@@ -47,15 +47,10 @@ void atomic_init(void)
     hal_sram_write32(DN1_ATOMIC_SRAM_RSP + 24, 0);          /* xoff */
 }
 
-/* Little-endian payload words, through the host-order view. */
-static inline uint32_t pl32(unsigned off)
-{
-    return hal_rx_payload_le32(off);
-}
-
+/* A little-endian 64-bit payload word, through the host-order view. */
 static uint64_t pl64(unsigned off)
 {
-    return (uint64_t)pl32(off + 4) << 32 | pl32(off);
+    return (uint64_t)hal_rx_payload_le32(off + 4) << 32 | hal_rx_payload_le32(off);
 }
 
 uint64_t atomic_apply(unsigned op, unsigned dt, uint64_t old, uint64_t v,
@@ -179,9 +174,9 @@ enum rx_action atomic_handle(struct rx_packet *p)
         struct answer bad = { .status = DN1_NACK_BAD_ATOMIC };
         return answer(p, &bad, 0, 0);
     }
-    uint32_t w0 = pl32(DN1_ATOMIC_OFF_OP);
+    uint32_t w0 = hal_rx_payload_le32(DN1_ATOMIC_OFF_OP);
     unsigned op = w0 & 0xffu, dt = w0 >> 8 & 0xffu;
-    uint32_t session = pl32(DN1_ATOMIC_OFF_SESSION);
+    uint32_t session = hal_rx_payload_le32(DN1_ATOMIC_OFF_SESSION);
     uint64_t reply = pl64(DN1_ATOMIC_OFF_REPLY);
     struct source *s = &sources[slot];
     struct answer *a = &s->ans[h->seq & (DN1_ATOMIC_WINDOW - 1)];

@@ -41,12 +41,6 @@ void barrier_paper_withdraw(unsigned g)
     disarm(BLOCK(g));
 }
 
-/* The payload's little-endian word at byte @off (the host's store). */
-static uint32_t payload_le(unsigned off)
-{
-    return hal_rx_payload_le32(off);
-}
-
 /*
  * The counter node's set-up of group @g (counter block @cnt) from the
  * packet's payload (struct dn1_barp_setup): the completion images, then
@@ -54,8 +48,8 @@ static uint32_t payload_le(unsigned off)
  */
 static int take_setup(unsigned g, uint32_t cnt)
 {
-    uint32_t lo = payload_le(0), hi = payload_le(4), done = payload_le(8);
-    uint32_t w = payload_le(12);
+    uint32_t lo = hal_rx_payload_le32(0), hi = hal_rx_payload_le32(4);
+    uint32_t done = hal_rx_payload_le32(8), w = hal_rx_payload_le32(12);
     unsigned mode = w & 0xffu;
 
     if ((lo | hi) == 0 || (done & (DN1_BAR_DONE_BYTES - 1)) || mode > DN1_BAR_MODE_MCAST ||

@@ -43,49 +43,44 @@ static inline int rx_action_writes(enum rx_action a)
     return a == RX_CONTINUE || a == RX_WRITE;
 }
 
-/* IRQ_STATUS: DN1_IRQ_RX_HELD, DN1_IRQ_RESTART (a NIC restart the host
- * asked for); one register read. The held packet's type (0 when nothing is
- * held): one register read. The held packet's payload word at byte @off
- * (4-aligned, < len), as the processor loads it: bytes in address order (a
- * host's little-endian store reads byte-swapped); 0 past len. Inline on
- * the NIC (hal/access.h). */
+/*
+ * IRQ_STATUS: DN1_IRQ_RX_HELD, DN1_IRQ_RESTART (a NIC restart the host
+ * asked for); one register read.
+ * The held packet's type (0 when nothing is held): one register read.
+ * The held packet's payload word at byte @off (4-aligned, < len), as the
+ * processor loads it: bytes in address order (a host's little-endian store
+ * reads byte-swapped); 0 past len. hal_rx_payload_le32: the same word as
+ * the sender's host stored it, its little-endian value, through the
+ * host-order view (one load, no swap; contract 1.33).
+ * Load the held packet's header. Hand the held packet back to the hardware
+ * with the handler's decision; returns the command's result
+ * (DN1_RX_RESULT_OK when it was carried out).
+ * Inline on the NIC (hal/access.h): the dispatcher's every packet.
+ */
 #if HAL_ACCESS_INLINE
 #include "dimmnet1/memmap.h"
 
+#define HAL_REG(off) (DN1_REGS_BASE + (off))
+
 HAL_ACCESS uint32_t hal_irq_status(void)
 {
-    return mmio_read32(DN1_REGS_BASE + DN1_REG_IRQ_STATUS);
+    return mmio_read32(HAL_REG(DN1_REG_IRQ_STATUS));
 }
 
 HAL_ACCESS uint8_t hal_rx_type(void)
 {
-    return (uint8_t)(mmio_read32(DN1_REGS_BASE + DN1_REG_RX_HDR0) >> 16);
+    return (uint8_t)(mmio_read32(HAL_REG(DN1_REG_RX_HDR0)) >> 16);
 }
 
 HAL_ACCESS uint32_t hal_rx_payload32(unsigned off)
 {
-    return mmio_read32(DN1_REGS_BASE + DN1_REG_RX_PAYLOAD + off);
+    return mmio_read32(HAL_REG(DN1_REG_RX_PAYLOAD + off));
 }
 
-/* The same word as the sender's host stored it: its little-endian value,
- * through the host-order view (one load, no swap; contract 1.33). */
 HAL_ACCESS uint32_t hal_rx_payload_le32(unsigned off)
 {
     return mmio_read32(DN1_RX_PAYLOAD_HOST_ORDER_BASE + off);
 }
-#else
-uint32_t hal_irq_status(void);
-uint8_t hal_rx_type(void);
-uint32_t hal_rx_payload32(unsigned off);
-uint32_t hal_rx_payload_le32(unsigned off);
-#endif
-
-/* Load the held packet's header. Hand the held packet back to the
- * hardware with the handler's decision; returns the command's result
- * (DN1_RX_RESULT_OK when it was carried out). Inline on the NIC (the
- * dispatcher's every packet). */
-#if HAL_ACCESS_INLINE
-#define HAL_REG(off) (DN1_REGS_BASE + (off))
 
 HAL_ACCESS void hal_rx_read(struct rx_packet *p)
 {
@@ -127,6 +122,10 @@ HAL_ACCESS uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action acti
     return mmio_read32(HAL_REG(DN1_REG_RX_CMD_RESULT));
 }
 #else
+uint32_t hal_irq_status(void);
+uint8_t hal_rx_type(void);
+uint32_t hal_rx_payload32(unsigned off);
+uint32_t hal_rx_payload_le32(unsigned off);
 void hal_rx_read(struct rx_packet *p);
 uint32_t hal_rx_finish(const struct rx_packet *p, enum rx_action action);
 #endif
