@@ -2,8 +2,8 @@
 """Measure the host shim's own instructions on the data path, once, with
 valgrind's callgrind (Debian's valgrind), for the charge the shim makes for
 a program that calls it directly (docs/hardware.md section 9, "Host
-profile"; DN_SELF_BARRIER_INSNS, DN_SELF_XFER_INSNS, DN_SELF_PACKET_INSNS,
-DN_SELF_TURN_INSNS in host-shim/src/internal.h).
+profile"; the host-charge table's rows shim.barrier, shim.xfer,
+shim.packet, shim.turn, which bench/measure_charges.py writes with these).
 
 Builds the shim and two direct users with gcc -O2 (the default build has
 no optimization), and runs each under callgrind in deterministic modeled
@@ -38,7 +38,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_caller_insns import NOT_HOST_WORK, parse  # noqa: E402
+from callgrind_profile import parse  # noqa: E402
+from measure_charges import NOT_HOST_WORK  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, "build")
@@ -52,9 +53,10 @@ def build(tmp, program):
     objs = []
     for src in sorted(glob.glob(os.path.join(TOP, "host-shim", "src", "*.c"))):
         obj = os.path.join(tmp, os.path.basename(src) + ".o")
-        subprocess.run(["gcc", "-O2", "-D_GNU_SOURCE", "-I" + os.path.join(TOP, "host-shim",
-                        "include"), "-I" + os.path.join(TOP, "include"), "-c", src, "-o", obj],
-                       check=True)
+        subprocess.run(["gcc", "-O2", "-D_GNU_SOURCE", "-DDN_HOST_CHARGES_SOURCE=\"%s\""
+                        % os.path.join(TOP, "host-shim", "host-charges.tab"),
+                        "-I" + os.path.join(TOP, "host-shim", "include"),
+                        "-I" + os.path.join(TOP, "include"), "-c", src, "-o", obj], check=True)
         objs.append(obj)
     nm = subprocess.run(["nm", "--defined-only"] + objs, check=True, text=True,
                         stdout=subprocess.PIPE).stdout
@@ -78,7 +80,8 @@ def run(nodes, argv, out):
     if r.returncode != 0:
         sys.stderr.write(r.stdout)
         raise SystemExit("measure_shim_insns: the run failed")
-    return {os.path.basename(p)[3:]: parse(p) for p in glob.glob(os.path.join(out, "cg.*"))}
+    profiles = {os.path.basename(p)[3:]: parse(p) for p in glob.glob(os.path.join(out, "cg.*"))}
+    return {node: (p.excl, p.calls) for node, p in profiles.items()}
 
 
 def turn_functions(lo, hi, names, turn_fn):
@@ -105,7 +108,10 @@ def split(lo, hi, names, turn_fns):
     return in_turns, rest
 
 
-def main():
+def measure():
+    """{"shim.barrier": B, "shim.xfer": X, "shim.packet": P, "shim.turn": T},
+    and the lines that say how they were found."""
+    report = []
     if not shutil.which("valgrind"):
         raise SystemExit("measure_shim_insns: no valgrind (apt-get install valgrind)")
     with tempfile.TemporaryDirectory(prefix="dn1-shim-cg-") as tmp:
@@ -127,8 +133,9 @@ def main():
         t, c = split(runs["b20"][node], runs["b60"][node], names, fns)
         ca, cb = runs["b20"][node][1], runs["b60"][node][1]
         n_calls = cb["dn_barrier_wait"] - ca["dn_barrier_wait"]
-        print("barrier, node %s: %d more calls, %d more turns: %d instructions in calls, "
-              "%d in turns (%s)" % (node, n_calls, turns, c, t, ", ".join(sorted(fns))))
+        report.append("barrier, node %s: %d more calls, %d more turns: %d instructions in "
+                      "calls, %d in turns (%s)"
+                      % (node, n_calls, turns, c, t, ", ".join(sorted(fns))))
         calls.append(c / n_calls)
         if turns:
             turn_rates.append(t / turns)
@@ -136,17 +143,25 @@ def main():
     fns, turns = turn_functions(runs["f1"]["0"], runs["f3"]["0"], names, "dn_idle")
     t, c = split(runs["f1"]["0"], runs["f10"]["0"], names, fns)
     packet = c / 90.0
-    print("botf, node 0: 90 more packets: %d instructions in packets, %d in turns"
-          % (c, t))
+    report.append("botf, node 0: 90 more packets: %d instructions in packets, %d in turns"
+                  % (c, t))
     t, c = split(runs["f1"]["0"], runs["f3"]["0"], names, fns)
     xfer = c / 20.0 - packet
-    print("botf, node 0: 20 more transfers of one packet, %d more turns: %d instructions in "
-          "calls, %d in turns (%s)" % (turns, c, t, ", ".join(sorted(fns))))
+    report.append("botf, node 0: 20 more transfers of one packet, %d more turns: %d "
+                  "instructions in calls, %d in turns (%s)"
+                  % (turns, c, t, ", ".join(sorted(fns))))
     if turns:
         turn_rates.append(t / turns)
     turn = round(sum(turn_rates) / len(turn_rates)) if turn_rates else 0
-    print("shim_insns: barrier=%d xfer=%d packet=%d turn=%d"
-          % (round(sum(calls) / len(calls)), round(xfer), round(packet), turn))
+    return {"shim.barrier": round(sum(calls) / len(calls)), "shim.xfer": round(xfer),
+            "shim.packet": round(packet), "shim.turn": turn}, report
+
+
+def main():
+    rows, report = measure()
+    print("\n".join(report))
+    print("shim_insns: barrier=%(shim.barrier)d xfer=%(shim.xfer)d packet=%(shim.packet)d "
+          "turn=%(shim.turn)d" % rows)
 
 
 if __name__ == "__main__":

@@ -980,21 +980,37 @@ def report(out, data, sources, quick):
     os.replace(os.path.join(out, "report.md.tmp"), os.path.join(out, "report.md"))
 
 
+def charges_summary():
+    """The host-charge table's rows on the ping-pong's path, as the report
+    states them."""
+    from measure_charges import TABLE, read_table
+    try:
+        rows, _ = read_table(TABLE)
+    except OSError:
+        return "no host-charge table"
+    names = [("openmpi.send", "Open MPI a send"), ("openmpi.recv", "a receive"),
+             ("openmpi.turn", "a turn"), ("prov.send", "provider and shim a send"),
+             ("prov.inject", "an inject"), ("prov.recv", "a receive"),
+             ("prov.turn-empty", "an empty turn"), ("prov.turn-busy", "a turn taking a "
+                                                                    "completion")]
+    return ", ".join("%s %d" % (what, rows[k]) for k, what in names if k in rows)
+
+
 def report_mpi(rows):
     """The MPI table: what each profile charges, then half round trips."""
     by = {(p, m, b): (h, v) for p, m, b, h, v in rows}
     r = ["Half a round trip (us) and bandwidth (MB/s), modeled. `paper-host` charges "
          "the paper's host (Pentium III 850 MHz) for the host's own work: copies, "
          "CRC-32 over landings, writes into window memory beyond the DIMM's rate, "
-         "Open MPI's own instructions (458 a call into the provider, 100 a turn of "
-         "its progress loop) and the provider's and shim's (418 a call, 587 a turn), "
-         "all counted with callgrind (bench/measure_caller_insns.py); and every uncached "
+         "Open MPI's own instructions and the provider's and shim's per path (%s), "
+         "counted with callgrind on the sources (host-shim/host-charges.tab, "
+         "bench/measure_charges.py); and every uncached "
          "load (150 ns, 8 bytes) and store (60 ns) of the card's memory, with the DIMM "
          "side shared by host and NIC. `hardware-only` charges none of the host's work "
          "(host profile `free`), only the card's loads (150 ns, 64 bytes) and stores, "
          "which are the bus's. "
          "MPI-EMX's 15.3 us and 31.4 MB/s were measured on the EM-X machine (seed "
-         "000), not on DIMMnet-1.", "",
+         "000), not on DIMMnet-1." % charges_summary(), "",
          "| message | paper-host blocking | paper-host pre-posted | hardware-only blocking "
          "| hardware-only pre-posted |", "|---|---|---|---|---|"]
     for b in MPI_SIZES:

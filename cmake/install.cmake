@@ -46,6 +46,9 @@ endif()
 install(TARGETS dimmnet-soak-node dimmnet-soak-barrier-node dimmnet1-switch
   RUNTIME DESTINATION ${libexec})
 install(PROGRAMS ${DN1_QEMU_BUILT} DESTINATION ${libexec})
+# The measured host instructions the shim and the provider charge.
+install(FILES ${PROJECT_SOURCE_DIR}/host-shim/host-charges.tab
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/dimmnet1)
 foreach(cpu ${DN1_FW_CPUS})
   install(FILES ${CMAKE_BINARY_DIR}/firmware-${cpu}/martini-fw.img
     ${CMAKE_BINARY_DIR}/firmware-${cpu}/martini-fw.size

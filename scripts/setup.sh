@@ -16,6 +16,7 @@ packages=(
     man-db      # tests/install reads the installed pages as a user would
     git         # bench provenance records the commit (paper.bench_provenance)
     gdb-multiarch   # dimmnet-cluster --gdb and its test (firmware debugging)
+    valgrind    # scripts/bench.sh --only charges: host instructions counted with callgrind
     clang libclang-rt-14-dev
     libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
 )

@@ -25,6 +25,8 @@ struct dn_atomic_state {
     uint32_t session;
     uint32_t next_tag;          /* low 29 bits */
     uint32_t pending;
+    uint32_t seq_nacked;        /* pending ones refused for a gap */
+    uint64_t next_due_ns;       /* no pending one is due before (a turn's test is cheap) */
     uint64_t rto0_ns;
     unsigned reply_next;        /* dn_atomic's reply slots, in turn */
     struct atomic_peer {
@@ -99,6 +101,9 @@ uint32_t dn_atomic_inflight(const dn_node *n)
 static int send(dn_node *n, dn_atomic_req *r)
 {
     r->due_ns = dn_msg_now_ns(n) + r->rto_ns;
+    if (r->due_ns < n->atomic->next_due_ns) {
+        n->atomic->next_due_ns = r->due_ns;
+    }
     return dn_botf_packet_posted(n, DN1_TYPE_ATOMIC, DN_BOTF_NO_ACK, r->dst,
                                  r->rva, 0, r->payload, DN1_ATOMIC_LEN, r->tag,
                                  r->seq);
@@ -116,6 +121,10 @@ static void finish(dn_node *n, dn_atomic_req *r, int error, uint8_t reason)
     }
     a->slot[r->tag % DN_ATOMIC_MAX] = NULL;
     a->pending--;
+    if (r->seq_nacked) {
+        r->seq_nacked = 0;
+        a->seq_nacked--;
+    }
     r->error = error;
     r->nack_reason = reason;
     r->state = 2;
@@ -137,7 +146,7 @@ int dn_atomic_post(dn_node *n, dn_atomic_req *r, unsigned dst, uint64_t rva,
     if (!dn1_raddr_writable(reply_raddr, size)) {
         return DN_ERANGE;
     }
-    dn_self(n, DN_SELF_XFER_INSNS);
+    dn_self(n, DN_SELF_XFER);
     struct dn_atomic_state *a = state(n, PEER_OF(dst));
     if (!a) {
         return DN_ENOMEM;
@@ -191,15 +200,20 @@ int dn_atomic_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason)
     if (kind == DN1_CQ_KIND_ACK) {
         finish(n, r, DN_OK, 0);
         /* The gap that refused later ones is closed: resend them now. */
-        for (unsigned i = 0; i < DN_ATOMIC_MAX; i++) {
+        for (unsigned i = 0; a->seq_nacked && i < DN_ATOMIC_MAX; i++) {
             dn_atomic_req *q = a->slot[i];
             if (q && PEER_OF(q->dst) == PEER_OF(r->dst) && q->seq_nacked) {
                 q->seq_nacked = 0;
+                a->seq_nacked--;
                 q->due_ns = 0;
+                a->next_due_ns = 0;
             }
         }
     } else if (reason == DN1_NACK_SEQUENCE) {
-        r->seq_nacked = 1;      /* an earlier one is missing there */
+        if (!r->seq_nacked) {   /* an earlier one is missing there */
+            r->seq_nacked = 1;
+            a->seq_nacked++;
+        }
     } else if (reason == DN1_NACK_NOT_RESIDENT) {
         /* Its target is being moved onto the card by the target's host:
          * sent again at its backoff, as an unanswered one is. */
@@ -213,11 +227,19 @@ int dn_atomic_on_record(dn_node *n, uint32_t tag, uint8_t kind, uint8_t reason)
 static int resend_due(dn_node *n)
 {
     struct dn_atomic_state *a = n->atomic;
-    uint64_t now = dn_msg_now_ns(n);
+    uint64_t now = dn_msg_now_ns(n), next = UINT64_MAX;
 
-    for (unsigned i = 0; a && a->pending && i < DN_ATOMIC_MAX; i++) {
+    if (!a || !a->pending || now < a->next_due_ns) {
+        return DN_OK;           /* a turn with nothing due: no walk of the table */
+    }
+    a->next_due_ns = UINT64_MAX;
+    for (unsigned i = 0; a->pending && i < DN_ATOMIC_MAX; i++) {
         dn_atomic_req *r = a->slot[i];
-        if (!r || r->due_ns > now) {
+        if (!r) {
+            continue;
+        }
+        if (r->due_ns > now) {
+            next = r->due_ns < next ? r->due_ns : next;
             continue;
         }
         if (r->due_ns) {        /* a timeout, not a closed gap */
@@ -233,8 +255,12 @@ static int resend_due(dn_node *n)
         r->resends++;
         int rc = send(n, r);
         if (rc != DN_OK && rc != DN_ELINKDOWN) {
+            a->next_due_ns = 0;         /* the rest not looked at: next turn */
             return rc;
         }
+    }
+    if (next < a->next_due_ns) {        /* send() lowered it for the resent ones */
+        a->next_due_ns = next;
     }
     return DN_OK;
 }

@@ -425,7 +425,7 @@ int dn_barrier_wait(dn_barrier *b)
     if (b->fatal) {
         return DN_ENACK;
     }
-    dn_self(b->n, DN_SELF_BARRIER_INSNS);
+    dn_self(b->n, DN_SELF_BARRIER);
     enum dn_barrier_algorithm a = b->current;
     uint64_t trial = 0;
     if (a == DN_BARRIER_AUTO) {

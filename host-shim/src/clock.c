@@ -45,7 +45,7 @@ int dn_sync_turn(dn_node *n, uint64_t *now_ns)
     uint64_t ns = n->turn_loads ? 0 : DN_POLL_NS;
 
     n->turn_loads = 0;
-    dn_self(n, DN_SELF_TURN_INSNS);
+    dn_self(n, DN_SELF_TURN);
     return dn_delay(n, ns, now_ns);
 }
 

@@ -333,7 +333,7 @@ void coll_push_freed(struct dn_coll_comm *c, uint32_t from)
         return;
     }
     uint64_t v = (uint64_t)c->gen << 32 | c->freed, off = COLL_PUSHED + 8u * c->rank;
-    dn_self(c->n, COLL_PUSH_INSNS);
+    dn_self_count(c->n, COLL_PUSH_INSNS);
     if (c->mcast_ok && __builtin_popcountll(c->push_to) > 2) {
         /* Every member's block at the same place (mcast_ok): one store. */
         aotf_word(c, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, coll_my_block(c) + off, v);
@@ -556,7 +556,7 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         uint64_t want = coll_stamp(c->gen, ep->epoch, o->cell, 0);
         uint64_t check = coll_ld64(n, cell + COLL_STAMP), word = 0, tag = coll_small_tag(want);
 
-        dn_self(n, COLL_FRAME_INSNS);
+        dn_self_count(n, COLL_FRAME_INSNS);
         if ((check ^ tag) >> 32) {
             return 0;       /* not this epoch's yet */
         }
@@ -586,7 +586,7 @@ static int take(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         size_t padded = (len + 7) & ~(size_t)7;
         uint64_t want = coll_stamp(c->gen, ep->epoch, o->cell, f);
 
-        dn_self(n, COLL_FRAME_INSNS);
+        dn_self_count(n, COLL_FRAME_INSNS);
         /* The NIC writes a packet's last 8 bytes last and its first 8
          * first: the tail, then the bytes, then the head, all of this
          * epoch, mean every byte read came from this epoch's writes. */
@@ -642,7 +642,7 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
             return 0;
         }
         uint64_t raddr = coll_peer_region(c, o->peer, reg) + (uint64_t)o->cell * ep->cell_size;
-        dn_self(n, COLL_SEND_INSNS);
+        dn_self_count(n, COLL_SEND_INSNS);
         if (coll_small(c, o->bytes)) {
             return small_send(c, ep, o, c->peer[o->peer].addr, raddr, 1ull << o->peer);
         }
@@ -667,7 +667,7 @@ int coll_try_op(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
                          (uint64_t)o->cell * ep->cell_size;
         uint64_t all = c->size >= 64 ? ~0ull : (1ull << c->size) - 1;
         if (coll_small(c, o->bytes)) {
-            dn_self(n, COLL_SEND_INSNS);
+            dn_self_count(n, COLL_SEND_INSNS);
             return small_send(c, ep, o, DN1_MCAST_BASE + (unsigned)c->cfg.mcast_group, raddr,
                               all);
         }

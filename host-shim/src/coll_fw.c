@@ -148,7 +148,7 @@ int coll_fw_try(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
             memcpy(w, o->src, o->bytes);
         }
         o->word = dn_get_le(w, 8);          /* kept: the source may change once done */
-        dn_self(n, COLL_SEND_INSNS);
+        dn_self_count(n, COLL_SEND_INSNS);
         if ((rc = arrive(c, ep->req, o)) != DN_OK) {
             return rc;
         }
@@ -172,7 +172,7 @@ int coll_fw_try(struct dn_coll_comm *c, struct coll_epoch *ep, struct coll_op *o
         memcpy(v, done, sizeof(v));
         dn_host_charge(n, DN_HOST_LOAD, 1);
         uint64_t val = dn_get_le(v, 8);
-        dn_self(n, COLL_FW_CHECK_INSNS);
+        dn_self_count(n, COLL_FW_CHECK_INSNS);
         if (dn1_comb_check(o->fw_epoch, (uint32_t)val, (uint32_t)(val >> 32)) !=
             (uint32_t)(tag >> 32)) {
             c->st.stale_frames++;

@@ -279,7 +279,7 @@ static int progress_one(struct dn_coll_comm *c)
         return c->broken;
     }
     uint64_t now = coll_now(c);
-    dn_self(c->n, COLL_TURN_INSNS);
+    dn_self_count(c->n, COLL_TURN_INSNS);
     coll_serve(c, now);
     for (;;) {
         int rc = start_epoch(c);

@@ -14,8 +14,9 @@
 #include "dimmnet1/link.h"
 
 /*
- * The profiles. Instructions: a code path's count (measured once with
- * valgrind --tool=callgrind, x86-64, -O2) at the profile's rate; copies:
+ * The profiles. Instructions: a code path's count (the host-charge table's,
+ * host_charges.c: valgrind --tool=callgrind, x86-64, -O2) at the
+ * profile's rate; copies:
  * bytes at the profile's memory copy rate; CRC-32: the table loop's 9
  * instructions a byte (callgrind on dn1_crc32_update).
  *  paper-host  Pentium III 850 MHz, 100 MHz bus and SDRAM (paper, Table 1):
@@ -156,7 +157,14 @@ uint32_t dn_host_take(dn_node *n, uint64_t *arg2)
     return (uint32_t)ns << DN1_HB_HOST_NS_SHIFT;
 }
 
-void dn_self(dn_node *n, uint32_t insns)
+void dn_self(dn_node *n, enum dn_self_path path)
+{
+    if (!n->self_off && (unsigned)path < DN_SELF_PATHS) {
+        dn_host_charge(n, DN_HOST_INSNS, n->self_insns[path]);
+    }
+}
+
+void dn_self_count(dn_node *n, uint64_t insns)
 {
     if (!n->self_off) {
         dn_host_charge(n, DN_HOST_INSNS, insns);

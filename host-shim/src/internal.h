@@ -92,19 +92,23 @@ struct dn_host_profile {
  * read from / written to the card's memory in bulk (host_cost.c). */
 /*
  * The shim's own instructions on the data path, charged at the profile's
- * rate for a program that calls it directly (bench/measure_shim_insns.py:
- * callgrind, x86-64, -O2; docs/hardware.md section 9): a barrier call, a
- * transfer or message call (a send or receive and its wait), a packet it
- * builds and sends (a BOTF packet, an RDMA descriptor; an AOTF store is
- * the host's one store), a turn of a polling loop. A layer that counted
+ * rate for a program that calls it directly: a barrier call, a transfer or
+ * message call (a send or receive and its wait), a packet it builds and
+ * sends (a BOTF packet, an RDMA descriptor; an AOTF store is the host's
+ * one store), a turn of a polling loop. Their counts are the host-charge
+ * table's rows shim.* (host_charges.c; bench/measure_shim_insns.py counts
+ * them with callgrind; docs/hardware.md section 9). A layer that counted
  * the shim's with its own (the libfabric provider) turns them off
  * (dn_host_self).
  */
-#define DN_SELF_BARRIER_INSNS 747u
-#define DN_SELF_XFER_INSNS    731u
-#define DN_SELF_PACKET_INSNS  258u
-#define DN_SELF_TURN_INSNS    83u
-void dn_self(dn_node *n, uint32_t insns);
+enum dn_self_path { DN_SELF_BARRIER, DN_SELF_XFER, DN_SELF_PACKET, DN_SELF_TURN, DN_SELF_PATHS };
+void dn_self(dn_node *n, enum dn_self_path path);
+/* The collectives' own paths, charged at their estimates (COLL_*_INSNS; not
+ * yet in the table: docs/collectives.md, "Limitations"). */
+void dn_self_count(dn_node *n, uint64_t insns);
+/* The table (host_charges.c), at dn_open: required under host sync with a
+ * profile that charges instructions (a clear error on stderr otherwise). */
+int dn_host_charges_load(dn_node *n, int required);
 
 #define DN_HOST_PIO       100
 #define DN_HOST_NIC_READ  101
@@ -131,6 +135,9 @@ struct dn_node {
     uint64_t by_kind_ps[8];    /* charged since dn_open (dn_host_charges) */
     uint32_t turn_loads;       /* uncached loads since the last dn_idle */
     int self_off;              /* a layer above charges the shim's instructions */
+    uint64_t self_insns[DN_SELF_PATHS];     /* the table's shim.* rows */
+    struct dn_charge_row *charges;          /* the host-charge table */
+    unsigned ncharges;
     int timed;                 /* the board keeps modeled time (TIMING_SYNC) */
     uint8_t *hostmem;
     char *hostmem_path;         /* for dn_hostmem_alias */

@@ -250,7 +250,7 @@ int dn_msg_isend(dn_node *n, unsigned dst, uint32_t tag, const void *buf,
     if (!(r = calloc(1, sizeof(*r)))) {
         return DN_ENOMEM;
     }
-    dn_self(n, DN_SELF_XFER_INSNS);
+    dn_self(n, DN_SELF_XFER);
     r->buf = buf;
     r->len = len;
     /* In this node's receive memory the NIC can read it itself: RDMA,
@@ -285,7 +285,7 @@ int dn_msg_irecv(dn_node *n, int src, int64_t tag, void *buf, size_t cap,
     if (!(r = calloc(1, sizeof(*r)))) {
         return DN_ENOMEM;
     }
-    dn_self(n, DN_SELF_XFER_INSNS);
+    dn_self(n, DN_SELF_XFER);
     r->src = from;              /* its sender number, or DN_ANY_SOURCE */
     r->tag = tag;
     r->rbuf = buf;

@@ -200,6 +200,10 @@ int dn_open(const struct dn_config *cfg, dn_node **out)
         goto fail;
     }
     n->host_sync = !!(timing & DN1_TIMING_HOST_SYNC);
+    /* The measured instructions of each path: needed when they are charged. */
+    if ((rc = dn_host_charges_load(n, n->host_sync && n->host->ps_insn)) != DN_OK) {
+        goto fail;
+    }
     if (n->host_sync) {
         dn_sync_waiter = n;
     }
@@ -319,6 +323,7 @@ void dn_close(dn_node *n)
         munmap(n->window, n->window_size);
     }
     free(n->hostmem_path);
+    free(n->charges);
     free(n);
 }
 

@@ -20,7 +20,7 @@ static int rdma_post(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     unsigned d = n->desc_first + n->next_desc;
     uint8_t *e = n->window + DN1_RDMA_DESC_OFF + d * sizeof(struct dn1_rdma_desc);
 
-    dn_self(n, DN_SELF_PACKET_INSNS);
+    dn_self(n, DN_SELF_PACKET);
     memset(e, 0, sizeof(struct dn1_rdma_desc));
     e[offsetof(struct dn1_rdma_desc, type)] = type;
     /* DN_BOTF_NO_ACK: nothing answers (the collectives' writes, whose
@@ -74,7 +74,7 @@ static int rdma_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     const size_t desc_bytes = (size_t)RDMA_DESC_PACKETS * DN1_RDMA_MAX_PAYLOAD;
     size_t done = 0;
 
-    dn_self(n, DN_SELF_XFER_INSNS);
+    dn_self(n, DN_SELF_XFER);
     if (local > n->hostmem_size || len > n->hostmem_size - local) {
         return DN_ERANGE;   /* the NIC could not read it */
     }

@@ -59,7 +59,7 @@ int dn_resend(dn_node *n, dn_xfer *x, uint32_t *resent)
     if (r->nacked || r->failed) {
         return DN_EINVAL;             /* a NACK is an answer, not a loss */
     }
-    dn_self(n, DN_SELF_XFER_INSNS);
+    dn_self(n, DN_SELF_XFER);
     int rc = DN_OK;
     for (uint32_t k = 0; k < r->packets && rc == DN_OK;) {
         if (r->answered >> k & 1) {

@@ -36,7 +36,7 @@ static int botf_packet(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     unsigned w = n->win_first + n->next_window;
     uint8_t *win = n->window + dn1_botf_window_off(w);
 
-    dn_self(n, DN_SELF_PACKET_INSNS);
+    dn_self(n, DN_SELF_PACKET);
     /* A window whose posted kick the NIC has not taken yet is still its
      * (the NIC reads the window when it takes the kick). */
     if (n->win_kick_posted[w]) {
@@ -169,7 +169,7 @@ static int send_transfer(dn_node *n, uint8_t type, uint8_t flags, unsigned dst,
     size_t done = 0;
     struct dn_xfer_rec *r = x ? dn_xfer_begin(n, x) : NULL;
 
-    dn_self(n, DN_SELF_XFER_INSNS);
+    dn_self(n, DN_SELF_XFER);
     if (r && type == DN1_TYPE_PUSH && advance) {
         dn_xfer_redo(r, DN_REDO_BOTF, flags, dst, raddr, buf, 0, len);
     }
@@ -242,7 +242,7 @@ static int get_transfer(dn_node *n, uint8_t flags, unsigned src, uint64_t raddr,
     size_t done = 0;
     struct dn_xfer_rec *r = dn_xfer_begin(n, x);
 
-    dn_self(n, DN_SELF_XFER_INSNS);
+    dn_self(n, DN_SELF_XFER);
     do {
         uint32_t chunk = (uint32_t)(len - done < DN1_PKT_MAX_PAYLOAD
                                     ? len - done : DN1_PKT_MAX_PAYLOAD);

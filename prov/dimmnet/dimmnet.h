@@ -411,6 +411,16 @@ struct dnf_eq {
 
 struct dnf_ep;
 
+/* Host instructions charged under host sync (dimmnet_charge.c: the
+ * host-charge table's rows, the provider's own plus its caller's): a call
+ * of each kind, a completion-queue read (a turn of the caller's progress
+ * loop), a message completion pushed, and the caller's flush when the last
+ * RMA or atomic in flight is done. */
+struct dnf_charges {
+    uint64_t send, inject, recv, write, read, atomic;
+    uint64_t turn, completion, flush;
+};
+
 struct dnf_domain {
     struct fid_domain dom;
     struct dnf_fabric *fab;
@@ -429,12 +439,9 @@ struct dnf_domain {
     int rma_event;               /* FI_RMA_EVENT asked: every RMA announced (below) */
     int coll;                    /* FI_COLLECTIVE asked: AV sets, fi_query_collective */
     atomic_int mr_refs;          /* registrations open on it */
-    /* Instructions charged as host work under host sync per data call in
-     * and per completion-queue read: the provider's and shim's own
-     * (DNF_SELF_*_INSNS) and the caller's, an MPI library's
-     * (FI_DIMMNET_CALLER_CALL_INSNS, _POLL_INSNS; 0 by default). */
-    uint64_t call_insns, poll_insns;
+    struct dnf_charges charge;   /* host instructions charged, per path */
 };
+int dnf_charges_init(struct dnf_domain *d, int host_sync);
 
 /* Peer @e's address (node | port << 12), what every shim call naming a
  * peer takes. */
@@ -452,16 +459,6 @@ static inline int dnf_peer_of(const struct dnf_domain *d, unsigned addr)
     return e >= 0 && (unsigned)e < d->peers ? e : -1;
 }
 
-/*
- * The provider's and the shim's own instructions, charged the same way:
- * counted with callgrind in this provider built with -O2 (gcc 12, x86-64),
- * leaving out the emulation's host-bus transport, clock reads and what is
- * charged by the byte (bench/measure_caller_insns.py, an 8-byte Open MPI
- * ping-pong): per data call (dnf_send, dnf_recv) and per completion-queue
- * read (a turn of the caller's progress loop, with the progress it makes).
- */
-#define DNF_SELF_CALL_INSNS 418u
-#define DNF_SELF_POLL_INSNS 587u
 
 /* A copy, charged as the host profile says for where its bytes lie (in
  * host memory, or read from / written into the card's memory: dn_copy). */
@@ -986,6 +983,7 @@ extern struct fi_ops_rma dnf_rma_ops;
 void dnf_rma_progress(struct dnf_ep *ep);
 void dnf_rma_notice(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h);
 int dnf_rma_idle(const struct dnf_ep *ep);
+void dnf_rma_done_charge(struct dnf_ep *ep);
 /* dimmnet_atomic.c */
 extern struct fi_ops_atomic dnf_atomic_ops;
 void dnf_atomic_progress(struct dnf_ep *ep);

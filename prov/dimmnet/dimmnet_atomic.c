@@ -190,6 +190,7 @@ static void atomic_complete(struct dnf_ep *ep, struct dnf_atomic *a)
     struct dnf_comp c = { 0 };
     int fetch = a->kind != AK_WRITE;
 
+    dnf_rma_done_charge(ep);
     dnf_cntr_bump(fetch ? ep->cntr_read : ep->cntr_write, a->err != DN_OK);
     if (a->err != DN_OK) {
         FI_WARN(&dnf_prov, FI_LOG_EP_DATA, "atomic op %d on node %u failed: %s "
@@ -265,7 +266,7 @@ static ssize_t atomic_post(struct dnf_ep *ep, int kind, const void *buf, size_t 
     if (addr > DN1_RVA_VA(~0ull) || count * size > DN1_RVA_VA(~0ull) - addr + 1) {
         return -FI_EINVAL;
     }
-    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
+    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->charge.atomic);
     /* The operands (and compare values) are copied: the request keeps them. */
     a = calloc(1, sizeof(*a) + count * sizeof(a->el[0]) + 2 * count * size);
     if (!a) {

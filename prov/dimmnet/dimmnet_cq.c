@@ -80,6 +80,10 @@ int dnf_cq_push(struct dnf_cq *cq, const struct dnf_comp *c)
         return -FI_EOVERRUN;
     }
     cq->ring[(cq->head + cq->count++) % cq->size] = *c;
+    /* A message's completion (an RMA's is charged with its call). */
+    if (0 && !(c->e.flags & (FI_RMA | FI_ATOMIC))) {
+        dn_host_work(cq->dom->node, DN_HOST_INSNS, cq->dom->charge.completion);
+    }
     return 0;
 }
 
@@ -99,7 +103,7 @@ static ssize_t cq_take(struct dnf_cq *cq, void *buf, size_t count, fi_addr_t *sr
     size_t n = 0, esz = entry_size(cq->format);
 
     dnf_enter();
-    dn_host_work(cq->dom->node, DN_HOST_INSNS, cq->dom->poll_insns);
+    dn_host_work(cq->dom->node, DN_HOST_INSNS, cq->dom->charge.turn);
     if (cq_ep(cq)) {
         dnf_progress(cq_ep(cq));
     }

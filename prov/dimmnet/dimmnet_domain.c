@@ -210,7 +210,7 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
                 dn_close(d->node);
             }
         } else {
-            /* DNF_SELF_*_INSNS count the shim's instructions with ours. */
+            /* The table's prov.* rows count the shim's instructions with ours. */
             dn_host_self(d->node, 0);
             clock_node = d->node;
             dn_coll_set_idle(d->node, dnf_coll_idle, NULL);
@@ -255,11 +255,16 @@ int dnf_domain_open(struct fid_fabric *fabric, struct fi_info *info,
     uint32_t timing = 0;
     d->modeled = dn_reg_read(d->node, DN1_REG_TIMING, &timing) == DN_OK &&
                  (timing & DN1_TIMING_SYNC);
-    int caller_call = 0, caller_poll = 0;
-    fi_param_get_int(&dnf_prov, "caller_call_insns", &caller_call);
-    fi_param_get_int(&dnf_prov, "caller_poll_insns", &caller_poll);
-    d->call_insns = DNF_SELF_CALL_INSNS + (uint64_t)(caller_call > 0 ? caller_call : 0);
-    d->poll_insns = DNF_SELF_POLL_INSNS + (uint64_t)(caller_poll > 0 ? caller_poll : 0);
+    if ((rc = dnf_charges_init(d, (timing & DN1_TIMING_HOST_SYNC) != 0)) != 0) {
+        pthread_mutex_lock(&node_lock);
+        if (!--node_refs) {
+            dn_close(clock_node);
+            clock_node = NULL;
+        }
+        pthread_mutex_unlock(&node_lock);
+        free(d);
+        return rc;
+    }
     d->mr_mode = DNF_MR_MODES;
     if (info && info->domain_attr) {
         int mode = info->domain_attr->mr_mode;

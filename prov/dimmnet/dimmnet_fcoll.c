@@ -1002,7 +1002,7 @@ static ssize_t coll_start(struct fid_ep *fep, fi_addr_t coll_addr, uint64_t flag
     size_t count = a->count, in = 0, outb = 0;
 
     dnf_enter();
-    dn_host_work(n, DN_HOST_INSNS, ep->dom->call_insns);
+    dn_host_work(n, DN_HOST_INSNS, ep->dom->charge.send);  /* not measured apart: a send's */
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }

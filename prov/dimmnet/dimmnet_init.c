@@ -36,14 +36,19 @@ FI_EXT_INI
                     "Messages longer than 64 KiB are written straight into the "
                     "receive buffer (moved onto the card and kept there) by the "
                     "NIC's remote writes, no firmware and no copy (default: yes)");
+    fi_param_define(&dnf_prov, "caller", FI_PARAM_STRING,
+                    "The caller whose instructions above the provider are charged "
+                    "as host work in deterministic modeled time, as the host-charge "
+                    "table's rows measured them (docs/hardware.md, \"Host "
+                    "profile\"): openmpi (dimmnet-cluster --mpi sets it), or unset "
+                    "for none");
     fi_param_define(&dnf_prov, "caller_call_insns", FI_PARAM_INT,
-                    "Instructions the caller (an MPI library) runs per data call "
-                    "into the provider, charged as host work in deterministic "
-                    "modeled time (docs/hardware.md, \"Host profile\"; "
-                    "dimmnet-cluster --mpi sets Open MPI 4.1.4's; default 0)");
+                    "Instructions charged for the caller per data call into the "
+                    "provider, instead of the table's (an experiment's; default: "
+                    "the table's)");
     fi_param_define(&dnf_prov, "caller_poll_insns", FI_PARAM_INT,
                     "The same per completion-queue read (a turn of the caller's "
-                    "progress loop; default 0)");
+                    "progress loop)");
     fi_param_define(&dnf_prov, "stats", FI_PARAM_BOOL,
                     "Print the endpoint's protocol counts to stderr when it closes");
     return &dnf_prov;

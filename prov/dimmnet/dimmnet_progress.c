@@ -796,7 +796,8 @@ ssize_t dnf_send(struct dnf_ep *ep, uint8_t kflags, const void *buf, size_t len,
     int rc;
 
     dnf_enter();
-    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
+    dn_host_work(ep->dom->node, DN_HOST_INSNS, inject ? ep->dom->charge.inject
+                                                      : ep->dom->charge.send);
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }
@@ -976,7 +977,7 @@ ssize_t dnf_recv(struct dnf_ep *ep, uint8_t kflags, void *buf, size_t len,
     int64_t node = -1;
 
     dnf_enter();
-    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
+    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->charge.recv);
     if (!ep->enabled) {
         return -FI_EOPBADSTATE;
     }

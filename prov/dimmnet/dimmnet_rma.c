@@ -198,6 +198,8 @@ static void op_complete(struct dnf_ep *ep, struct dnf_rma *op)
 {
     struct dnf_comp c = { 0 };
 
+    dnf_rma_done_charge(ep);
+
     ep->stats.rma_ops++;
     dnf_cntr_bump(op_cntr(ep, op), op->err != DN_OK);
     /* An injected one failing names no context: logged and counted only
@@ -363,6 +365,15 @@ int dnf_rma_idle(const struct dnf_ep *ep)
     return !ep->rma_head && !ep->atomic_head;
 }
 
+/* An RMA or atomic done, out of its list: when it was the last in flight,
+ * the caller's flush (MPI_Win_flush) ends now, and is charged. */
+void dnf_rma_done_charge(struct dnf_ep *ep)
+{
+    if (dnf_rma_idle(ep)) {
+        dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->charge.flush);
+    }
+}
+
 /* The target: remote CQ data of a write now in place, and/or an RMA event
  * (the registration's counters, and the endpoint's remote ones). */
 void dnf_rma_notice(struct dnf_ep *ep, uint32_t node, const struct dnf_hdr *h)
@@ -427,7 +438,8 @@ static ssize_t rma_post(struct dnf_ep *ep, uint8_t kind, void *buf, size_t len,
     if (((flags & FI_REMOTE_CQ_DATA) || event) && !ep->messaging) {
         return -FI_EOPNOTSUPP;      /* its notice is a message: not on this endpoint */
     }
-    dn_host_work(ep->dom->node, DN_HOST_INSNS, ep->dom->call_insns);
+    dn_host_work(ep->dom->node, DN_HOST_INSNS, kind == DNF_RMA_READ ? ep->dom->charge.read
+                                                                    : ep->dom->charge.write);
     op = calloc(1, sizeof(*op) + (inject ? len : 0));
     if (!op) {
         return -FI_ENOMEM;

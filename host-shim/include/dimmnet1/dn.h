@@ -338,6 +338,14 @@ int dn_copy(dn_node *n, void *dst, const void *src, size_t len);
  * packet, a polling turn; measured once) unless a layer above counted them
  * with its own and says so: dn_host_self(n, 0). */
 int dn_host_self(dn_node *n, int on);
+/* The instructions the host-charge table gives the code path @row (e.g.
+ * "prov.send", "openmpi.turn"; docs/hardware.md section 9): measured with
+ * callgrind on the current sources (bench/measure_charges.py), read at
+ * dn_open from DIMMNET_HOST_CHARGES, else the installed table, else the
+ * source tree's. dn_open fails (DN_EINVAL, the reason on stderr) when
+ * instructions are charged and the table cannot be read or lacks a row of
+ * the shim's. DN_EINVAL and *insns 0 for a row it does not hold. */
+int dn_host_insns(dn_node *n, const char *row, uint64_t *insns);
 const char *dn_host_profile(dn_node *n);
 uint64_t dn_host_charged(dn_node *n);
 /* What was charged since dn_open, by kind (ns; sent with requests or
