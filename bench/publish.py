@@ -75,7 +75,8 @@ FIG2_SIZES = [8, 464, 1024, 4096, 16384, 65536]
 MPI_LATENCY = [(0, "0 B"), (8, "8 B"), (1024, "1 KiB")]
 MPI_BANDWIDTH = [(65536, "64 KiB"), (1048576, "1 MiB"), (4194304, "4 MiB")]
 MPI_PROFILE_ORDER = [p for p, _ in rb.MPI_PROFILES]
-MPI_MODE_WORDS = {"blocking": "blocking", "preposted": "pre-posted"}
+MPI_MODE_WORDS = {"blocking": "blocking", "preposted": "pre-posted",
+                  "blocking-read": "blocking, data read", "preposted-read": "pre-posted, data read"}
 
 # What each handler path is (docs/firmware.md).
 HANDLER_WHAT = {
@@ -179,8 +180,15 @@ def block_mpi(data):
             r.append("| `%s` | %s | %s |" % (p, MPI_MODE_WORDS.get(m, m), " | ".join(cells)))
     r += ["", "Open MPI's ping-pong over the provider on two boards "
           "(`tests/mpi/mpi_pingpong`): half a round trip up to 1 KiB, bandwidth "
-          "(MB/s, 10^6 bytes a second) from 64 KiB. MPI-EMX's 15.3 us and 31.4 MB/s "
-          "were measured on the EM-X machine (seed 000), not on DIMMnet-1."]
+          "(MB/s, 10^6 bytes a second) from 64 KiB. \"data read\": the application "
+          "reads every byte it receives once and writes every byte it sends; where "
+          "those bytes lie on the card (a zero-copy receive's pages) they cost the "
+          "profile's uncached loads and write-combined stores, so no series that "
+          "consumes its data can pass what reading the card allows: %s. A P6 host "
+          "cannot consume more than that from a DIMM-slot card; only work that stays "
+          "on the card, or a cached mapping with invalidation on a host that has one, "
+          "goes faster. MPI-EMX's 15.3 us and 31.4 MB/s were measured on the EM-X "
+          "machine (seed 000), not on DIMMnet-1." % rb.mpi_read_bound()]
     return r
 
 

@@ -6,8 +6,10 @@ Writes to OUT (default build/bench):
   fig4.csv      algorithm,nodes,latency_us (paper Fig. 4: barrier latency)
   handlers.csv  path,instructions,modeled_ns (TCG plugin: interrupt entry to return)
   mpi.csv       profile,mode,bytes,half_rtt_us,mb_per_s (Open MPI ping-pong over the
-                provider; profiles paper-host, hardware-only; modes blocking,
-                preposted; docs/hardware.md section 9, "Host profile")
+                provider; profiles paper-host, modern, hardware-only; modes
+                blocking, preposted, and blocking-read, preposted-read where the
+                application reads every byte received and writes every byte sent;
+                docs/hardware.md section 9, "Host profile")
   coll.csv      collective,implementation,nodes,bytes,modeled_us (the shim's
                 collectives, bench/coll_bench: each implementation forced and
                 `auto`, the run-time choice after its trials; the slowest
@@ -125,17 +127,27 @@ CHARGED = {
     "mpi": "`paper-host`: the paper's host charged for the host's work (copies, CRC-32, "
            "window writes, Open MPI's and the provider's and shim's instructions) and "
            "for every uncached load and store of the card's memory (8 bytes a load); "
-           "`hardware-only` (host profile `free`): none of the host's work, but the "
-           "card's loads and stores (64 bytes a load), which are the bus's; both with the "
-           "DIMM side shared by host and NIC (docs/hardware.md section 9)",
+           "`modern`: a current 3 GHz host's (0.111 ns an instruction, 10 GB/s copies, "
+           "64 bytes a load); `hardware-only` (host profile `free`): none of the host's "
+           "work, but the card's loads and stores (64 bytes a load), which are the bus's; "
+           "all with the DIMM side shared by host and NIC; the -read modes also the "
+           "application's reads and writes of its data where they lie on the card "
+           "(docs/hardware.md section 9)",
 }
 
 # mpi.csv: Open MPI's ping-pong (tests/mpi/mpi_pingpong) on two boards, with
 # the host's work charged as the paper's host (copies, CRC, window writes,
 # Open MPI's own instructions) and with the hardware alone (host profile
 # "free"): the profile's name in mpi.csv, and the launcher's.
-MPI_PROFILES = [("paper-host", "paper-host"), ("hardware-only", "free")]
-MPI_MODES = {"blocking": "blocking", "pre-posted": "preposted"}
+MPI_PROFILES = [("paper-host", "paper-host"), ("modern", "modern"), ("hardware-only", "free")]
+# mpi_pingpong's modes as it prints them: mpi.csv's. The -read ones: the
+# application reads every byte received once and writes every byte it
+# sends (charged where they lie on the card, fi_dimmnet_touch).
+MPI_MODES = {"blocking": "blocking", "pre-posted": "preposted",
+             "blocking-read": "blocking-read", "pre-posted-read": "preposted-read"}
+# Reading the card's memory, on the profile's host: the bound of any
+# series that consumes its data (bytes a load, 150 ns a load).
+MPI_READ_BYTES = {"paper-host": 8, "modern": 64, "hardware-only": 64}
 MPI_SIZES = [0, 8, 1024, 65536, 1048576, 4194304]
 # A quick run stops at 1 MiB: 4 MiB takes ~10 s of wall clock a transfer
 # in deterministic time (the switch's rounds of 240 ns).
@@ -473,15 +485,16 @@ def mpi(rounds, sizes):
     """(profile, mode, bytes, half round trip us, MB/s) for @sizes (of MPI_SIZES)."""
     rows = []
     for profile, host in MPI_PROFILES:
-        log("mpi: " + profile)
-        out = cluster(2, [os.path.join(BUILD, "tests", "mpi", "mpi_pingpong"), str(rounds),
-                          str(max(sizes))], timeout=1800,
-                      options=["--mpi", "--host-profile", host])
         got = {}
-        for m in re.finditer(r"mpi_pingpong \(modeled\): +(blocking|pre-posted) +(\d+) B .* "
-                             r"([0-9.]+) us half round trip +([0-9.]+) MB/s", out):
-            got[(MPI_MODES[m.group(1)], int(m.group(2)))] = (float(m.group(3)),
-                                                             float(m.group(4)))
+        for extra in ([], ["read"]):
+            log("mpi: " + profile + (" (the application reads)" if extra else ""))
+            out = cluster(2, [os.path.join(BUILD, "tests", "mpi", "mpi_pingpong"), str(rounds),
+                              str(max(sizes))] + extra, timeout=1800,
+                          options=["--mpi", "--host-profile", host])
+            for m in re.finditer(r"mpi_pingpong \(modeled\): +(blocking|pre-posted)(-read)? +"
+                                 r"(\d+) B .* ([0-9.]+) us half round trip +([0-9.]+) MB/s", out):
+                got[(MPI_MODES[m.group(1) + (m.group(2) or "")], int(m.group(3)))] = (
+                    float(m.group(4)), float(m.group(5)))
         for mode in MPI_MODES.values():
             for b in sizes:
                 if (mode, b) not in got:
@@ -980,6 +993,12 @@ def report(out, data, sources, quick):
     os.replace(os.path.join(out, "report.md.tmp"), os.path.join(out, "report.md"))
 
 
+def mpi_read_bound():
+    """What reading the card's memory once allows, per profile."""
+    return ", ".join("%.1f MB/s on `%s` (%d bytes a 150 ns load)"
+                     % (b / 0.150, p, b) for p, b in MPI_READ_BYTES.items())
+
+
 def charges_summary():
     """The host-charge table's rows on the ping-pong's path, as the report
     states them."""
@@ -1011,8 +1030,13 @@ def report_mpi(rows):
          "which are the bus's. "
          "MPI-EMX's 15.3 us and 31.4 MB/s were measured on the EM-X machine (seed "
          "000), not on DIMMnet-1." % charges_summary(), "",
-         "| message | paper-host blocking | paper-host pre-posted | hardware-only blocking "
-         "| hardware-only pre-posted |", "|---|---|---|---|---|"]
+         "The -read modes: the application reads every byte received once and "
+         "writes every byte it sends; where they lie on the card (zero-copy) that is "
+         "the profile's uncached loads and write-combined stores, so no such series "
+         "can pass %s." % mpi_read_bound(), "",
+         "| message | " + " | ".join("%s %s" % (p, m) for p, _ in MPI_PROFILES
+                                     for m in MPI_MODES.values()) + " |",
+         "|---|" + "---|" * (len(MPI_PROFILES) * len(MPI_MODES))]
     for b in MPI_SIZES:
         cells = []
         for p, _ in MPI_PROFILES:

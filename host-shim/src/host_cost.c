@@ -182,7 +182,7 @@ int dn_host_self(dn_node *n, int on)
 
 int dn_host_work(dn_node *n, int kind, uint64_t count)
 {
-    if (!n || kind < DN_HOST_INSNS || kind > DN_HOST_STORE) {
+    if (!n || kind < DN_HOST_INSNS || kind > DN_HOST_CARD_WRITE) {
         return DN_EINVAL;
     }
     dn_host_charge(n, kind, count);

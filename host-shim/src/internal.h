@@ -111,8 +111,8 @@ void dn_self_count(dn_node *n, uint64_t insns);
 int dn_host_charges_load(dn_node *n, int required);
 
 #define DN_HOST_PIO       100
-#define DN_HOST_NIC_READ  101
-#define DN_HOST_NIC_WRITE 102
+#define DN_HOST_NIC_READ  DN_HOST_CARD_READ
+#define DN_HOST_NIC_WRITE DN_HOST_CARD_WRITE
 
 struct dn_node {
     unsigned node_id;

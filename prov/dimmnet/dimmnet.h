@@ -953,6 +953,7 @@ int dnf_emx_land_test(struct dnf_ep *ep, struct dnf_tx *t);
 extern struct fi_ops_mr dnf_mr_ops;
 /* Is [buf, buf + len) in receive memory (ours, or pages moved there)? Its offset. */
 int dnf_mr_nic(struct dnf_domain *dom, const void *buf, size_t len, uint64_t *off);
+size_t dnf_mr_card_bytes(dn_node *n, const void *buf, size_t len);
 /* The context a remote access with the application's @key carries; *event
  * (may be NULL): whether the key asks for RMA events (DNF_MR_KEY_EVENT). */
 int dnf_mr_wire(const struct dnf_domain *dom, uint64_t key, uint16_t *wire, int *event);

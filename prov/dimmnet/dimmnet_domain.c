@@ -67,6 +67,23 @@ __attribute__((visibility("default"))) int fi_dimmnet_clock(uint64_t *now_ns, in
     return dn_clock(clock_node, now_ns) == DN_OK ? 0 : -FI_EIO;
 }
 
+__attribute__((visibility("default"))) long fi_dimmnet_touch(const void *buf, size_t len,
+                                                           int write)
+{
+    dnf_enter();
+    if (!clock_node) {
+        return -FI_ENODEV;
+    }
+    if (!buf && len) {
+        return -FI_EINVAL;
+    }
+    size_t card = dnf_mr_card_bytes(clock_node, buf, len);
+    if (card) {
+        dn_host_work(clock_node, write ? DN_HOST_CARD_WRITE : DN_HOST_CARD_READ, card);
+    }
+    return (long)card;
+}
+
 /* A turn of every endpoint of the node (the caller holds the provider's
  * lock, under which endpoints close). */
 void dnf_node_progress(void)

@@ -563,6 +563,34 @@ static int alias_intact(dn_node *n, const struct dnf_alias *a)
     return found && cur >= end;
 }
 
+
+/* How many bytes of [buf, buf + len) lie on the card, where the host reads
+ * them with uncached loads: in the provider's view of receive memory, or
+ * in pages moved there (a zero-copy buffer's, while they are mapped from
+ * the card). For fi_dimmnet_touch. */
+size_t dnf_mr_card_bytes(dn_node *n, const void *vbuf, size_t len)
+{
+    const uint8_t *lo = vbuf, *hi = lo + len;
+    size_t bytes = 0;
+    uint64_t off;
+
+    if (in_recv_mem(n, lo, len, &off)) {
+        return len;
+    }
+    pthread_mutex_lock(&mr_lock);
+    for (struct dnf_alias *a = aliases; a; a = a->next) {
+        const uint8_t *s = lo > a->addr ? lo : a->addr;
+        const uint8_t *e = hi < a->addr + a->len ? hi : a->addr + a->len;
+
+        /* A run only the receive cache holds may have been unmapped. */
+        if (s < e && (a->refs != a->cached || a->busy || alias_intact(n, a))) {
+            bytes += (size_t)(e - s);
+        }
+    }
+    pthread_mutex_unlock(&mr_lock);
+    return bytes;
+}
+
 /* Move back (or forget) the least recently used run only the receive
  * cache holds; @sends_only: only runs it took for sends. 0: none. */
 static int rcache_evict(dn_node *n, int sends_only)

@@ -1,6 +1,7 @@
 /*
  * What the provider "dimmnet" offers beyond libfabric's API, for
- * benchmarks: the modeled clock of the process's DIMMnet-1 board. Found
+ * benchmarks: the modeled clock of the process's DIMMnet-1 board, and the
+ * charge for an application's own reads and writes of card memory. Found
  * with dlsym() in the provider libfabric loaded (an MPI program has no
  * libfabric handles): dlopen("FI_PROVIDER_PATH/libdimmnet-fi.so",
  * RTLD_NOW | RTLD_NOLOAD), then dlsym(handle, "fi_dimmnet_clock").
@@ -21,9 +22,9 @@
 int fi_dimmnet_clock(uint64_t *now_ns, int *host_sync);
 typedef int (*fi_dimmnet_clock_fn)(uint64_t *now_ns, int *host_sync);
 
-/* The clock of the provider libfabric loaded from FI_PROVIDER_PATH, or
- * NULL (not loaded, no domain open yet, or no board clock). */
-static inline fi_dimmnet_clock_fn fi_dimmnet_find_clock(void)
+/* A symbol of the provider libfabric loaded from FI_PROVIDER_PATH, or NULL
+ * (not loaded). */
+static inline void *fi_dimmnet_sym(const char *name)
 {
     const char *dir = getenv("FI_PROVIDER_PATH");
     char path[4096];
@@ -31,7 +32,14 @@ static inline fi_dimmnet_clock_fn fi_dimmnet_find_clock(void)
 
     snprintf(path, sizeof(path), "%s/libdimmnet-fi.so", dir ? dir : ".");
     h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);     /* the one libfabric loaded */
-    return h ? (fi_dimmnet_clock_fn)(uintptr_t)dlsym(h, "fi_dimmnet_clock") : NULL;
+    return h ? dlsym(h, name) : NULL;
+}
+
+/* The clock of the provider libfabric loaded, or NULL (not loaded, no
+ * domain open yet, or no board clock). */
+static inline fi_dimmnet_clock_fn fi_dimmnet_find_clock(void)
+{
+    return (fi_dimmnet_clock_fn)(uintptr_t)fi_dimmnet_sym("fi_dimmnet_clock");
 }
 
 /* That clock if the cluster keeps deterministic modeled time (host sync:
@@ -43,6 +51,23 @@ static inline fi_dimmnet_clock_fn fi_dimmnet_modeled_clock(void)
     int sync = 0;
 
     return clock && clock(&ns, &sync) == 0 && sync ? clock : NULL;
+}
+
+/* An application reads (@write 0) or writes (@write 1) @len bytes at
+ * @buf: the bytes of it that lie on the card (a zero-copy receive's
+ * pages, moved onto the card and mapped from there) are charged, under
+ * host sync, as the host profile's uncached loads or write-combined
+ * stores of the card's memory (docs/hardware.md section 9); bytes in host
+ * memory cost the application's own work, which is not charged. Returns
+ * the bytes found on the card, -FI_ENODEV when no domain is open in this
+ * process, -FI_EINVAL for a NULL @buf with a length. Found as the clock
+ * is, by dlsym(handle, "fi_dimmnet_touch"). */
+long fi_dimmnet_touch(const void *buf, size_t len, int write);
+typedef long (*fi_dimmnet_touch_fn)(const void *buf, size_t len, int write);
+
+static inline fi_dimmnet_touch_fn fi_dimmnet_find_touch(void)
+{
+    return (fi_dimmnet_touch_fn)(uintptr_t)fi_dimmnet_sym("fi_dimmnet_touch");
 }
 
 /*

@@ -59,7 +59,8 @@ def main(argv):
             print("fake: the mpi part without --mpi and --host-profile")
             return 1
         rounds = int(program[1])
-        for how in ("blocking", "pre-posted"):
+        read = "-read" if program[3:4] == ["read"] else ""
+        for how in ("blocking" + read, "pre-posted" + read):
             for size in (0, 8, 1024, 65536, 262144, 1048576, 4194304):
                 print("[mpi] mpi_pingpong (modeled):    %-10s %8d B  %6d round trips  %9.0f "
                       "round trips/s  %9.2f us half round trip  %8.2f MB/s"

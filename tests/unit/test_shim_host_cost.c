@@ -52,6 +52,7 @@ static void teardown(void)
 {
     close(board);
     close(n->hb_fd);
+    free(n->charges);
     free(n);
 }
 
@@ -78,9 +79,20 @@ static void t_paper_host(void)
 /* More than a request's field holds goes with the following ones. */
 static void t_long_work(void)
 {
+    struct dn1_hb_rsp rsp = { .magic = DN1_HB_MAGIC };
+    struct dn1_hb_req req[2] = { { 0 } };
+
+    /* More than one request carries: a CLOCK of it first, then the call
+     * with the rest, so that the call takes effect after all of it. */
     dn_host_work(n, DN_HOST_COPY, 5000000);         /* 15 ms */
-    CHECK_EQ(next_request_ns(), DN1_HB_HOST_NS_MAX);
-    CHECK_EQ(next_request_ns(), 15000000 - DN1_HB_HOST_NS_MAX);
+    CHECK(write(board, &rsp, sizeof(rsp)) == (ssize_t)sizeof(rsp));
+    CHECK(write(board, &rsp, sizeof(rsp)) == (ssize_t)sizeof(rsp));
+    CHECK_EQ(dn_delay(n, 0, NULL), DN_OK);
+    CHECK(read(board, req, sizeof(req)) == (ssize_t)sizeof(req));
+    CHECK_EQ(req[0].op & DN1_HB_OP_MASK, DN1_HB_CLOCK);
+    CHECK_EQ(DN1_HB_HOST_NS(req[0].op), DN1_HB_HOST_NS_MAX);
+    CHECK_EQ(req[1].op & DN1_HB_OP_MASK, DN1_HB_CLOCK);
+    CHECK_EQ(DN1_HB_HOST_NS(req[1].op), 15000000 - DN1_HB_HOST_NS_MAX);
     CHECK_EQ(next_request_ns(), 0);
 }
 
@@ -104,7 +116,7 @@ static void t_profiles(void)
     n->host_sync = 0;
     dn_host_work(n, DN_HOST_INSNS, 1000000);
     CHECK_EQ(next_request_ns(), 0);
-    CHECK_EQ(dn_host_work(n, DN_HOST_STORE + 1, 1), DN_EINVAL);
+    CHECK_EQ(dn_host_work(n, DN_HOST_CARD_WRITE + 1, 1), DN_EINVAL);
     CHECK_EQ(dn_host_work(n, -1, 1), DN_EINVAL);
     CHECK_EQ(dn_host_work(NULL, DN_HOST_COPY, 1), DN_EINVAL);
     CHECK(dn_host_profile(NULL) == NULL);
@@ -146,6 +158,15 @@ static void t_card_accesses(void)
     CHECK_EQ(req.arg2, 0);
     CHECK_EQ(dn_copy(n, NULL, host, 1), DN_EINVAL);
     CHECK_EQ(dn_copy(n, NULL, NULL, 0), DN_OK);
+    /* The same bulk reads and writes said by a layer above (an application
+     * reading a zero-copy buffer on the card): 100 bytes, 13 loads; 250 ns. */
+    CHECK_EQ(dn_host_work(n, DN_HOST_CARD_READ, 100), DN_OK);
+    req = request_of(clock0);
+    CHECK_EQ(DN1_HB_HOST_NS(req.op), 13 * 150);
+    CHECK_EQ(DN1_HB_HOST_DIMM_NS(req.arg2), 125);
+    CHECK_EQ(dn_host_work(n, DN_HOST_CARD_WRITE, 100), DN_OK);
+    req = request_of(clock0);
+    CHECK_EQ(DN1_HB_HOST_NS(req.op), 250);
     /* A polling turn: the loads it made are its time; none, one load's. */
     dn_host_work(n, DN_HOST_LOAD, 3);
     req = request_of(dn_idle);
@@ -168,12 +189,35 @@ static void t_card_accesses(void)
     unsetenv("DIMMNET_HOST_PROFILE");
 }
 
-/* The shim's own instructions for a direct caller (measured once,
- * bench/measure_shim_insns.py): a polling turn 83, a transfer call 731 and
- * a BOTF packet 258 at the paper's host's 1.176 ns; none once a layer
- * above says it counted them. */
+/* A host-charge table in a file, named by DIMMNET_HOST_CHARGES. */
+static char table_path[64];
+
+static void use_table(const char *text)
+{
+    strcpy(table_path, "/tmp/dn1-charges-XXXXXX");
+    int fd = mkstemp(table_path);
+    CHECK(fd >= 0);
+    CHECK_EQ(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    setenv("DIMMNET_HOST_CHARGES", table_path, 1);
+}
+
+static void drop_table(void)
+{
+    unlink(table_path);
+    unsetenv("DIMMNET_HOST_CHARGES");
+}
+
+#define SHIM_ROWS "shim.barrier 747\nshim.xfer 731  # a call\nshim.packet 258\nshim.turn 83\n"
+
+/* The shim's own instructions for a direct caller, as the table says (a
+ * polling turn 83, a transfer call 731 and a BOTF packet 258 here) at the
+ * paper's host's 1.176 ns; none once a layer above says it counted them. */
 static void t_self(void)
 {
+    use_table("# a comment\n\n" SHIM_ROWS);
+    CHECK_EQ(dn_host_charges_load(n, 1), DN_OK);
+    drop_table();
     struct dn1_hb_req req = request_of(dn_idle);
 
     CHECK_EQ(req.arg0, DN1_HOST_LOAD_NS);
@@ -182,14 +226,53 @@ static void t_self(void)
     req = request_of(dn_idle);
     CHECK_EQ(DN1_HB_HOST_NS(req.op), 0);            /* 0.608 kept */
     CHECK_EQ(dn_host_self(n, 1), DN_OK);
-    dn_self(n, 731 + 258);
+    dn_self(n, DN_SELF_XFER);
+    dn_self(n, DN_SELF_PACKET);
     CHECK_EQ(next_request_ns(), 1163);              /* 1163.064 + 0.608 */
+    dn_self(n, DN_SELF_PATHS);                      /* no such path: nothing */
+    dn_self(n, (enum dn_self_path)731);
+    CHECK_EQ(next_request_ns(), 0);
     CHECK_EQ(dn_host_self(NULL, 0), DN_EINVAL);
+}
+
+/* The table's rows for a layer above (dn_host_insns), and bad tables:
+ * a line that is not NAME INSNS, a missing shim row, no file at all
+ * refused when the charges are needed, tolerated when not. */
+static void t_table(void)
+{
+    uint64_t v = 1;
+
+    use_table(SHIM_ROWS "prov.send 1734   # the provider's\n");
+    CHECK_EQ(dn_host_charges_load(n, 1), DN_OK);
+    CHECK_EQ(dn_host_insns(n, "prov.send", &v), DN_OK);
+    CHECK_EQ(v, 1734);
+    CHECK_EQ(dn_host_insns(n, "prov.recv", &v), DN_EINVAL);
+    CHECK_EQ(v, 0);
+    CHECK_EQ(dn_host_insns(NULL, "prov.send", &v), DN_EINVAL);
+    CHECK_EQ(dn_host_insns(n, NULL, &v), DN_EINVAL);
+    drop_table();
+    use_table(SHIM_ROWS "prov.send lots\n");
+    CHECK_EQ(dn_host_charges_load(n, 1), DN_EINVAL);
+    drop_table();
+    use_table(SHIM_ROWS "prov.send 99999999999\n");
+    CHECK_EQ(dn_host_charges_load(n, 1), DN_EINVAL);
+    drop_table();
+    use_table("shim.barrier 747\nshim.xfer 731\nshim.packet 258\n");
+    CHECK_EQ(dn_host_charges_load(n, 1), DN_EINVAL);
+    CHECK_EQ(dn_host_charges_load(n, 0), DN_OK);
+    CHECK_EQ(n->self_insns[DN_SELF_TURN], 0);
+    CHECK_EQ(n->self_insns[DN_SELF_XFER], 731);
+    drop_table();
+    setenv("DIMMNET_HOST_CHARGES", "/nonexistent/host-charges.tab", 1);
+    CHECK_EQ(dn_host_charges_load(n, 1), DN_EINVAL);
+    CHECK_EQ(dn_host_charges_load(n, 0), DN_OK);
+    unsetenv("DIMMNET_HOST_CHARGES");
 }
 
 static const struct test_case cases[] = {
     { "paper_host", t_paper_host },
     { "self", t_self },
+    { "table", t_table },
     { "card_accesses", t_card_accesses },
     { "long_work", t_long_work },
     { "profiles", t_profiles },

@@ -318,7 +318,11 @@ int dn_host_sync(dn_node *n);
  * host memory (DN_HOST_COPY) or checksummed with CRC-32 (DN_HOST_CRC), or
  * uncached loads (DN_HOST_LOAD) and stores (DN_HOST_STORE) of words in
  * the card's memory (LLCM, host receive memory: a flag or stamp polled,
- * an index written). dn_copy() copies and charges by where the bytes lie:
+ * an index written), or bytes of it read (DN_HOST_CARD_READ: uncached
+ * loads, as wide as the profile's host makes one) or written
+ * (DN_HOST_CARD_WRITE: write-combined) in bulk, as an application does
+ * with a buffer whose pages were moved onto the card (zero-copy).
+ * dn_copy() copies and charges by where the bytes lie:
  * from the card's memory as uncached loads, into it write-combined, else
  * as a host copy. The
  * charge goes with the next request to the NIC, which takes effect that
@@ -331,6 +335,7 @@ int dn_host_sync(dn_node *n);
 enum dn_host_work_kind {
     DN_HOST_INSNS = 0, DN_HOST_COPY = 1, DN_HOST_CRC = 2,
     DN_HOST_LOAD = 3, DN_HOST_STORE = 4,
+    DN_HOST_CARD_READ = 5, DN_HOST_CARD_WRITE = 6,
 };
 int dn_host_work(dn_node *n, int kind, uint64_t count);
 int dn_copy(dn_node *n, void *dst, const void *src, size_t len);
